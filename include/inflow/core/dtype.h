@@ -1,0 +1,91 @@
+// Copyright 2026 The inflow Authors.
+//
+// DType: element types of a Tensor. The enumerator values are TensorFlow's
+// DataType numbers (types.proto), so they can be written into file formats
+// (checkpoint bundles) unchanged.
+
+#ifndef INFLOW_CORE_DTYPE_H_
+#define INFLOW_CORE_DTYPE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace inflow {
+
+enum class DType : int {
+  kInvalid = 0,
+  kFloat32 = 1,
+  kFloat64 = 2,
+  kInt32 = 3,
+  kUInt8 = 4,
+  kInt16 = 5,
+  kInt8 = 6,
+  kString = 7,
+  kInt64 = 9,
+  kBool = 10,
+  kBFloat16 = 14,
+  kUInt16 = 17,
+  kFloat16 = 19,
+};
+
+// IEEE binary16 and bfloat16 are storage-only types: inflow moves, stores
+// and compares their bits but does no arithmetic on them.
+struct Float16 {
+  uint16_t bits = 0;
+  friend bool operator==(Float16 a, Float16 b) { return a.bits == b.bits; }
+};
+struct BFloat16 {
+  uint16_t bits = 0;
+  friend bool operator==(BFloat16 a, BFloat16 b) { return a.bits == b.bits; }
+};
+
+// Bytes per element; 0 for kInvalid and kString (strings are std::string
+// objects, not fixed-size bytes).
+size_t DTypeSize(DType dtype);
+
+// TF's Python names: "float32", "float64", "int32", "uint8", "int16",
+// "int8", "string", "int64", "bool", "bfloat16", "uint16", "float16";
+// "invalid" for anything else.
+std::string_view DTypeName(DType dtype);
+
+// The inverse of DTypeName (also accepts "float", "double", "half").
+std::optional<DType> DTypeFromName(std::string_view name);
+
+// The DType for a TF DataType number, or nullopt when inflow has no such
+// type.
+std::optional<DType> DTypeFromEnum(int tf_enum);
+
+// True for every DType a Tensor can hold (everything but kInvalid).
+bool IsValidDType(DType dtype);
+
+// Maps a C++ element type to its DType.
+template <typename T>
+struct DTypeOf;
+#define INFLOW_DTYPE_OF_(T, D)               \
+  template <>                                \
+  struct DTypeOf<T> {                        \
+    static constexpr DType value = DType::D; \
+  }
+INFLOW_DTYPE_OF_(float, kFloat32);
+INFLOW_DTYPE_OF_(double, kFloat64);
+INFLOW_DTYPE_OF_(int32_t, kInt32);
+INFLOW_DTYPE_OF_(uint8_t, kUInt8);
+INFLOW_DTYPE_OF_(int16_t, kInt16);
+INFLOW_DTYPE_OF_(int8_t, kInt8);
+INFLOW_DTYPE_OF_(std::string, kString);
+INFLOW_DTYPE_OF_(int64_t, kInt64);
+INFLOW_DTYPE_OF_(bool, kBool);
+INFLOW_DTYPE_OF_(BFloat16, kBFloat16);
+INFLOW_DTYPE_OF_(uint16_t, kUInt16);
+INFLOW_DTYPE_OF_(Float16, kFloat16);
+#undef INFLOW_DTYPE_OF_
+
+template <typename T>
+inline constexpr DType kDTypeOf = DTypeOf<T>::value;
+
+}  // namespace inflow
+
+#endif  // INFLOW_CORE_DTYPE_H_

@@ -1,0 +1,74 @@
+// Copyright 2026 The inflow Authors.
+//
+// QueueInterface: what every inflow queue offers (TensorFlow's QueueBase).
+// Elements are Tuples (one Tensor per component); batches are Tuples whose
+// component i has shape [n] + shape_i. Semantics, error kinds and waiter
+// ordering follow shared spec queues-and-threads.md sections 1-5:
+//   - Enqueue on a closed queue: CANCELLED.
+//   - Dequeue on a closed queue with too few elements: OUT_OF_RANGE.
+//   - A timed-out call: DEADLINE_EXCEEDED; a call whose stop token fires:
+//     CANCELLED. Either leaves the queue as if the call was never made
+//     (except rows an EnqueueMany already inserted, as TF).
+//
+// Thread-safe: every method may be called from any thread.
+
+#ifndef INFLOW_QUEUE_QUEUE_H_
+#define INFLOW_QUEUE_QUEUE_H_
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+#include "inflow/core/tensor_shape.h"
+
+namespace inflow {
+
+// Options for one blocking call.
+struct CallOptions {
+  // How long the call may block; nullopt = forever (TF's timeout_in_ms).
+  std::optional<std::chrono::milliseconds> timeout;
+  // A stop request releases the blocked call with CANCELLED.
+  std::stop_token stop;
+};
+
+class QueueInterface {
+ public:
+  virtual ~QueueInterface() = default;
+
+  [[nodiscard]] virtual Status Enqueue(Tuple element,
+                                       const CallOptions& options = {}) = 0;
+  [[nodiscard]] virtual Status EnqueueMany(Tuple batch,
+                                           const CallOptions& options = {}) = 0;
+  [[nodiscard]] virtual Result<Tuple> Dequeue(
+      const CallOptions& options = {}) = 0;
+  [[nodiscard]] virtual Result<Tuple> DequeueMany(
+      int64_t n, const CallOptions& options = {}) = 0;
+  [[nodiscard]] virtual Result<Tuple> DequeueUpTo(
+      int64_t n, const CallOptions& options = {}) = 0;
+  // Without cancel: waits behind pending enqueues, then closes; CANCELLED if
+  // already closed. With cancel: closes now, failing pending enqueues.
+  [[nodiscard]] virtual Status Close(bool cancel_pending_enqueues = false,
+                                     const CallOptions& options = {}) = 0;
+
+  virtual int64_t Size() const = 0;
+  virtual bool IsClosed() const = 0;
+  // INT32_MAX for an unbounded queue.
+  virtual int32_t Capacity() const = 0;
+
+  virtual const std::string& name() const = 0;
+  virtual const std::vector<DType>& component_dtypes() const = 0;
+  // Empty when the queue was created without shapes.
+  virtual const std::vector<PartialShape>& component_shapes() const = 0;
+  // Empty when the queue was created without names.
+  virtual const std::vector<std::string>& component_names() const = 0;
+};
+
+}  // namespace inflow
+
+#endif  // INFLOW_QUEUE_QUEUE_H_

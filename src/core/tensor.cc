@@ -1,0 +1,297 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+
+namespace inflow {
+
+std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
+                                                     int64_t num_elements,
+                                                     bool zero) {
+  const bool is_string = dtype == DType::kString;
+  const size_t elem = is_string ? sizeof(std::string) : DTypeSize(dtype);
+  const size_t bytes = static_cast<size_t>(num_elements) * elem;
+  // Round up so aligned_alloc gets a multiple of the alignment, and never
+  // allocate zero bytes (a valid, distinct pointer keeps slicing simple).
+  const size_t alloc = ((bytes == 0 ? 1 : bytes) + kTensorAlignment - 1) /
+                       kTensorAlignment * kTensorAlignment;
+  void* p = std::aligned_alloc(kTensorAlignment, alloc);
+  if (p == nullptr) throw std::bad_alloc();
+  std::shared_ptr<TensorBuffer> buf(new TensorBuffer());  // private ctor
+  buf->data_ = p;
+  buf->size_ = bytes;
+  buf->owned_ = true;
+  if (is_string) {
+    auto* s = static_cast<std::string*>(p);
+    for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
+    buf->num_strings_ = num_elements;
+  } else if (zero) {
+    std::memset(p, 0, bytes);
+  }
+  return buf;
+}
+
+std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(
+    void* data, size_t size, std::function<void()> release) {
+  std::shared_ptr<TensorBuffer> buf(new TensorBuffer());  // private ctor
+  buf->data_ = data;
+  buf->size_ = size;
+  buf->release_ = std::move(release);
+  return buf;
+}
+
+TensorBuffer::~TensorBuffer() {
+  if (owned_) {
+    auto* s = static_cast<std::string*>(data_);
+    for (int64_t i = 0; i < num_strings_; ++i) s[i].~basic_string();
+    std::free(data_);
+  } else if (release_) {
+    release_();
+  }
+}
+
+Tensor::Tensor(DType dtype, TensorShape shape)
+    : dtype_(dtype),
+      shape_(std::move(shape)),
+      num_elements_(shape_.num_elements()),
+      buffer_(TensorBuffer::Allocate(dtype, num_elements_, /*zero=*/true)) {}
+
+Tensor Tensor::Uninitialized(DType dtype, TensorShape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = t.shape_.num_elements();
+  t.buffer_ = TensorBuffer::Allocate(dtype, t.num_elements_, /*zero=*/false);
+  return t;
+}
+
+Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
+                                  std::shared_ptr<TensorBuffer> buffer,
+                                  size_t byte_offset) {
+  if (!IsValidDType(dtype)) return InvalidArgumentError("invalid dtype");
+  if (buffer == nullptr) return InvalidArgumentError("null buffer");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = t.shape_.num_elements();
+  const size_t elem = t.element_size();
+  const size_t need = static_cast<size_t>(t.num_elements_) * elem;
+  if (byte_offset > buffer->size() || buffer->size() - byte_offset < need) {
+    return InvalidArgumentError("buffer of " + std::to_string(buffer->size()) +
+                                " bytes is too small for " +
+                                t.shape_.DebugString() + " " +
+                                std::string(DTypeName(dtype)));
+  }
+  const auto addr = reinterpret_cast<uintptr_t>(buffer->data()) + byte_offset;
+  const size_t align = dtype == DType::kString ? alignof(std::string) : elem;
+  if (align > 1 && addr % align != 0) {
+    return InvalidArgumentError("buffer is misaligned for " +
+                                std::string(DTypeName(dtype)));
+  }
+  t.buffer_ = std::move(buffer);
+  t.offset_ = byte_offset;
+  return t;
+}
+
+size_t Tensor::element_size() const {
+  return dtype_ == DType::kString ? sizeof(std::string) : DTypeSize(dtype_);
+}
+
+size_t Tensor::num_bytes() const {
+  return static_cast<size_t>(num_elements_) * element_size();
+}
+
+void* Tensor::raw_data() const {
+  if (buffer_ == nullptr) return nullptr;
+  return static_cast<char*>(buffer_->data()) + offset_;
+}
+
+Tensor Tensor::Slice(int64_t begin, int64_t end) const {
+  assert(rank() >= 1 && 0 <= begin && begin <= end && end <= dim_size(0));
+  Tensor t = *this;
+  const int64_t row = dim_size(0) == 0 ? 0 : num_elements_ / dim_size(0);
+  t.shape_.set_dim(0, end - begin);
+  t.num_elements_ = row * (end - begin);
+  t.offset_ = offset_ + static_cast<size_t>(begin * row) * element_size();
+  return t;
+}
+
+Tensor Tensor::SubTensor(int64_t i) const {
+  Tensor t = Slice(i, i + 1);
+  t.shape_.RemoveDim(0);
+  return t;
+}
+
+Result<Tensor> Tensor::Reshape(TensorShape shape) const {
+  if (shape.num_elements() != num_elements_) {
+    return InvalidArgumentError("cannot reshape " + shape_.DebugString() +
+                                " to " + shape.DebugString());
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(shape);
+  return t;
+}
+
+namespace {
+
+// Copies n elements of `dtype` from src to dst (strings by assignment).
+void CopyElements(DType dtype, const void* src, void* dst, int64_t n) {
+  if (dtype == DType::kString) {
+    const auto* s = static_cast<const std::string*>(src);
+    auto* d = static_cast<std::string*>(dst);
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+  } else if (n > 0) {
+    std::memcpy(dst, src, static_cast<size_t>(n) * DTypeSize(dtype));
+  }
+}
+
+}  // namespace
+
+Tensor Tensor::Clone() const {
+  if (!IsInitialized()) return Tensor();
+  Tensor t = Uninitialized(dtype_, shape_);
+  CopyElements(dtype_, raw_data(), t.raw_data(), num_elements_);
+  return t;
+}
+
+Result<Tensor> Tensor::Stack(std::span<const Tensor> elements) {
+  if (elements.empty()) {
+    return InvalidArgumentError("Stack needs at least one tensor");
+  }
+  const Tensor& first = elements[0];
+  for (size_t i = 1; i < elements.size(); ++i) {
+    if (elements[i].dtype() != first.dtype() ||
+        elements[i].shape() != first.shape()) {
+      return InvalidArgumentError(
+          "Stack: element " + std::to_string(i) + " is " +
+          std::string(DTypeName(elements[i].dtype())) +
+          elements[i].shape().DebugString() + ", expected " +
+          std::string(DTypeName(first.dtype())) + first.shape().DebugString());
+    }
+  }
+  Tensor out = Uninitialized(
+      first.dtype(),
+      first.shape().Prepend(static_cast<int64_t>(elements.size())));
+  const size_t row_bytes = first.num_bytes();
+  char* dst = static_cast<char*>(out.raw_data());
+  for (const Tensor& e : elements) {
+    CopyElements(first.dtype(), e.raw_data(), dst, e.num_elements());
+    dst += row_bytes;
+  }
+  return out;
+}
+
+Result<Tensor> Tensor::Concat(std::span<const Tensor> parts) {
+  if (parts.empty()) {
+    return InvalidArgumentError("Concat needs at least one tensor");
+  }
+  const Tensor& first = parts[0];
+  if (first.rank() < 1) return InvalidArgumentError("Concat of a scalar");
+  const TensorShape row = first.shape().Slice(1);
+  int64_t n = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].dtype() != first.dtype() || parts[i].rank() < 1 ||
+        parts[i].shape().Slice(1) != row) {
+      return InvalidArgumentError("Concat: part " + std::to_string(i) +
+                                  " does not match part 0");
+    }
+    n += parts[i].dim_size(0);
+  }
+  Tensor out = Uninitialized(first.dtype(), row.Prepend(n));
+  char* dst = static_cast<char*>(out.raw_data());
+  for (const Tensor& p : parts) {
+    CopyElements(first.dtype(), p.raw_data(), dst, p.num_elements());
+    dst += p.num_bytes();
+  }
+  return out;
+}
+
+bool operator==(const Tensor& a, const Tensor& b) {
+  if (a.dtype_ != b.dtype_ || a.shape_ != b.shape_) return false;
+  if (!a.IsInitialized()) return true;
+  if (a.dtype_ == DType::kString) {
+    const auto* x = a.data<std::string>();
+    const auto* y = b.data<std::string>();
+    for (int64_t i = 0; i < a.num_elements_; ++i) {
+      if (x[i] != y[i]) return false;
+    }
+    return true;
+  }
+  return std::memcmp(a.raw_data(), b.raw_data(), a.num_bytes()) == 0;
+}
+
+namespace {
+
+void AppendValue(std::ostringstream& os, const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      os << t.data<float>()[i];
+      break;
+    case DType::kFloat64:
+      os << t.data<double>()[i];
+      break;
+    case DType::kInt32:
+      os << t.data<int32_t>()[i];
+      break;
+    case DType::kUInt8:
+      os << static_cast<int>(t.data<uint8_t>()[i]);
+      break;
+    case DType::kInt16:
+      os << t.data<int16_t>()[i];
+      break;
+    case DType::kInt8:
+      os << static_cast<int>(t.data<int8_t>()[i]);
+      break;
+    case DType::kString:
+      os << '"' << t.data<std::string>()[i] << '"';
+      break;
+    case DType::kInt64:
+      os << t.data<int64_t>()[i];
+      break;
+    case DType::kBool:
+      os << (t.data<bool>()[i] ? "true" : "false");
+      break;
+    case DType::kBFloat16:
+      os << "0x" << std::hex << t.data<BFloat16>()[i].bits << std::dec;
+      break;
+    case DType::kUInt16:
+      os << t.data<uint16_t>()[i];
+      break;
+    case DType::kFloat16:
+      os << "0x" << std::hex << t.data<Float16>()[i].bits << std::dec;
+      break;
+    case DType::kInvalid:
+      break;
+  }
+}
+
+}  // namespace
+
+std::string Tensor::DebugString(int max_entries) const {
+  if (!IsInitialized()) return "Tensor<uninitialized>";
+  std::ostringstream os;
+  os << "Tensor<" << DTypeName(dtype_) << " " << shape_.DebugString() << ": [";
+  const int64_t n = std::min<int64_t>(num_elements_, max_entries);
+  for (int64_t i = 0; i < n; ++i) {
+    if (i) os << ' ';
+    AppendValue(os, *this, i);
+  }
+  if (n < num_elements_) os << " ...";
+  os << "]>";
+  return os.str();
+}
+
+std::string DebugString(const Tuple& tuple) {
+  std::string out = "(";
+  for (size_t i = 0; i < tuple.size(); ++i) {
+    if (i) out += ", ";
+    out += tuple[i].DebugString();
+  }
+  return out + ")";
+}
+
+}  // namespace inflow

@@ -1,0 +1,133 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/core/tensor.h"
+
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+namespace inflow {
+namespace {
+
+TEST(TensorTest, DefaultIsUninitialized) {
+  Tensor t;
+  EXPECT_FALSE(t.IsInitialized());
+  EXPECT_EQ(t.DebugString(), "Tensor<uninitialized>");
+}
+
+TEST(TensorTest, NewTensorIsZeroedAndAligned) {
+  Tensor t(DType::kFloat32, TensorShape({3, 5}));
+  EXPECT_EQ(t.num_elements(), 15);
+  EXPECT_EQ(t.num_bytes(), 60u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % kTensorAlignment, 0u);
+  for (float v : t.flat<float>()) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(TensorTest, ScalarAndVector) {
+  Tensor s = Tensor::Scalar<int64_t>(42);
+  EXPECT_EQ(s.rank(), 0);
+  EXPECT_EQ(s.data<int64_t>()[0], 42);
+  Tensor v = Tensor::FromVector<int32_t>({1, 2, 3, 4}, TensorShape({2, 2}));
+  EXPECT_EQ(v.shape(), TensorShape({2, 2}));
+  EXPECT_EQ(v.flat<int32_t>()[3], 4);
+  EXPECT_EQ(v.DebugString(), "Tensor<int32 [2,2]: [1 2 3 4]>");
+}
+
+TEST(TensorTest, CopyingSharesTheBuffer) {
+  Tensor a(DType::kInt32, TensorShape({4}));
+  Tensor b = a;
+  EXPECT_TRUE(a.SharesBufferWith(b));
+  b.data<int32_t>()[0] = 9;
+  EXPECT_EQ(a.data<int32_t>()[0], 9);
+  Tensor c = a.Clone();
+  EXPECT_FALSE(c.SharesBufferWith(a));
+  EXPECT_EQ(c, a);
+}
+
+TEST(TensorTest, SliceAlongDimZeroIsZeroCopy) {
+  Tensor t = Tensor::FromVector<float>({0, 1, 2, 3, 4, 5}, TensorShape({3, 2}));
+  Tensor s = t.Slice(1, 3);
+  EXPECT_TRUE(s.SharesBufferWith(t));
+  EXPECT_EQ(s.shape(), TensorShape({2, 2}));
+  EXPECT_EQ(s.flat<float>()[0], 2.0f);
+  Tensor row = t.SubTensor(2);
+  EXPECT_EQ(row.shape(), TensorShape({2}));
+  EXPECT_EQ(row.flat<float>()[1], 5.0f);
+  EXPECT_EQ(t.Slice(3, 3).num_elements(), 0);
+}
+
+TEST(TensorTest, StringTensorsHoldStrings) {
+  Tensor t = Tensor::FromVector<std::string>({"a", "", "xyz"});
+  EXPECT_EQ(t.flat<std::string>()[2], "xyz");
+  Tensor sub = t.SubTensor(2);
+  EXPECT_EQ(sub.data<std::string>()[0], "xyz");
+  Tensor c = t.Clone();
+  c.data<std::string>()[0] = "changed";
+  EXPECT_EQ(t.flat<std::string>()[0], "a");
+  EXPECT_EQ(Tensor::Scalar("hi").data<std::string>()[0], "hi");
+}
+
+TEST(TensorTest, EqualityComparesDtypeShapeAndValues) {
+  Tensor a = Tensor::FromVector<int64_t>({1, 2});
+  EXPECT_EQ(a, Tensor::FromVector<int64_t>({1, 2}));
+  EXPECT_FALSE(a == Tensor::FromVector<int64_t>({1, 3}));
+  EXPECT_FALSE(a == Tensor::FromVector<int32_t>({1, 2}));
+  EXPECT_FALSE(a == Tensor::FromVector<int64_t>({1, 2}, TensorShape({2, 1})));
+}
+
+TEST(TensorTest, StackCopiesOnceIntoABatch) {
+  std::vector<Tensor> rows = {Tensor::FromVector<float>({1, 2}),
+                              Tensor::FromVector<float>({3, 4}),
+                              Tensor::FromVector<float>({5, 6})};
+  Result<Tensor> b = Tensor::Stack(rows);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->shape(), TensorShape({3, 2}));
+  EXPECT_EQ(*b,
+            Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2})));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(b->raw_data()) % kTensorAlignment, 0u);
+}
+
+TEST(TensorTest, StackRejectsMismatches) {
+  std::vector<Tensor> rows = {Tensor::FromVector<float>({1, 2}),
+                              Tensor::FromVector<float>({3})};
+  EXPECT_EQ(Tensor::Stack(rows).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Tensor::Stack({}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorTest, ConcatJoinsAlongDimZero) {
+  std::vector<Tensor> parts = {Tensor::FromVector<std::string>({"a"}),
+                               Tensor::FromVector<std::string>({"b", "c"})};
+  Result<Tensor> c = Tensor::Concat(parts);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(*c, Tensor::FromVector<std::string>({"a", "b", "c"}));
+}
+
+TEST(TensorTest, ReshapeKeepsElementCount) {
+  Tensor t(DType::kUInt8, TensorShape({6}));
+  Result<Tensor> r = t.Reshape(TensorShape({2, 3}));
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->SharesBufferWith(t));
+  EXPECT_EQ(t.Reshape(TensorShape({4})).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(TensorTest, WrapBorrowsAndReleases) {
+  static char storage[16] = {1, 2, 3, 4};
+  bool released = false;
+  {
+    auto buf =
+        TensorBuffer::Wrap(storage, sizeof(storage), [&] { released = true; });
+    Result<Tensor> t = Tensor::FromBuffer(DType::kUInt8, TensorShape({4}), buf);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->raw_data(), storage);
+    EXPECT_EQ(t->flat<uint8_t>()[3], 4);
+    EXPECT_EQ(Tensor::FromBuffer(DType::kUInt8, TensorShape({17}), buf)
+                  .status()
+                  .code(),
+              StatusCode::kInvalidArgument);
+  }
+  EXPECT_TRUE(released);
+}
+
+}  // namespace
+}  // namespace inflow
