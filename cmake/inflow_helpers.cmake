@@ -44,3 +44,26 @@ function(inflow_add_bench name)
   target_link_libraries(bench_${name} PRIVATE ${ARG_LIBS} benchmark::benchmark)
   target_include_directories(bench_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/bench)
 endfunction()
+
+# inflow_add_fuzz_target(<name> SOURCES ... [LIBS ...] CORPUS <dir>)
+# <SOURCES> define LLVMFuzzerTestOneInput. Always builds tests/<name>_replay,
+# which feeds every file under <dir> to it (ctest <name>_replay; runs under
+# ASan/UBSan in the sanitizer build). With INFLOW_BUILD_FUZZ=ON and clang,
+# also builds the libFuzzer binary bin/fuzz_<name>:
+#   build/fuzz/bin/fuzz_<name> <corpus dir> -max_total_time=60
+function(inflow_add_fuzz_target name)
+  cmake_parse_arguments(ARG "" "CORPUS" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name}_replay ${ARG_SOURCES} ${PROJECT_SOURCE_DIR}/tests/fuzz_replay_main.cc)
+  target_link_libraries(${name}_replay PRIVATE ${ARG_LIBS})
+  target_include_directories(${name}_replay PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  set_target_properties(${name}_replay PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME ${name}_replay COMMAND ${name}_replay ${ARG_CORPUS})
+  set_tests_properties(${name}_replay PROPERTIES TIMEOUT 300 LABELS "parsing;fuzz")
+  if(INFLOW_BUILD_FUZZ AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    add_executable(fuzz_${name} ${ARG_SOURCES})
+    target_link_libraries(fuzz_${name} PRIVATE ${ARG_LIBS})
+    target_include_directories(fuzz_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+    target_compile_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+    target_link_options(fuzz_${name} PRIVATE -fsanitize=fuzzer)
+  endif()
+endfunction()
