@@ -8,7 +8,16 @@
 //   - Dequeue on a closed queue with too few elements: OUT_OF_RANGE.
 //   - A timed-out call: DEADLINE_EXCEEDED; a call whose stop token fires:
 //     CANCELLED. Either leaves the queue as if the call was never made
-//     (except rows an EnqueueMany already inserted, as TF).
+//     (except rows an EnqueueMany already inserted, as TF). Elements a
+//     DequeueMany/DequeueUpTo had already taken go back to the front in
+//     their original order (TF loses them; spec divergence, section 1.6).
+//   - Validation errors (INVALID_ARGUMENT naming the component) come before
+//     any blocking and leave the queue untouched.
+//
+// Elements move through a queue by reference: Enqueue/Dequeue move the
+// Tensors (which share their buffers), EnqueueMany rows are zero-copy views
+// of the batch, and DequeueMany/DequeueUpTo copy each element once into one
+// freshly allocated, 64-byte-aligned batch tensor per component.
 //
 // Thread-safe: every method may be called from any thread.
 
@@ -17,6 +26,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -32,10 +43,17 @@ namespace inflow {
 // Options for one blocking call.
 struct CallOptions {
   // How long the call may block; nullopt = forever (TF's timeout_in_ms).
-  std::optional<std::chrono::milliseconds> timeout;
-  // A stop request releases the blocked call with CANCELLED.
-  std::stop_token stop;
+  // A timeout <= 0 never blocks: a call that cannot complete at once fails
+  // with DEADLINE_EXCEEDED, leaving the queue untouched.
+  std::optional<std::chrono::milliseconds> timeout = {};
+  // A stop request releases the blocked call with CANCELLED. A call made
+  // with a token already stopped fails with CANCELLED without touching the
+  // queue (as TF's already-cancelled ops).
+  std::stop_token stop = {};
 };
+
+// A queue element keyed by component name, for queues created with names.
+using NamedTuple = std::map<std::string, Tensor, std::less<>>;
 
 class QueueInterface {
  public:
@@ -67,6 +85,29 @@ class QueueInterface {
   virtual const std::vector<PartialShape>& component_shapes() const = 0;
   // Empty when the queue was created without names.
   virtual const std::vector<std::string>& component_names() const = 0;
+
+  int num_components() const {
+    return static_cast<int>(component_dtypes().size());
+  }
+
+  // Named-component forms (TF's dict enqueue/dequeue) for queues created
+  // with names. INVALID_ARGUMENT when the queue has no names or the keys are
+  // not exactly the component names; otherwise as the positional calls.
+  [[nodiscard]] Status EnqueueNamed(NamedTuple element,
+                                    const CallOptions& options = {});
+  [[nodiscard]] Status EnqueueManyNamed(NamedTuple batch,
+                                        const CallOptions& options = {});
+  [[nodiscard]] Result<NamedTuple> DequeueNamed(
+      const CallOptions& options = {});
+  [[nodiscard]] Result<NamedTuple> DequeueManyNamed(
+      int64_t n, const CallOptions& options = {});
+  [[nodiscard]] Result<NamedTuple> DequeueUpToNamed(
+      int64_t n, const CallOptions& options = {});
+
+  // Positional tuple from a named one (keys must be exactly the names).
+  [[nodiscard]] Result<Tuple> TupleFromNamed(NamedTuple named) const;
+  // Named tuple from a positional one of num_components() tensors.
+  [[nodiscard]] Result<NamedTuple> NamedFromTuple(Tuple tuple) const;
 };
 
 }  // namespace inflow

@@ -1,0 +1,116 @@
+// Copyright 2026 The inflow Authors.
+
+#include "queue/batch.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace inflow::internal {
+namespace {
+
+// Copies `count` elements; strings are assigned, everything else is bytes.
+void CopyValues(DType dtype, const void* src, void* dst, int64_t count) {
+  if (count <= 0) return;
+  if (dtype == DType::kString) {
+    const auto* from = static_cast<const std::string*>(src);
+    auto* to = static_cast<std::string*>(dst);
+    std::copy(from, from + count, to);
+    return;
+  }
+  std::memcpy(dst, src, static_cast<size_t>(count) * DTypeSize(dtype));
+}
+
+size_t ElementBytes(DType dtype) {
+  return dtype == DType::kString ? sizeof(std::string) : DTypeSize(dtype);
+}
+
+// Copies `element` into the leading corner of `slot_dims` at `dst`.
+void CopyIntoCorner(const Tensor& element, const std::vector<int64_t>& slot,
+                    char* dst) {
+  const DType dtype = element.dtype();
+  const size_t esize = ElementBytes(dtype);
+  const int rank = element.rank();
+  if (element.num_elements() == 0) return;
+  if (rank == 0) {
+    CopyValues(dtype, element.raw_data(), dst, 1);
+    return;
+  }
+  // Row-major strides (in elements) of the slot.
+  std::vector<int64_t> stride(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * slot[d + 1];
+  const int64_t row = element.dim_size(rank - 1);
+  const char* src = static_cast<const char*>(element.raw_data());
+  // Odometer over the element's leading rank-1 dims.
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t offset = 0;
+    for (int d = 0; d + 1 < rank; ++d) offset += index[d] * stride[d];
+    CopyValues(dtype, src, dst + offset * esize, row);
+    src += row * esize;
+    int d = rank - 2;
+    for (; d >= 0; --d) {
+      if (++index[d] < element.dim_size(d)) break;
+      index[d] = 0;
+    }
+    if (d < 0) break;
+  }
+}
+
+}  // namespace
+
+Tensor StackComponent(std::span<const Tuple> elements, int c) {
+  const Tensor& first = elements[0][c];
+  Tensor out = Tensor::Uninitialized(
+      first.dtype(),
+      first.shape().Prepend(static_cast<int64_t>(elements.size())));
+  const size_t row_bytes = first.num_bytes();
+  char* dst = static_cast<char*>(out.raw_data());
+  for (const Tuple& e : elements) {
+    CopyValues(first.dtype(), e[c].raw_data(), dst, e[c].num_elements());
+    dst += row_bytes;
+  }
+  return out;
+}
+
+Tensor PadComponent(std::span<const Tuple> elements, int c, DType dtype,
+                    const PartialShape& declared) {
+  std::vector<int64_t> slot = declared.dims();
+  for (size_t d = 0; d < slot.size(); ++d) {
+    if (slot[d] >= 0) continue;
+    int64_t largest = 0;
+    for (const Tuple& e : elements) {
+      largest = std::max(largest, e[c].dim_size(static_cast<int>(d)));
+    }
+    slot[d] = largest;
+  }
+  const TensorShape slot_shape(slot);
+  Tensor out(dtype, slot_shape.Prepend(static_cast<int64_t>(elements.size())));
+  const size_t slot_bytes = slot_shape.num_elements() * ElementBytes(dtype);
+  char* dst = static_cast<char*>(out.raw_data());
+  for (const Tuple& e : elements) {
+    CopyIntoCorner(e[c], slot, dst);
+    dst += slot_bytes;
+  }
+  return out;
+}
+
+Tuple MakeBatch(std::span<const Tuple> elements,
+                const std::vector<DType>& dtypes,
+                const std::vector<PartialShape>& shapes, bool pad) {
+  Tuple batch;
+  batch.reserve(dtypes.size());
+  for (size_t c = 0; c < dtypes.size(); ++c) {
+    const int ci = static_cast<int>(c);
+    if (pad && !shapes[c].IsFullyDefined()) {
+      batch.push_back(PadComponent(elements, ci, dtypes[c], shapes[c]));
+    } else if (elements.empty()) {
+      batch.emplace_back(dtypes[c], shapes[c].AsTensorShape().Prepend(0));
+    } else {
+      batch.push_back(StackComponent(elements, ci));
+    }
+  }
+  return batch;
+}
+
+}  // namespace inflow::internal

@@ -1,0 +1,38 @@
+// Copyright 2026 The inflow Authors.
+//
+// Builds DequeueMany/DequeueUpTo batches from dequeued elements: one fresh
+// 64-byte-aligned tensor per component, each element copied once.
+// Thread-compatible.
+
+#ifndef INFLOW_QUEUE_BATCH_H_
+#define INFLOW_QUEUE_BATCH_H_
+
+#include <span>
+#include <vector>
+
+#include "inflow/core/dtype.h"
+#include "inflow/core/tensor.h"
+#include "inflow/core/tensor_shape.h"
+
+namespace inflow::internal {
+
+// [n] + shape tensors for component `c` of equally shaped `elements`
+// (n >= 1; shapes were validated on enqueue).
+Tensor StackComponent(std::span<const Tuple> elements, int c);
+
+// [n] + s where each unknown dim of `declared` is the largest of that dim
+// over `elements` (0 when there are none); each element lands in the
+// leading corner of its row, the rest is zero / false / "".
+Tensor PadComponent(std::span<const Tuple> elements, int c, DType dtype,
+                    const PartialShape& declared);
+
+// The batch of `elements` for a queue with these components. `pad` selects
+// PadComponent (PaddingFIFOQueue), otherwise StackComponent; an empty
+// `elements` gives [0] + shape tensors (unknown dims 0).
+Tuple MakeBatch(std::span<const Tuple> elements,
+                const std::vector<DType>& dtypes,
+                const std::vector<PartialShape>& shapes, bool pad);
+
+}  // namespace inflow::internal
+
+#endif  // INFLOW_QUEUE_BATCH_H_

@@ -1,0 +1,549 @@
+// Copyright 2026 The inflow Authors.
+
+#include "queue/queue_core.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <random>
+#include <stop_token>
+#include <utility>
+
+#include "queue/batch.h"
+
+namespace inflow::internal {
+namespace {
+
+// TF's PriorityQueue comparator: a min-heap on the priority. Equal
+// priorities leave in the order std::push_heap / std::pop_heap give, as in
+// TF's std::priority_queue.
+bool LaterPriority(const std::pair<int64_t, Tuple>& a,
+                   const std::pair<int64_t, Tuple>& b) {
+  return a.first > b.first;
+}
+
+PhiloxSampler MakeSampler(const QueueSpec& spec) {
+  uint64_t seed = static_cast<uint64_t>(spec.seed);
+  uint64_t seed2 = static_cast<uint64_t>(spec.seed2);
+  if (spec.kind == QueueKind::kRandomShuffle && seed == 0 && seed2 == 0) {
+    // Both seeds unset: a random generator, as TF.
+    std::random_device device;
+    seed = (uint64_t{device()} << 32) | device();
+    seed2 = (uint64_t{device()} << 32) | device();
+  }
+  return PhiloxSampler(seed, seed2);
+}
+
+bool NoWait(const CallOptions& options) {
+  return options.timeout.has_value() && options.timeout->count() <= 0;
+}
+
+}  // namespace
+
+// A call that has to wait: lives in one of the attempt lists until it
+// completes, or until its caller abandons it. Every field is guarded by the
+// queue's mu_ (the analysis cannot name it from here).
+struct QueueCore::Attempt {
+  explicit Attempt(Op o) : op(o) {}
+
+  const Op op;
+  bool done = false;            // completed; `status` is final
+  bool stop_requested = false;  // the caller's stop token fired
+  bool allow_small_batch = false;
+  int64_t requested = 0;     // dequeues: elements still wanted
+  std::vector<Tuple> rows;   // enqueues: elements to insert, in order
+  size_t next_row = 0;       // enqueues: rows[0, next_row) are in
+  std::vector<Tuple> taken;  // dequeues: elements taken, in order
+  Status status;
+  CondVar cv;  // signalled (outside the lock) when done or stopped
+};
+
+// Attempts completed during a flush. Their waiters are signalled when the
+// list is destroyed, which callers arrange to happen after the lock is
+// released (declare the WakeList before the MutexLock). Holding a
+// reference keeps each Attempt, and so its CondVar, alive until then.
+class QueueCore::WakeList {
+ public:
+  WakeList() = default;
+  WakeList(const WakeList&) = delete;
+  WakeList& operator=(const WakeList&) = delete;
+  ~WakeList() {
+    for (size_t i = 0; i < inline_count_; ++i) inline_[i]->cv.Signal();
+    for (const auto& a : overflow_) a->cv.Signal();
+  }
+  void Add(std::shared_ptr<Attempt> a) {
+    if (inline_count_ < inline_.size()) {
+      inline_[inline_count_++] = std::move(a);
+    } else {
+      overflow_.push_back(std::move(a));
+    }
+  }
+
+ private:
+  std::array<std::shared_ptr<Attempt>, 4> inline_;
+  size_t inline_count_ = 0;
+  std::vector<std::shared_ptr<Attempt>> overflow_;
+};
+
+QueueCore::QueueCore(QueueSpec spec)
+    : spec_(std::move(spec)),
+      pad_(spec_.kind == QueueKind::kPaddingFIFO),
+      specified_shapes_(!spec_.shapes.empty()),
+      random_(MakeSampler(spec_)) {}
+
+QueueCore::~QueueCore() = default;
+
+// ---------------------------------------------------------------- storage
+
+int64_t QueueCore::StoredLocked() const {
+  switch (spec_.kind) {
+    case QueueKind::kRandomShuffle:
+      return static_cast<int64_t>(bag_.size());
+    case QueueKind::kPriority:
+      return static_cast<int64_t>(heap_.size());
+    default:
+      return static_cast<int64_t>(ring_.size());
+  }
+}
+
+int64_t QueueCore::TakeableLocked() const {
+  const int64_t size = StoredLocked();
+  if (spec_.kind == QueueKind::kRandomShuffle && !closed_) {
+    return size - spec_.min_after_dequeue;
+  }
+  return size;
+}
+
+void QueueCore::PushLocked(Tuple&& element) {
+  switch (spec_.kind) {
+    case QueueKind::kRandomShuffle:
+      bag_.push_back(std::move(element));
+      break;
+    case QueueKind::kPriority: {
+      const int64_t priority = element[0].data<int64_t>()[0];
+      heap_.emplace_back(priority, std::move(element));
+      std::push_heap(heap_.begin(), heap_.end(), LaterPriority);
+      break;
+    }
+    default:
+      ring_.PushBack(std::move(element));
+  }
+}
+
+Tuple QueueCore::TakeLocked() {
+  switch (spec_.kind) {
+    case QueueKind::kRandomShuffle: {
+      // TF: a uniformly random slot, refilled from the last one.
+      const size_t index = random_() % bag_.size();
+      Tuple t = std::move(bag_[index]);
+      if (index + 1 != bag_.size()) bag_[index] = std::move(bag_.back());
+      bag_.pop_back();
+      return t;
+    }
+    case QueueKind::kPriority: {
+      std::pop_heap(heap_.begin(), heap_.end(), LaterPriority);
+      Tuple t = std::move(heap_.back().second);
+      heap_.pop_back();
+      return t;
+    }
+    default:
+      return ring_.PopFront();
+  }
+}
+
+void QueueCore::RestoreLocked(std::vector<Tuple>* taken) {
+  // Last taken first: FIFO pushes to the front, so the original order comes
+  // back; RandomShuffle appends in the same order TF does.
+  for (auto it = taken->rbegin(); it != taken->rend(); ++it) {
+    switch (spec_.kind) {
+      case QueueKind::kRandomShuffle:
+        bag_.push_back(std::move(*it));
+        break;
+      case QueueKind::kPriority:
+        PushLocked(std::move(*it));
+        break;
+      default:
+        ring_.PushFront(std::move(*it));
+    }
+  }
+  taken->clear();
+}
+
+// ------------------------------------------------------------------ errors
+
+std::string QueueCore::Prefix() const {
+  return std::string(QueueKindName(spec_.kind)) + " '" + spec_.name + "'";
+}
+
+Status QueueCore::ClosedError() const {
+  return CancelledError(Prefix() + " is closed.");
+}
+
+Status QueueCore::InsufficientError(int64_t requested, int64_t size) const {
+  return OutOfRangeError(Prefix() +
+                         " is closed and has insufficient elements "
+                         "(requested " +
+                         std::to_string(requested) + ", current size " +
+                         std::to_string(size) + ")");
+}
+
+// ------------------------------------------------------------ waiter model
+
+QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
+  switch (a->op) {
+    case Op::kEnqueue:
+    case Op::kEnqueueMany: {
+      if (closed_) {
+        a->status = ClosedError();
+        return RunResult::kComplete;
+      }
+      bool progress = false;
+      while (a->next_row < a->rows.size() && StoredLocked() < spec_.capacity) {
+        PushLocked(std::move(a->rows[a->next_row++]));
+        progress = true;
+      }
+      if (a->next_row == a->rows.size()) return RunResult::kComplete;
+      return progress ? RunResult::kProgress : RunResult::kNoProgress;
+    }
+    case Op::kClose:
+      if (closed_) {
+        a->status =
+            CancelledError("Queue '" + spec_.name + "' is already closed.");
+      } else {
+        closed_ = true;
+      }
+      return RunResult::kComplete;
+    case Op::kDequeue:
+      if (closed_ && StoredLocked() == 0) {
+        a->status = InsufficientError(1, 0);
+        return RunResult::kComplete;
+      }
+      if (TakeableLocked() > 0) {
+        a->taken.push_back(TakeLocked());
+        return RunResult::kComplete;
+      }
+      return RunResult::kNoProgress;
+    case Op::kDequeueMany:
+      break;
+  }
+
+  const int64_t size = StoredLocked();
+  if (spec_.kind == QueueKind::kPriority) {
+    // Not incremental: all n at once, so each batch is sorted.
+    if (closed_ && size < a->requested) {
+      if (!a->allow_small_batch || size == 0) {
+        a->status = InsufficientError(a->requested, size);
+        return RunResult::kComplete;
+      }
+      a->requested = size;
+    }
+    if (size < a->requested) return RunResult::kNoProgress;
+    for (; a->requested > 0; --a->requested) a->taken.push_back(TakeLocked());
+    return RunResult::kComplete;
+  }
+  if (closed_ && size < a->requested) {
+    // Not enough will ever come: give back what was taken, then either
+    // take everything (DequeueUpTo) or fail.
+    RestoreLocked(&a->taken);
+    const int64_t stored = StoredLocked();
+    if (!a->allow_small_batch || stored == 0) {
+      a->status = InsufficientError(a->requested, size);
+      return RunResult::kComplete;
+    }
+    a->requested = stored;
+  }
+  bool progress = false;
+  while (a->requested > 0 && TakeableLocked() > 0) {
+    a->taken.push_back(TakeLocked());
+    --a->requested;
+    progress = true;
+  }
+  if (a->requested == 0) return RunResult::kComplete;
+  return progress ? RunResult::kProgress : RunResult::kNoProgress;
+}
+
+bool QueueCore::RunSideLocked(AttemptList* side, WakeList* wake) {
+  bool progress = false;
+  while (!side->empty()) {
+    Attempt* head = side->front().get();
+    switch (RunLocked(head)) {
+      case RunResult::kNoProgress:
+        return progress;
+      case RunResult::kProgress:
+        return true;
+      case RunResult::kComplete:
+        head->done = true;
+        wake->Add(std::move(side->front()));
+        side->pop_front();
+        progress = true;
+        break;
+    }
+  }
+  return progress;
+}
+
+void QueueCore::FlushLocked(WakeList* wake) {
+  bool changed;
+  do {
+    changed = RunSideLocked(&enqueue_attempts_, wake);
+    changed = RunSideLocked(&dequeue_attempts_, wake) || changed;
+  } while (changed);
+}
+
+void QueueCore::AbandonLocked(Attempt* a, Status why) {
+  AttemptList& side =
+      a->op == Op::kEnqueue || a->op == Op::kEnqueueMany || a->op == Op::kClose
+          ? enqueue_attempts_
+          : dequeue_attempts_;
+  const auto it = std::find_if(side.begin(), side.end(),
+                               [a](const auto& p) { return p.get() == a; });
+  if (it != side.end()) side.erase(it);
+  // Spec divergence (section 1.6): TF drops what a cancelled DequeueMany had
+  // taken; we put it back at the front, in order.
+  RestoreLocked(&a->taken);
+  a->status = std::move(why);
+  a->done = true;
+}
+
+void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
+                     const CallOptions& options) {
+  using Clock = CondVar::Clock;
+  const bool timed = options.timeout.has_value();
+  const Clock::time_point deadline =
+      timed ? Clock::now() + *options.timeout : Clock::time_point::max();
+  Attempt* const raw = a.get();
+  const bool is_enqueue =
+      a->op == Op::kEnqueue || a->op == Op::kEnqueueMany || a->op == Op::kClose;
+  const char* const cancelled = is_enqueue ? "Enqueue operation was cancelled"
+                                           : "Dequeue operation was cancelled";
+  // The callback takes the lock before it signals, so the waiter either
+  // sees stop_requested before it sleeps or is woken. It is destroyed (and
+  // so deregistered) after the lock is released below.
+  auto on_stop = [this, raw] {
+    MutexLock lock(&mu_);
+    raw->stop_requested = true;
+    raw->cv.Signal();
+  };
+  std::optional<std::stop_callback<decltype(on_stop)>> stop_callback;
+  if (options.stop.stop_possible())
+    stop_callback.emplace(options.stop, on_stop);
+
+  WakeList wake;
+  MutexLock lock(&mu_);
+  if (raw->stop_requested) {
+    raw->status = CancelledError(cancelled);
+    return;
+  }
+  (is_enqueue ? enqueue_attempts_ : dequeue_attempts_).push_back(a);
+  FlushLocked(&wake);
+  while (!raw->done) {
+    if (raw->stop_requested) {
+      AbandonLocked(raw, CancelledError(cancelled));
+      FlushLocked(&wake);
+      break;
+    }
+    if (timed) {
+      if (Clock::now() >= deadline) {
+        AbandonLocked(raw,
+                      DeadlineExceededError(
+                          Prefix() + ": timed out after " +
+                          std::to_string(options.timeout->count()) + " ms"));
+        FlushLocked(&wake);
+        break;
+      }
+      raw->cv.WaitUntil(&mu_, deadline);
+    } else {
+      raw->cv.Wait(&mu_);
+    }
+  }
+}
+
+Tuple QueueCore::BatchOf(std::vector<Tuple>& elements) const {
+  return MakeBatch(elements, spec_.dtypes, spec_.shapes, pad_);
+}
+
+// ------------------------------------------------------------- operations
+
+Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
+  INFLOW_RETURN_IF_ERROR(ValidateElement(element));
+  if (options.stop.stop_requested()) {
+    return CancelledError("Enqueue operation was cancelled");
+  }
+  {
+    WakeList wake;
+    MutexLock lock(&mu_);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) return ClosedError();
+      if (StoredLocked() < spec_.capacity) {
+        PushLocked(std::move(element));
+        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+        return OkStatus();
+      }
+    }
+    if (NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": enqueue would block");
+    }
+  }
+  auto a = std::make_shared<Attempt>(Op::kEnqueue);
+  a->rows.push_back(std::move(element));
+  Wait(a, options);
+  return a->status;
+}
+
+Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
+  int64_t rows = 0;
+  INFLOW_RETURN_IF_ERROR(ValidateBatch(batch, &rows));
+  if (rows == 0) return OkStatus();  // even on a closed queue, as TF
+  if (options.stop.stop_requested()) {
+    return CancelledError("Enqueue operation was cancelled");
+  }
+  // Rows are views of the batch's buffers: no payload copy.
+  std::vector<Tuple> elements(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) {
+    elements[r].reserve(batch.size());
+    for (const Tensor& component : batch) {
+      elements[r].push_back(component.SubTensor(r));
+    }
+  }
+  {
+    WakeList wake;
+    MutexLock lock(&mu_);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) return ClosedError();
+      if (spec_.capacity - StoredLocked() >= rows) {
+        for (Tuple& e : elements) PushLocked(std::move(e));
+        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+        return OkStatus();
+      }
+    }
+    if (NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
+    }
+  }
+  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
+  a->rows = std::move(elements);
+  Wait(a, options);
+  return a->status;
+}
+
+Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
+  if (options.stop.stop_requested()) {
+    return CancelledError("Dequeue operation was cancelled");
+  }
+  {
+    WakeList wake;
+    MutexLock lock(&mu_);
+    if (dequeue_attempts_.empty()) {
+      if (TakeableLocked() > 0) {
+        Tuple element = TakeLocked();
+        if (!enqueue_attempts_.empty()) FlushLocked(&wake);
+        return element;
+      }
+      if (closed_) return InsufficientError(1, StoredLocked());
+    }
+    if (NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": dequeue would block");
+    }
+  }
+  auto a = std::make_shared<Attempt>(Op::kDequeue);
+  a->requested = 1;
+  Wait(a, options);
+  if (!a->status.ok()) return a->status;
+  return std::move(a->taken[0]);
+}
+
+Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
+                                     const CallOptions& options) {
+  INFLOW_RETURN_IF_ERROR(ValidateDequeueMany(n));
+  if (n == 0) {
+    // An empty batch, even on a closed queue, as TF.
+    std::vector<Tuple> none;
+    return BatchOf(none);
+  }
+  if (options.stop.stop_requested()) {
+    return CancelledError("Dequeue operation was cancelled");
+  }
+  std::vector<Tuple> taken;
+  {
+    WakeList wake;
+    MutexLock lock(&mu_);
+    if (dequeue_attempts_.empty()) {
+      const int64_t size = StoredLocked();
+      int64_t take = 0;
+      const int64_t ready =
+          spec_.kind == QueueKind::kPriority ? size : TakeableLocked();
+      if (ready >= n) {
+        take = n;
+      } else if (closed_) {
+        if (!allow_small_batch || size == 0) return InsufficientError(n, size);
+        take = size;
+      }
+      if (take > 0) {
+        taken.reserve(static_cast<size_t>(take));
+        for (int64_t i = 0; i < take; ++i) taken.push_back(TakeLocked());
+        if (!enqueue_attempts_.empty()) FlushLocked(&wake);
+      }
+    }
+    if (taken.empty() && NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": dequeue_many would block");
+    }
+  }
+  // The batch copy happens outside the lock.
+  if (!taken.empty()) return BatchOf(taken);
+  auto a = std::make_shared<Attempt>(Op::kDequeueMany);
+  a->requested = n;
+  a->allow_small_batch = allow_small_batch;
+  Wait(a, options);
+  if (!a->status.ok()) return a->status;
+  return BatchOf(a->taken);
+}
+
+Status QueueCore::Close(bool cancel_pending_enqueues,
+                        const CallOptions& options) {
+  if (cancel_pending_enqueues) {
+    WakeList wake;
+    MutexLock lock(&mu_);
+    closed_ = true;
+    for (auto& a : enqueue_attempts_) {
+      a->status = CancelledError("Enqueue operation was cancelled");
+      a->done = true;
+      wake.Add(std::move(a));
+    }
+    enqueue_attempts_.clear();
+    FlushLocked(&wake);
+    return OkStatus();
+  }
+  if (options.stop.stop_requested()) {
+    return CancelledError("Enqueue operation was cancelled");
+  }
+  {
+    WakeList wake;
+    MutexLock lock(&mu_);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) {
+        return CancelledError("Queue '" + spec_.name + "' is already closed.");
+      }
+      closed_ = true;
+      FlushLocked(&wake);
+      return OkStatus();
+    }
+    if (NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": close would block");
+    }
+  }
+  auto a = std::make_shared<Attempt>(Op::kClose);
+  Wait(a, options);
+  return a->status;
+}
+
+int64_t QueueCore::Size() const {
+  MutexLock lock(&mu_);
+  return StoredLocked();
+}
+
+bool QueueCore::IsClosed() const {
+  MutexLock lock(&mu_);
+  return closed_;
+}
+
+}  // namespace inflow::internal
