@@ -1,0 +1,99 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/io/reader_base.h"
+
+namespace inflow {
+
+Status ReaderBase::StartWorkLocked(QueueInterface& queue,
+                                   const CallOptions& options) {
+  if (work_in_progress_) return OkStatus();
+  INFLOW_ASSIGN_OR_RETURN(Tuple tuple, queue.Dequeue(options));
+  if (tuple.size() != 1) {
+    return InvalidArgumentError(name_ + ": expected a single component queue");
+  }
+  if (tuple[0].dtype() != DType::kString) {
+    return InvalidArgumentError(name_ +
+                                ": expected a queue with a string component");
+  }
+  if (tuple[0].num_elements() != 1) {
+    return InvalidArgumentError(
+        name_ + ": expected to dequeue a one-element string tensor");
+  }
+  work_ = tuple[0].flat<std::string>()[0];
+  // An open failure is reported once; the next read takes the next file.
+  INFLOW_RETURN_IF_ERROR(OnWorkStartedLocked(work_));
+  work_in_progress_ = true;
+  return OkStatus();
+}
+
+Status ReaderBase::ReadOnceLocked(ReaderRecord* record, bool* produced,
+                                  bool* at_end) {
+  *produced = false;
+  *at_end = false;
+  INFLOW_RETURN_IF_ERROR(
+      ReadLocked(work_, &record->key, &record->value, produced, at_end));
+  if (!*produced && !*at_end) {
+    return InternalError(name_ + ": a read produced nothing before the end");
+  }
+  if (*produced) ++num_records_produced_;
+  if (*at_end) {
+    OnWorkFinishedLocked();
+    work_in_progress_ = false;
+    ++num_work_units_completed_;
+  }
+  return OkStatus();
+}
+
+Result<ReaderRecord> ReaderBase::Read(QueueInterface& queue,
+                                      const CallOptions& options) {
+  MutexLock lock(&mu_);
+  while (true) {
+    INFLOW_RETURN_IF_ERROR(StartWorkLocked(queue, options));
+    ReaderRecord record;
+    bool produced, at_end;
+    INFLOW_RETURN_IF_ERROR(ReadOnceLocked(&record, &produced, &at_end));
+    if (produced) return record;
+  }
+}
+
+Result<std::vector<ReaderRecord>> ReaderBase::ReadUpTo(
+    QueueInterface& queue, int64_t n, const CallOptions& options) {
+  if (n < 1) {
+    return InvalidArgumentError(name_ + ": ReadUpTo needs n >= 1, got " +
+                                std::to_string(n));
+  }
+  MutexLock lock(&mu_);
+  std::vector<ReaderRecord> records;
+  while (static_cast<int64_t>(records.size()) < n) {
+    INFLOW_RETURN_IF_ERROR(StartWorkLocked(queue, options));
+    ReaderRecord record;
+    bool produced, at_end;
+    INFLOW_RETURN_IF_ERROR(ReadOnceLocked(&record, &produced, &at_end));
+    if (produced) records.push_back(std::move(record));
+    // Never mix files in one batch: return at a file's end if we have any.
+    if (at_end && !records.empty()) break;
+  }
+  return records;
+}
+
+Status ReaderBase::Reset() {
+  MutexLock lock(&mu_);
+  if (work_in_progress_) OnWorkFinishedLocked();
+  work_in_progress_ = false;
+  work_.clear();
+  num_records_produced_ = 0;
+  num_work_units_completed_ = 0;
+  return OkStatus();
+}
+
+int64_t ReaderBase::NumRecordsProduced() {
+  MutexLock lock(&mu_);
+  return num_records_produced_;
+}
+
+int64_t ReaderBase::NumWorkUnitsCompleted() {
+  MutexLock lock(&mu_);
+  return num_work_units_completed_;
+}
+
+}  // namespace inflow
