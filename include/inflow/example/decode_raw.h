@@ -1,0 +1,41 @@
+// Copyright 2026 The inflow Authors.
+//
+// tf.io.decode_raw: bytes reinterpreted as a vector of numbers.
+//
+// Errors: INVALID_ARGUMENT when the byte count is not a multiple of the
+// element size, when the elements of a string tensor differ in length, or
+// when `dtype` is string or invalid.
+
+#ifndef INFLOW_EXAMPLE_DECODE_RAW_H_
+#define INFLOW_EXAMPLE_DECODE_RAW_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "inflow/core/result.h"
+#include "inflow/core/tensor.h"
+
+namespace inflow {
+
+// One bytes value -> a 1-D tensor of dtype (a copy).
+Result<Tensor> DecodeRaw(std::string_view bytes, DType dtype,
+                         bool little_endian = true);
+
+// The tf.io.decode_raw op: a string tensor of shape S, all elements of the
+// same length n, -> S + [n / sizeof(dtype)].
+Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype,
+                         bool little_endian = true);
+
+// Zero-copy DecodeRaw: `bytes` must lie inside *owner (for example a
+// bytes value of an ExampleView over that record). When the byte order is
+// the host's and the address suits the dtype's alignment, the tensor views
+// those bytes and keeps `owner` alive; otherwise it is a copy. The view is
+// read-only: writing through it would change the record.
+Result<Tensor> DecodeRawShared(std::shared_ptr<const std::string> owner,
+                               std::string_view bytes, DType dtype,
+                               bool little_endian = true);
+
+}  // namespace inflow
+
+#endif  // INFLOW_EXAMPLE_DECODE_RAW_H_

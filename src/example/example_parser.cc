@@ -1,0 +1,346 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/example/example_parser.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "example/parsed_schema.h"
+
+namespace inflow {
+
+namespace {
+
+using Spec = ParsedSchema::Spec;
+using Type = ParsedSchema::Type;
+
+std::string Where(const Spec& spec, int64_t index) {
+  return "Name: <unknown>, Key: " + spec.key +
+         ", Index: " + std::to_string(index) + ".  ";
+}
+
+Status KindMismatch(const Spec& spec, int64_t index, FeatureKind actual) {
+  return InvalidArgumentError(
+      Where(spec, index) + "Data types don't match. Data type: " +
+      std::string(FeatureKindName(actual)) +
+      " but expected type: " + std::string(DTypeName(spec.dtype)));
+}
+
+Status Missing(const Spec& spec, int64_t index) {
+  return InvalidArgumentError(
+      Where(spec, index) + "Feature: " + spec.key +
+      " (data type: " + std::string(DTypeName(spec.dtype)) +
+      ") is required but could not be found.");
+}
+
+// Copies the values of `view` (whose kind matches dtype) to dst.
+void CopyValues(const FeatureView& view, DType dtype, void* dst) {
+  switch (dtype) {
+    case DType::kFloat32:
+      view.CopyFloats(static_cast<float*>(dst));
+      break;
+    case DType::kInt64:
+      view.CopyInt64s(static_cast<int64_t*>(dst));
+      break;
+    default:
+      view.CopyBytes(static_cast<std::string*>(dst));
+      break;
+  }
+}
+
+// Copies n elements starting at element `from` of `src` to dst.
+void CopyElements(const Tensor& src, int64_t from, int64_t n, void* dst) {
+  if (src.dtype() == DType::kString) {
+    const std::string* s = src.data<std::string>() + from;
+    auto* d = static_cast<std::string*>(dst);
+    for (int64_t i = 0; i < n; ++i) d[i] = s[i];
+  } else if (n > 0) {
+    const size_t size = DTypeSize(src.dtype());
+    std::memcpy(dst, static_cast<const char*>(src.raw_data()) + from * size,
+                static_cast<size_t>(n) * size);
+  }
+}
+
+// Fills n elements at dst with element 0 of `value`, or with 0 / "" when
+// there is no value.
+void FillPadding(DType dtype, const std::optional<Tensor>& value, int64_t n,
+                 void* dst) {
+  if (n <= 0) return;
+  switch (dtype) {
+    case DType::kFloat32:
+      std::fill_n(static_cast<float*>(dst), n,
+                  value ? value->data<float>()[0] : 0.0f);
+      break;
+    case DType::kInt64:
+      std::fill_n(static_cast<int64_t*>(dst), n,
+                  value ? value->data<int64_t>()[0] : int64_t{0});
+      break;
+    default: {
+      auto* d = static_cast<std::string*>(dst);
+      for (int64_t i = 0; i < n; ++i) {
+        d[i] = value ? value->data<std::string>()[0] : std::string();
+      }
+      break;
+    }
+  }
+}
+
+char* ElementPtr(Tensor& t, int64_t element) {
+  const size_t size =
+      t.dtype() == DType::kString ? sizeof(std::string) : DTypeSize(t.dtype());
+  return static_cast<char*>(t.raw_data()) + element * size;
+}
+
+Tensor Int64Vector(std::initializer_list<int64_t> values) {
+  return Tensor::FromVector(std::vector<int64_t>(values));
+}
+
+}  // namespace
+
+namespace internal {
+
+// Builds the outputs of `schema` from views[b * S + s], the winning
+// feature of spec s in example b (kind kNone when missing). With `single`,
+// the batch dimension is dropped (B must be 1).
+Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
+                                    std::span<const FeatureView> views,
+                                    int64_t batch, bool single,
+                                    int64_t index_offset) {
+  ParsedFeatures out;
+  out.dense.resize(schema.dense_keys.size());
+  out.sparse.resize(schema.sparse_keys.size());
+  const size_t num_specs = schema.specs.size();
+  for (size_t s = 0; s < num_specs; ++s) {
+    const Spec& spec = schema.specs[s];
+    auto view = [&](int64_t b) -> const FeatureView& {
+      return views[static_cast<size_t>(b) * num_specs + s];
+    };
+    switch (spec.type) {
+      case Type::kFixedLen: {
+        Tensor t = Tensor::Uninitialized(
+            spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
+        for (int64_t b = 0; b < batch; ++b) {
+          const FeatureView& v = view(b);
+          char* dst = ElementPtr(t, b * spec.stride);
+          if (v.kind() == FeatureKind::kNone) {
+            if (!spec.default_value) return Missing(spec, b + index_offset);
+            CopyElements(*spec.default_value, 0, spec.stride, dst);
+            continue;
+          }
+          if (v.kind() != spec.kind) {
+            return KindMismatch(spec, b + index_offset, v.kind());
+          }
+          if (v.size() != spec.stride) {
+            return InvalidArgumentError(
+                Where(spec, b + index_offset) + "Number of " +
+                std::string(DTypeName(spec.dtype)) +
+                " values != expected.  Values size: " +
+                std::to_string(v.size()) +
+                " but output shape: " + spec.shape.DebugString());
+          }
+          CopyValues(v, spec.dtype, dst);
+        }
+        out.dense[static_cast<size_t>(spec.out_index)] = std::move(t);
+        break;
+      }
+      case Type::kFixedLenSequence: {
+        int64_t max_rows = 0;
+        for (int64_t b = 0; b < batch; ++b) {
+          const FeatureView& v = view(b);
+          if (v.kind() == FeatureKind::kNone) continue;
+          if (v.kind() != spec.kind) {
+            return KindMismatch(spec, b + index_offset, v.kind());
+          }
+          if (spec.stride == 0 ? v.size() != 0 : v.size() % spec.stride != 0) {
+            return InvalidArgumentError(
+                Where(spec, b + index_offset) +
+                "Error while parsing feature with key " + spec.key +
+                ": number of elements should be divisible by " +
+                std::to_string(spec.stride) + ", found " +
+                std::to_string(v.size()) + " instead");
+          }
+          if (spec.stride > 0) {
+            max_rows = std::max(max_rows, v.size() / spec.stride);
+          }
+        }
+        TensorShape shape = spec.shape.Prepend(max_rows);
+        if (!single) shape = shape.Prepend(batch);
+        Tensor t = Tensor::Uninitialized(spec.dtype, shape);
+        const int64_t row = max_rows * spec.stride;
+        for (int64_t b = 0; b < batch; ++b) {
+          const FeatureView& v = view(b);
+          char* dst = ElementPtr(t, b * row);
+          int64_t n = 0;
+          if (v.kind() != FeatureKind::kNone) {
+            CopyValues(v, spec.dtype, dst);
+            n = v.size();
+          }
+          FillPadding(spec.dtype, spec.default_value, row - n,
+                      ElementPtr(t, b * row + n));
+        }
+        out.dense[static_cast<size_t>(spec.out_index)] = std::move(t);
+        break;
+      }
+      case Type::kVarLen: {
+        int64_t total = 0;
+        int64_t max_n = 0;
+        for (int64_t b = 0; b < batch; ++b) {
+          const FeatureView& v = view(b);
+          if (v.kind() == FeatureKind::kNone) continue;
+          if (v.kind() != spec.kind) {
+            return KindMismatch(spec, b + index_offset, v.kind());
+          }
+          total += v.size();
+          max_n = std::max(max_n, v.size());
+        }
+        SparseTensor sp;
+        sp.indices = Tensor::Uninitialized(
+            DType::kInt64, TensorShape({total, single ? 1 : 2}));
+        sp.values = Tensor::Uninitialized(spec.dtype, TensorShape({total}));
+        sp.dense_shape =
+            single ? Int64Vector({max_n}) : Int64Vector({batch, max_n});
+        int64_t* idx = sp.indices.data<int64_t>();
+        int64_t at = 0;
+        for (int64_t b = 0; b < batch; ++b) {
+          const FeatureView& v = view(b);
+          if (v.kind() == FeatureKind::kNone || v.size() == 0) continue;
+          CopyValues(v, spec.dtype, ElementPtr(sp.values, at));
+          for (int64_t j = 0; j < v.size(); ++j) {
+            if (!single) *idx++ = b;
+            *idx++ = j;
+          }
+          at += v.size();
+        }
+        out.sparse[static_cast<size_t>(spec.out_index)] = std::move(sp);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace internal
+
+const std::vector<std::string>& ParsedFeatures::dense_keys() const {
+  static const std::vector<std::string> kNone;
+  return schema_ ? schema_->dense_keys : kNone;
+}
+
+const std::vector<std::string>& ParsedFeatures::sparse_keys() const {
+  static const std::vector<std::string> kNone;
+  return schema_ ? schema_->sparse_keys : kNone;
+}
+
+const Tensor* ParsedFeatures::FindDense(std::string_view key) const {
+  if (!schema_) return nullptr;
+  const int s = schema_->Lookup(key);
+  if (s < 0) return nullptr;
+  const Spec& spec = schema_->specs[static_cast<size_t>(s)];
+  if (spec.type == Type::kVarLen) return nullptr;
+  return &dense[static_cast<size_t>(spec.out_index)];
+}
+
+const SparseTensor* ParsedFeatures::FindSparse(std::string_view key) const {
+  if (!schema_) return nullptr;
+  const int s = schema_->Lookup(key);
+  if (s < 0) return nullptr;
+  const Spec& spec = schema_->specs[static_cast<size_t>(s)];
+  if (spec.type != Type::kVarLen) return nullptr;
+  return &sparse[static_cast<size_t>(spec.out_index)];
+}
+
+Result<ExampleParser> ExampleParser::Create(FeatureSpecs specs) {
+  INFLOW_ASSIGN_OR_RETURN(
+      ParsedSchema schema,
+      ParsedSchema::Build(std::move(specs), ParsedSchema::Context::kExample));
+  return ExampleParser(std::make_shared<const ParsedSchema>(std::move(schema)));
+}
+
+const std::vector<std::string>& ExampleParser::dense_keys() const {
+  return schema_->dense_keys;
+}
+
+const std::vector<std::string>& ExampleParser::sparse_keys() const {
+  return schema_->sparse_keys;
+}
+
+namespace {
+
+// Per-thread scratch, so that steady-state parsing does not allocate
+// outside the output tensors.
+struct Scratch {
+  std::vector<FeatureEntry> entries;
+  std::vector<FeatureView> views;
+  std::vector<std::unique_ptr<std::string>> joined;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+template <typename Str>
+Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
+                                            bool single) const {
+  const ParsedSchema& schema = *schema_;
+  const size_t num_specs = schema.specs.size();
+  Scratch& scratch = ThreadScratch();
+  scratch.views.assign(serialized.size() * num_specs, FeatureView());
+  scratch.joined.clear();
+  for (size_t b = 0; b < serialized.size(); ++b) {
+    scratch.entries.clear();
+    bool has_features = false;
+    Status s = internal::ParseExampleEntries(std::string_view(serialized[b]),
+                                             &scratch.entries, &scratch.joined,
+                                             &has_features);
+    if (!s.ok()) {
+      scratch.joined.clear();
+      return s.WithContext("Name: <unknown>, Index: " + std::to_string(b));
+    }
+    FeatureView* row = scratch.views.data() + b * num_specs;
+    // Later entries overwrite earlier ones: the last key wins.
+    for (const FeatureEntry& e : scratch.entries) {
+      const int i = schema.Lookup(e.key);
+      if (i >= 0) row[i] = e.value;
+    }
+  }
+  Result<ParsedFeatures> out = internal::BuildOutputs(
+      schema, scratch.views, static_cast<int64_t>(serialized.size()), single,
+      0);
+  scratch.joined.clear();
+  if (out.ok()) out->schema_ = schema_;
+  return out;
+}
+
+Result<ParsedFeatures> ExampleParser::ParseSingle(
+    std::string_view serialized) const {
+  return Parse(std::span<const std::string_view>(&serialized, 1), true);
+}
+
+Result<ParsedFeatures> ExampleParser::ParseBatch(
+    std::span<const std::string_view> serialized) const {
+  return Parse(serialized, false);
+}
+
+Result<ParsedFeatures> ExampleParser::ParseBatch(
+    std::span<const std::string> serialized) const {
+  return Parse(serialized, false);
+}
+
+Result<ParsedFeatures> ParseSingleExample(std::string_view serialized,
+                                          FeatureSpecs specs) {
+  INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
+                          ExampleParser::Create(std::move(specs)));
+  return parser.ParseSingle(serialized);
+}
+
+Result<ParsedFeatures> ParseExample(
+    std::span<const std::string_view> serialized, FeatureSpecs specs) {
+  INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
+                          ExampleParser::Create(std::move(specs)));
+  return parser.ParseBatch(serialized);
+}
+
+}  // namespace inflow

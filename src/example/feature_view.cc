@@ -1,0 +1,546 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/example/feature_view.h"
+
+#include <cstring>
+#include <utility>
+
+#include "example/wire.h"
+
+namespace inflow {
+
+using internal::kWireFixed32;
+using internal::kWireLen;
+using internal::kWireVarint;
+using internal::WireReader;
+
+std::string_view FeatureKindName(FeatureKind kind) {
+  switch (kind) {
+    case FeatureKind::kBytes:
+      return "bytes_list";
+    case FeatureKind::kFloat:
+      return "float_list";
+    case FeatureKind::kInt64:
+      return "int64_list";
+    case FeatureKind::kNone:
+      break;
+  }
+  return "none";
+}
+
+FeatureKind FeatureKindFor(DType dtype) {
+  switch (dtype) {
+    case DType::kString:
+      return FeatureKind::kBytes;
+    case DType::kFloat32:
+      return FeatureKind::kFloat;
+    case DType::kInt64:
+      return FeatureKind::kInt64;
+    default:
+      return FeatureKind::kNone;
+  }
+}
+
+namespace {
+
+Status Malformed(std::string_view what, const char* pos, const char* base) {
+  return InvalidArgumentError("Could not parse example input: malformed " +
+                              std::string(what) + " at byte offset " +
+                              std::to_string(pos - base));
+}
+
+// Validates one list message of `kind` and counts its values; -1 when it
+// is malformed.
+int64_t CountList(FeatureKind kind, std::string_view payload) {
+  WireReader r(payload);
+  int64_t n = 0;
+  while (!r.done()) {
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return -1;
+    if (field == 1) {
+      if (kind == FeatureKind::kBytes && wt == kWireLen) {
+        std::string_view v;
+        if (!r.ReadLengthDelimited(&v)) return -1;
+        ++n;
+        continue;
+      }
+      if (kind == FeatureKind::kFloat) {
+        if (wt == kWireLen) {
+          std::string_view v;
+          if (!r.ReadLengthDelimited(&v) || v.size() % 4 != 0) return -1;
+          n += static_cast<int64_t>(v.size() / 4);
+          continue;
+        }
+        if (wt == kWireFixed32) {
+          uint32_t v;
+          if (!r.ReadFixed32(&v)) return -1;
+          ++n;
+          continue;
+        }
+      }
+      if (kind == FeatureKind::kInt64) {
+        if (wt == kWireLen) {
+          std::string_view v;
+          if (!r.ReadLengthDelimited(&v)) return -1;
+          const int64_t k = internal::CountPackedVarints(v);
+          if (k < 0) return -1;
+          n += k;
+          continue;
+        }
+        if (wt == kWireVarint) {
+          uint64_t v;
+          if (!r.ReadVarint(&v)) return -1;
+          ++n;
+          continue;
+        }
+      }
+    }
+    // Unknown fields, and field 1 with a wire type it cannot have.
+    if (!r.SkipField(field, wt)) return -1;
+  }
+  return n;
+}
+
+}  // namespace
+
+Status FeatureView::Parse(std::string_view feature, const char* base,
+                          FeatureView* out) {
+  WireReader r(feature);
+  FeatureKind kind = FeatureKind::kNone;
+  int64_t size = 0;
+  const char* segment = nullptr;
+  int lists = 0;
+  std::string_view last;
+  while (!r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return Malformed("Feature", tag_pos, base);
+    if (wt == kWireLen && field >= 1 && field <= 3) {
+      std::string_view payload;
+      if (!r.ReadLengthDelimited(&payload)) {
+        return Malformed("Feature", tag_pos, base);
+      }
+      const auto k = static_cast<FeatureKind>(field);
+      if (k != kind) {
+        // Setting another oneof member clears the previous one.
+        kind = k;
+        size = 0;
+        lists = 0;
+        segment = tag_pos;
+      }
+      const int64_t n = CountList(k, payload);
+      if (n < 0) return Malformed(FeatureKindName(k), payload.data(), base);
+      size += n;
+      ++lists;
+      last = payload;
+    } else if (!r.SkipField(field, wt)) {
+      return Malformed("Feature", tag_pos, base);
+    }
+  }
+  out->kind_ = kind;
+  out->size_ = size;
+  if (lists <= 1) {
+    out->single_list_ = true;
+    out->data_ = last;
+  } else {
+    out->single_list_ = false;
+    out->data_ = std::string_view(
+        segment,
+        static_cast<size_t>(feature.data() + feature.size() - segment));
+  }
+  return OkStatus();
+}
+
+template <typename F>
+void FeatureView::ForEachList(F&& f) const {
+  if (single_list_) {
+    if (kind_ != FeatureKind::kNone) f(data_);
+    return;
+  }
+  // Validated by Parse: every read succeeds.
+  WireReader r(data_);
+  const auto want = static_cast<uint32_t>(kind_);
+  while (!r.done()) {
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return;
+    if (field == want && wt == kWireLen) {
+      std::string_view payload;
+      if (!r.ReadLengthDelimited(&payload)) return;
+      f(payload);
+    } else if (!r.SkipField(field, wt)) {
+      return;
+    }
+  }
+}
+
+void FeatureView::CopyFloats(float* out) const {
+  ForEachList([&out](std::string_view list) {
+    WireReader r(list);
+    while (!r.done()) {
+      uint32_t field;
+      int wt;
+      if (!r.ReadTag(&field, &wt)) return;
+      if (field == 1 && wt == kWireLen) {
+        std::string_view v;
+        if (!r.ReadLengthDelimited(&v)) return;
+        std::memcpy(out, v.data(), v.size());
+        out += v.size() / 4;
+      } else if (field == 1 && wt == kWireFixed32) {
+        uint32_t bits;
+        if (!r.ReadFixed32(&bits)) return;
+        std::memcpy(out++, &bits, 4);
+      } else if (!r.SkipField(field, wt)) {
+        return;
+      }
+    }
+  });
+}
+
+void FeatureView::CopyInt64s(int64_t* out) const {
+  ForEachList([&out](std::string_view list) {
+    WireReader r(list);
+    while (!r.done()) {
+      uint32_t field;
+      int wt;
+      if (!r.ReadTag(&field, &wt)) return;
+      if (field == 1 && wt == kWireLen) {
+        std::string_view v;
+        if (!r.ReadLengthDelimited(&v)) return;
+        const int64_t n = internal::CountPackedVarints(v);
+        internal::DecodePackedVarints(v, out);
+        out += n;
+      } else if (field == 1 && wt == kWireVarint) {
+        uint64_t v;
+        if (!r.ReadVarint(&v)) return;
+        *out++ = static_cast<int64_t>(v);
+      } else if (!r.SkipField(field, wt)) {
+        return;
+      }
+    }
+  });
+}
+
+void FeatureView::CopyBytes(std::string* out) const {
+  ForEachBytes([&out](std::string_view v) { (out++)->assign(v); });
+}
+
+FeatureView::BytesIterator::BytesIterator(const FeatureView& view)
+    : single_(view.single_list_) {
+  if (view.kind_ != FeatureKind::kBytes) return;
+  if (single_) {
+    list_ = view.data_;
+  } else {
+    outer_ = view.data_;
+  }
+}
+
+bool FeatureView::BytesIterator::Next(std::string_view* value) {
+  for (;;) {
+    while (!list_.empty()) {
+      WireReader r(list_);
+      uint32_t field;
+      int wt;
+      bool found = false;
+      if (!r.ReadTag(&field, &wt)) return false;
+      if (field == 1 && wt == kWireLen) {
+        if (!r.ReadLengthDelimited(value)) return false;
+        found = true;
+      } else if (!r.SkipField(field, wt)) {
+        return false;
+      }
+      list_.remove_prefix(r.offset());
+      if (found) return true;
+    }
+    if (outer_.empty()) return false;
+    WireReader r(outer_);
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return false;
+    if (field == 1 && wt == kWireLen) {
+      if (!r.ReadLengthDelimited(&list_)) return false;
+    } else if (!r.SkipField(field, wt)) {
+      return false;
+    }
+    outer_.remove_prefix(r.offset());
+  }
+}
+
+namespace internal {
+
+namespace {
+
+// Parses one map<string, Feature> entry. A key or value given twice: the
+// last key wins and the values merge, as libprotobuf merges messages.
+Status ParseFeatureEntry(std::string_view entry, const char* base,
+                         std::vector<FeatureEntry>* entries,
+                         std::vector<std::unique_ptr<std::string>>* joined) {
+  WireReader r(entry);
+  std::string_view key;
+  std::string_view value;
+  int values = 0;
+  std::unique_ptr<std::string> merged;
+  while (!r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) {
+      return Malformed("Features map entry", tag_pos, base);
+    }
+    if ((field == 1 || field == 2) && wt == kWireLen) {
+      std::string_view payload;
+      if (!r.ReadLengthDelimited(&payload)) {
+        return Malformed("Features map entry", tag_pos, base);
+      }
+      if (field == 1) {
+        key = payload;
+      } else {
+        if (values == 1) merged = std::make_unique<std::string>(value);
+        if (values >= 1) merged->append(payload);
+        value = payload;
+        ++values;
+      }
+    } else if (!r.SkipField(field, wt)) {
+      return Malformed("Features map entry", tag_pos, base);
+    }
+  }
+  FeatureView view;
+  if (values == 1) {
+    INFLOW_RETURN_IF_ERROR(FeatureView::Parse(value, base, &view));
+  } else if (values > 1) {
+    INFLOW_RETURN_IF_ERROR(
+        FeatureView::Parse(*merged, merged->data(), &view)
+            .WithContext("in a Feature split over several fields"));
+    joined->push_back(std::move(merged));
+  }
+  entries->push_back({key, view});
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ParseFeatures(std::string_view features, const char* base,
+                     std::vector<FeatureEntry>* entries,
+                     std::vector<std::unique_ptr<std::string>>* joined) {
+  WireReader r(features);
+  while (!r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return Malformed("Features", tag_pos, base);
+    if (field == 1 && wt == kWireLen) {
+      std::string_view entry;
+      if (!r.ReadLengthDelimited(&entry)) {
+        return Malformed("Features", tag_pos, base);
+      }
+      INFLOW_RETURN_IF_ERROR(ParseFeatureEntry(entry, base, entries, joined));
+    } else if (!r.SkipField(field, wt)) {
+      return Malformed("Features", tag_pos, base);
+    }
+  }
+  return OkStatus();
+}
+
+Status ParseExampleEntries(std::string_view example,
+                           std::vector<FeatureEntry>* entries,
+                           std::vector<std::unique_ptr<std::string>>* joined,
+                           bool* has_features) {
+  const char* base = example.data();
+  WireReader r(example);
+  while (!r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return Malformed("Example", tag_pos, base);
+    if (field == 1 && wt == kWireLen) {
+      std::string_view features;
+      if (!r.ReadLengthDelimited(&features)) {
+        return Malformed("Example", tag_pos, base);
+      }
+      // Several `features` fields merge their maps.
+      *has_features = true;
+      INFLOW_RETURN_IF_ERROR(ParseFeatures(features, base, entries, joined));
+    } else if (!r.SkipField(field, wt)) {
+      return Malformed("Example", tag_pos, base);
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace internal
+
+Status ExampleView::Parse(std::string_view serialized) {
+  entries_.clear();
+  joined_.clear();
+  has_features_ = false;
+  Status s = internal::ParseExampleEntries(serialized, &entries_, &joined_,
+                                           &has_features_);
+  if (!s.ok()) {
+    entries_.clear();
+    joined_.clear();
+    has_features_ = false;
+  }
+  return s;
+}
+
+const FeatureView* ExampleView::Find(std::string_view key) const {
+  for (size_t i = entries_.size(); i > 0; --i) {
+    if (entries_[i - 1].key == key) return &entries_[i - 1].value;
+  }
+  return nullptr;
+}
+
+namespace {
+
+// Appends the Features of one FeatureList message to *steps.
+Status ParseFeatureList(std::string_view list, const char* base,
+                        std::vector<FeatureView>* steps) {
+  WireReader r(list);
+  while (!r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) return Malformed("FeatureList", tag_pos, base);
+    if (field == 1 && wt == kWireLen) {
+      std::string_view feature;
+      if (!r.ReadLengthDelimited(&feature)) {
+        return Malformed("FeatureList", tag_pos, base);
+      }
+      FeatureView view;
+      INFLOW_RETURN_IF_ERROR(FeatureView::Parse(feature, base, &view));
+      steps->push_back(view);
+    } else if (!r.SkipField(field, wt)) {
+      return Malformed("FeatureList", tag_pos, base);
+    }
+  }
+  return OkStatus();
+}
+
+struct ListRange {
+  std::string_view key;
+  size_t begin;
+  size_t end;
+};
+
+// Parses a FeatureLists message. A map entry's value given twice merges:
+// the steps concatenate.
+Status ParseFeatureLists(std::string_view lists, const char* base,
+                         std::vector<FeatureView>* steps,
+                         std::vector<ListRange>* ranges) {
+  WireReader r(lists);
+  while (!r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) {
+      return Malformed("FeatureLists", tag_pos, base);
+    }
+    if (!(field == 1 && wt == kWireLen)) {
+      if (!r.SkipField(field, wt)) {
+        return Malformed("FeatureLists", tag_pos, base);
+      }
+      continue;
+    }
+    std::string_view entry;
+    if (!r.ReadLengthDelimited(&entry)) {
+      return Malformed("FeatureLists", tag_pos, base);
+    }
+    ListRange range{std::string_view(), steps->size(), 0};
+    WireReader e(entry);
+    while (!e.done()) {
+      const char* entry_tag = e.pos();
+      uint32_t f;
+      int t;
+      if (!e.ReadTag(&f, &t)) {
+        return Malformed("FeatureLists map entry", entry_tag, base);
+      }
+      if ((f == 1 || f == 2) && t == kWireLen) {
+        std::string_view payload;
+        if (!e.ReadLengthDelimited(&payload)) {
+          return Malformed("FeatureLists map entry", entry_tag, base);
+        }
+        if (f == 1) {
+          range.key = payload;
+        } else {
+          INFLOW_RETURN_IF_ERROR(ParseFeatureList(payload, base, steps));
+        }
+      } else if (!e.SkipField(f, t)) {
+        return Malformed("FeatureLists map entry", entry_tag, base);
+      }
+    }
+    range.end = steps->size();
+    ranges->push_back(range);
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status SequenceExampleView::Parse(std::string_view serialized) {
+  context_.clear();
+  feature_lists_.clear();
+  steps_.clear();
+  joined_.clear();
+  has_context_ = has_feature_lists_ = false;
+  const char* base = serialized.data();
+  std::vector<ListRange> ranges;
+  WireReader r(serialized);
+  Status s;
+  while (s.ok() && !r.done()) {
+    const char* tag_pos = r.pos();
+    uint32_t field;
+    int wt;
+    if (!r.ReadTag(&field, &wt)) {
+      s = Malformed("SequenceExample", tag_pos, base);
+      break;
+    }
+    std::string_view payload;
+    if ((field == 1 || field == 2) && wt == kWireLen) {
+      if (!r.ReadLengthDelimited(&payload)) {
+        s = Malformed("SequenceExample", tag_pos, base);
+      } else if (field == 1) {
+        has_context_ = true;
+        s = internal::ParseFeatures(payload, base, &context_, &joined_);
+      } else {
+        has_feature_lists_ = true;
+        s = ParseFeatureLists(payload, base, &steps_, &ranges);
+      }
+    } else if (!r.SkipField(field, wt)) {
+      s = Malformed("SequenceExample", tag_pos, base);
+    }
+  }
+  if (!s.ok()) {
+    context_.clear();
+    steps_.clear();
+    joined_.clear();
+    has_context_ = has_feature_lists_ = false;
+    return s;
+  }
+  feature_lists_.reserve(ranges.size());
+  for (const ListRange& range : ranges) {
+    feature_lists_.push_back(
+        {range.key, std::span<const FeatureView>(steps_.data() + range.begin,
+                                                 range.end - range.begin)});
+  }
+  return OkStatus();
+}
+
+const FeatureView* SequenceExampleView::FindContext(
+    std::string_view key) const {
+  for (size_t i = context_.size(); i > 0; --i) {
+    if (context_[i - 1].key == key) return &context_[i - 1].value;
+  }
+  return nullptr;
+}
+
+const FeatureListEntry* SequenceExampleView::FindFeatureList(
+    std::string_view key) const {
+  for (size_t i = feature_lists_.size(); i > 0; --i) {
+    if (feature_lists_[i - 1].key == key) return &feature_lists_[i - 1];
+  }
+  return nullptr;
+}
+
+}  // namespace inflow

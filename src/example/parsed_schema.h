@@ -1,0 +1,68 @@
+// Copyright 2026 The inflow Authors.
+//
+// A validated parsing configuration: the specs in a flat form plus a hash
+// table from feature key to spec index. Immutable once built; thread-safe.
+
+#ifndef INFLOW_EXAMPLE_PARSED_SCHEMA_H_
+#define INFLOW_EXAMPLE_PARSED_SCHEMA_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inflow/core/tensor.h"
+#include "inflow/example/example_parser.h"
+#include "inflow/example/feature_view.h"
+
+namespace inflow {
+
+struct ParsedSchema {
+  enum class Type { kFixedLen, kVarLen, kFixedLenSequence };
+  struct Spec {
+    std::string key;
+    Type type;
+    DType dtype;
+    FeatureKind kind;
+    TensorShape shape;  // per element; unused for kVarLen
+    int64_t stride;     // shape.num_elements()
+    bool allow_missing;
+    std::optional<Tensor> default_value;  // FixedLen: prod(shape); else 1
+    int out_index;                        // into dense or sparse
+  };
+
+  // Where a spec may appear.
+  enum class Context { kExample, kSequenceContext, kSequenceFeatureLists };
+
+  static Result<ParsedSchema> Build(FeatureSpecs specs, Context context);
+
+  // The spec index for `key`, or -1.
+  int Lookup(std::string_view key) const;
+
+  std::vector<Spec> specs;
+  std::vector<std::string> dense_keys;
+  std::vector<std::string> sparse_keys;
+
+ private:
+  std::vector<int32_t> table_;  // open addressing, -1 = empty
+  uint64_t mask_ = 0;
+};
+
+namespace internal {
+
+// Builds the tensors of `schema` from views[b * S + s], the winning feature
+// of spec s in example b (kind kNone when missing). `single` drops the
+// batch dimension (then batch is 1). Error messages name example
+// b + index_offset.
+Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
+                                    std::span<const FeatureView> views,
+                                    int64_t batch, bool single,
+                                    int64_t index_offset);
+
+}  // namespace internal
+
+}  // namespace inflow
+
+#endif  // INFLOW_EXAMPLE_PARSED_SCHEMA_H_

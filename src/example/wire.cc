@@ -1,0 +1,104 @@
+// Copyright 2026 The inflow Authors.
+
+#include "example/wire.h"
+
+#include <bit>
+
+namespace inflow::internal {
+
+static_assert(std::endian::native == std::endian::little,
+              "the wire readers copy fixed-width values as they lie");
+
+bool WireReader::ReadVarintSlow(uint64_t* v) {
+  uint64_t result = 0;
+  for (int i = 0; i < 10; ++i) {
+    if (p_ == end_) return false;
+    const uint8_t b = *p_++;
+    result |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      *v = result;
+      return true;
+    }
+  }
+  return false;  // an 11th byte would be needed
+}
+
+bool WireReader::SkipField(uint32_t field, int wire_type) {
+  switch (wire_type) {
+    case kWireVarint: {
+      uint64_t v;
+      return ReadVarint(&v);
+    }
+    case kWireFixed64: {
+      uint64_t v;
+      return ReadFixed64(&v);
+    }
+    case kWireLen: {
+      std::string_view s;
+      return ReadLengthDelimited(&s);
+    }
+    case kWireStartGroup:
+      return SkipGroup(field, 0);
+    case kWireFixed32: {
+      uint32_t v;
+      return ReadFixed32(&v);
+    }
+    default:  // a stray end-group
+      return false;
+  }
+}
+
+bool WireReader::SkipGroup(uint32_t field, int depth) {
+  // libprotobuf's default recursion limit.
+  if (depth >= 100) return false;
+  while (!done()) {
+    uint32_t f;
+    int wt;
+    if (!ReadTag(&f, &wt)) return false;
+    if (wt == kWireEndGroup) return f == field;
+    if (wt == kWireStartGroup) {
+      if (!SkipGroup(f, depth + 1)) return false;
+    } else if (!SkipField(f, wt)) {
+      return false;
+    }
+  }
+  return false;  // unterminated group
+}
+
+int64_t CountPackedVarints(std::string_view payload) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const auto* end = p + payload.size();
+  int64_t n = 0;
+  int run = 0;  // bytes of the current varint so far
+  for (; p < end; ++p) {
+    if (*p < 0x80) {
+      ++n;
+      run = 0;
+    } else if (++run >= 10) {
+      return -1;
+    }
+  }
+  return run == 0 ? n : -1;
+}
+
+void DecodePackedVarints(std::string_view payload, int64_t* out) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const auto* end = p + payload.size();
+  while (p < end) {
+    uint64_t b = *p++;
+    if (b < 0x80) {
+      *out++ = static_cast<int64_t>(b);
+      continue;
+    }
+    uint64_t v = b & 0x7f;
+    int shift = 7;
+    do {
+      b = *p++;
+      v |= (b & 0x7f) << shift;
+      shift += 7;
+    } while (b >= 0x80);
+    *out++ = static_cast<int64_t>(v);
+  }
+}
+
+}  // namespace inflow::internal

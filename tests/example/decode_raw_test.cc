@@ -1,0 +1,98 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/example/decode_raw.h"
+
+#include <cstring>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "inflow/example/example.h"
+#include "inflow/example/feature_view.h"
+
+namespace inflow {
+namespace {
+
+using ::testing::ElementsAre;
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto flat = t.flat<T>();
+  return std::vector<T>(flat.begin(), flat.end());
+}
+
+TEST(DecodeRawTest, LittleAndBigEndian) {
+  const std::string bytes("\x01\x02\x03\x04", 4);
+  Result<Tensor> le = DecodeRaw(bytes, DType::kUInt16);
+  ASSERT_TRUE(le.ok());
+  EXPECT_THAT(Values<uint16_t>(*le), ElementsAre(0x0201, 0x0403));
+  Result<Tensor> be = DecodeRaw(bytes, DType::kUInt16, /*little_endian=*/false);
+  ASSERT_TRUE(be.ok());
+  EXPECT_THAT(Values<uint16_t>(*be), ElementsAre(0x0102, 0x0304));
+  Result<Tensor> u8 = DecodeRaw(bytes, DType::kUInt8, false);
+  EXPECT_THAT(Values<uint8_t>(*u8), ElementsAre(1, 2, 3, 4));
+  float f = 1.5f;
+  Result<Tensor> fl = DecodeRaw(
+      std::string_view(reinterpret_cast<char*>(&f), 4), DType::kFloat32);
+  EXPECT_THAT(Values<float>(*fl), ElementsAre(1.5f));
+}
+
+TEST(DecodeRawTest, LengthNotAMultipleIsInvalidArgument) {
+  EXPECT_EQ(DecodeRaw("abc", DType::kInt32).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(DecodeRaw("ab", DType::kString).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(DecodeRawTest, StringTensorGetsAnExtraDimension) {
+  Tensor in = Tensor::FromVector(std::vector<std::string>{"ab", "cd", "ef"});
+  Result<Tensor> out = DecodeRaw(in, DType::kUInt8);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->shape(), TensorShape({3, 2}));
+  EXPECT_THAT(Values<uint8_t>(*out), ElementsAre('a', 'b', 'c', 'd', 'e', 'f'));
+  Tensor ragged = Tensor::FromVector(std::vector<std::string>{"ab", "c"});
+  EXPECT_EQ(DecodeRaw(ragged, DType::kUInt8).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(DecodeRawTest, SharedDecodeViewsTheRecordWithoutCopying) {
+  std::string pixels(784, '\0');
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<char>(i);
+  auto record = std::make_shared<const std::string>(
+      Example().Set("image", Feature::Bytes({pixels})).Serialize());
+  ExampleView view;
+  ASSERT_TRUE(view.Parse(*record).ok());
+  std::string_view image;
+  view.Find("image")->ForEachBytes([&](std::string_view v) { image = v; });
+  Result<Tensor> t = DecodeRawShared(record, image, DType::kUInt8);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->shape(), TensorShape({784}));
+  EXPECT_EQ(static_cast<const void*>(t->data<uint8_t>()),
+            static_cast<const void*>(image.data()));
+  EXPECT_EQ(t->data<uint8_t>()[200], 200);
+  // The tensor keeps the record alive.
+  std::weak_ptr<const std::string> weak = record;
+  record.reset();
+  EXPECT_FALSE(weak.expired());
+  Tensor keep = *t;
+  t = Tensor();
+  EXPECT_FALSE(weak.expired());
+  keep = Tensor();
+  EXPECT_TRUE(weak.expired());
+}
+
+TEST(DecodeRawTest, SharedDecodeCopiesWhenMisalignedOrForeignOrder) {
+  auto record = std::make_shared<const std::string>(std::string(9, '\x01'));
+  std::string_view odd(record->data() + 1, 8);
+  Result<Tensor> t = DecodeRawShared(record, odd, DType::kInt32);
+  ASSERT_TRUE(t.ok());
+  EXPECT_NE(static_cast<const void*>(t->raw_data()),
+            static_cast<const void*>(odd.data()));
+  EXPECT_THAT(Values<int32_t>(*t), ElementsAre(0x01010101, 0x01010101));
+  std::string_view outside("abcd");
+  EXPECT_EQ(DecodeRawShared(record, outside, DType::kUInt8).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace inflow
