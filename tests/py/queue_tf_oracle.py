@@ -1,0 +1,731 @@
+"""TensorFlow as the oracle for inflow's queues.
+
+For a seed and a queue kind, generates a random sequence of queue operations
+(enqueue, enqueue_many, dequeue, dequeue_many, dequeue_up_to, close, close
+with cancel, size, is_closed, plus invalid calls), runs it on TensorFlow's
+own queue kernels (tf.compat.v1 graph mode, one Session) on ONE thread, and
+records every result: values, shapes and dtypes of what was dequeued, and
+the canonical error code of every failure. tests/queue_tf/queue_tf_replay.cc
+replays the recorded sequences on inflow's queues and compares.
+
+How blocking is handled: each sequence runs on one thread, so no other call
+is ever pending on the queue. A call that would block is issued with a short
+RunOptions.timeout_in_ms (BLOCKING_TIMEOUT_MS) and returns
+DEADLINE_EXCEEDED, which is what inflow must return with the same timeout. A
+reference model of the queue (sizes, closed flag, min_after_dequeue) predicts
+whether a call blocks; calls predicted not to block run with a generous
+timeout (NONBLOCKING_TIMEOUT_MS) so that a loaded machine cannot turn them
+into spurious timeouts. Every TF result is also checked against the model;
+disagreements are counted (`model_disagreements`) and end that sequence.
+
+Known divergences the generator avoids (see the spec, section 1.6):
+  * A dequeue_many/dequeue_up_to that times out after taking some elements:
+    TF drops the taken elements, inflow puts them back at the front. The
+    generator never issues such a call (it asks for at most the available
+    elements, or issues it on an empty queue, where nothing is taken).
+  * A second close() is CANCELLED in TF 2.x and in the spec (the 2015 TF code
+    said ABORTED); recorded as TF returns it, no special case needed.
+
+Fresh queues without growing the graph: extending a live Session's graph
+costs tens of milliseconds per call, so every queue a run needs is created up
+front, one node per sequence, and its resource handle is parked in the
+Session with GetSessionHandle. The operations are built once per queue
+configuration against a GetSessionTensor(resource) placeholder, and each
+call feeds the handle of the sequence's own queue.
+
+Usage: queue_tf_oracle.py --kind fifo --count 100 --seed 1 --out fifo.jsonl
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import random
+import sys
+import threading
+
+import numpy as np
+
+KINDS = ("fifo", "padding_fifo", "random_shuffle", "priority")
+
+BLOCKING_TIMEOUT_MS = 1
+NONBLOCKING_TIMEOUT_MS = 2000
+PARTIAL_TIMEOUT_MS = 20
+INT32_MAX = 2**31 - 1
+TRACE = bool(os.environ.get("INFLOW_ORACLE_TRACE"))
+
+OK, CANCELLED, INVALID_ARGUMENT, DEADLINE_EXCEEDED, OUT_OF_RANGE = 0, 1, 3, 4, 11
+
+# The queue configurations each kind is tested with. shapes None: created
+# without shapes. -1 is an unknown dim (PaddingFIFO only). Priority dtypes and
+# shapes are the value components; the int64 priority is prepended.
+CONFIGS = {
+    "fifo": [
+        dict(capacity=3, dtypes=["int64"], shapes=[[]]),
+        dict(capacity=2, dtypes=["int64", "float32", "string"],
+             shapes=[[], [2], [1, 2]]),
+        dict(capacity=-1, dtypes=["string", "int64"], shapes=None),
+        dict(capacity=1, dtypes=["float32"], shapes=[[3]]),
+        dict(capacity=5, dtypes=["int64", "string"], shapes=[[2], []]),
+        dict(capacity=0, dtypes=["int64"], shapes=[[]]),
+    ],
+    "padding_fifo": [
+        dict(capacity=3, dtypes=["int64"], shapes=[[-1]]),
+        dict(capacity=4, dtypes=["float32", "string"], shapes=[[-1, 2], [-1]]),
+        dict(capacity=-1, dtypes=["int64", "string", "float32"],
+             shapes=[[], [-1, -1], [2]]),
+        dict(capacity=2, dtypes=["string"], shapes=[[]]),
+        dict(capacity=3, dtypes=["int64"], shapes=[[2, -1, 1]]),
+    ],
+    "random_shuffle": [
+        dict(capacity=5, dtypes=["int64"], shapes=[[]], min_after_dequeue=0),
+        dict(capacity=4, dtypes=["int64", "string"], shapes=[[], [2]],
+             min_after_dequeue=2),
+        dict(capacity=1, dtypes=["float32"], shapes=[[2]], min_after_dequeue=0),
+        dict(capacity=6, dtypes=["string"], shapes=None, min_after_dequeue=1),
+        dict(capacity=-1, dtypes=["int64"], shapes=[[]], min_after_dequeue=3),
+    ],
+    "priority": [
+        dict(capacity=3, dtypes=["int64"], shapes=[[]]),
+        dict(capacity=-1, dtypes=["string", "float32"], shapes=[[], [2]]),
+        # No config without shapes: TF's kernel cannot create one (its own
+        # check then fails with "has component shapes [] but requested
+        # component shapes were [[]]"), and tf.compat.v1.PriorityQueue
+        # rejects shapes=None.
+        dict(capacity=2, dtypes=["string"], shapes=[[]]),
+        dict(capacity=4, dtypes=["float32", "int64"], shapes=[[1], [2]]),
+    ],
+}
+
+
+def _np_dtype(name):
+    return {"int64": np.int64, "float32": np.float32, "string": object}[name]
+
+
+def tensor_json(dtype, arr):
+    """The JSON form of a tensor: dtype name, shape, row-major values."""
+    arr = np.asarray(arr)
+    flat = arr.reshape(-1).tolist()
+    if dtype == "string":
+        flat = [v.decode("utf-8") if isinstance(v, bytes) else v for v in flat]
+    elif dtype == "float32":
+        flat = [float(v) for v in flat]
+    elif dtype == "bool":
+        flat = [bool(v) for v in flat]
+    else:
+        flat = [int(v) for v in flat]
+    return {"dtype": dtype, "shape": list(arr.shape), "values": flat}
+
+
+def tensor_numpy(t):
+    if t["dtype"] == "string":
+        arr = np.array([v.encode("utf-8") for v in t["values"]], dtype=object)
+    else:
+        arr = np.array(t["values"], dtype=_np_dtype(t["dtype"]))
+    return arr.reshape(t["shape"])
+
+
+class Config:
+    """One queue configuration as the kernels see it (priority prepended)."""
+
+    def __init__(self, kind, index, spec):
+        self.kind = kind
+        self.index = index
+        self.capacity = spec["capacity"]
+        self.bound = INT32_MAX if self.capacity < 0 else self.capacity
+        self.value_dtypes = list(spec["dtypes"])
+        self.value_shapes = spec["shapes"]
+        self.min_after_dequeue = spec.get("min_after_dequeue", 0)
+        if kind == "priority":
+            self.dtypes = ["int64"] + self.value_dtypes
+            self.shapes = ([[]] + self.value_shapes
+                           if self.value_shapes is not None else None)
+        else:
+            self.dtypes = list(self.value_dtypes)
+            self.shapes = self.value_shapes
+
+    @property
+    def has_shapes(self):
+        return self.shapes is not None
+
+    def json(self, seed):
+        out = {"kind": self.kind, "capacity": self.capacity,
+               "dtypes": self.value_dtypes, "shapes": self.value_shapes}
+        if self.kind == "random_shuffle":
+            out["min_after_dequeue"] = self.min_after_dequeue
+            out["seed"], out["seed2"] = seed
+        return out
+
+    # Variants of the component dtypes an enqueue is built with, to reach
+    # the kernel's arity and dtype checks (INVALID_ARGUMENT).
+    def enqueue_signatures(self):
+        sigs = [tuple(self.dtypes), tuple(self.dtypes) + ("int64",)]
+        if len(self.dtypes) >= 2:
+            sigs.append(tuple(self.dtypes[:-1]))
+        swapped = "string" if self.dtypes[-1] != "string" else "float32"
+        sigs.append(tuple(self.dtypes[:-1]) + (swapped,))
+        return sigs
+
+
+class TFQueues:
+    """A graph and Session holding a pool of fresh TF queues.
+
+    One per configuration: a Session compiles each new (feeds, fetches)
+    signature against its whole graph, so small graphs keep that cheap.
+    """
+
+    def __init__(self, tf, plan):
+        """plan: list of (Config, [rsq seed pairs or None per queue])."""
+        from tensorflow.python.ops import gen_data_flow_ops as gdf
+        self.tf = tf
+        tf1 = tf.compat.v1
+        self.graph = tf.Graph()
+        self.ops = {}
+        self.handles = {}
+        handle_tensors = {}
+        with self.graph.as_default():
+            for config, seeds in plan:
+                key = (config.kind, config.index)
+                tf_dtypes = [tf.as_dtype(d) for d in config.value_dtypes]
+                shapes = [[None if d < 0 else d for d in s]
+                          for s in config.value_shapes or []]
+                refs = []
+                for seed in seeds:
+                    if config.kind == "fifo":
+                        q = gdf.fifo_queue_v2(tf_dtypes, shapes=shapes,
+                                              capacity=config.capacity)
+                    elif config.kind == "padding_fifo":
+                        q = gdf.padding_fifo_queue_v2(
+                            tf_dtypes, shapes=shapes, capacity=config.capacity)
+                    elif config.kind == "random_shuffle":
+                        q = gdf.random_shuffle_queue_v2(
+                            tf_dtypes, shapes=shapes, capacity=config.capacity,
+                            min_after_dequeue=config.min_after_dequeue,
+                            seed=seed[0], seed2=seed[1])
+                    else:
+                        q = gdf.priority_queue_v2(
+                            shapes=shapes, component_types=tf_dtypes,
+                            capacity=config.capacity)
+                    refs.append(gdf.get_session_handle(q))
+                handle_tensors[key] = refs
+
+                hph = tf1.placeholder(tf.string, [])
+                h = gdf.get_session_tensor(hph, tf.resource)
+                all_dtypes = [tf.as_dtype(d) for d in config.dtypes]
+                n = tf1.placeholder(tf.int32, [])
+                ops = {"handle": hph, "n": n, "enqueue": {}, "enqueue_many": {}}
+                for sig in config.enqueue_signatures():
+                    for name, fn in (("enqueue", gdf.queue_enqueue_v2),
+                                     ("enqueue_many", gdf.queue_enqueue_many_v2)):
+                        phs = [tf1.placeholder(tf.as_dtype(d), None) for d in sig]
+                        ops[name][sig] = (fn(h, phs), phs)
+                ops["dequeue"] = gdf.queue_dequeue_v2(h, all_dtypes)
+                ops["dequeue_many"] = gdf.queue_dequeue_many_v2(h, n, all_dtypes)
+                ops["dequeue_up_to"] = gdf.queue_dequeue_up_to_v2(h, n, all_dtypes)
+                ops["close"] = gdf.queue_close_v2(h, cancel_pending_enqueues=False)
+                ops["close_cancel"] = gdf.queue_close_v2(
+                    h, cancel_pending_enqueues=True)
+                ops["size"] = gdf.queue_size_v2(h)
+                ops["is_closed"] = gdf.queue_is_closed_v2(h)
+                self.ops[key] = ops
+        self.session = tf1.Session(graph=self.graph)
+        self.callables = {}
+        self.lock = threading.Lock()
+        for key, refs in handle_tensors.items():
+            # Keep the TensorHandle objects: dropping one deletes the stored
+            # tensor from the Session.
+            self._handle_objects = getattr(self, "_handle_objects", [])
+            objs = self.session.run(refs)
+            self._handle_objects.extend(objs)
+            self.handles[key] = [o.handle for o in objs]
+
+    def close(self):
+        self.session.close()
+
+    def _make_callable(self, fetch, placeholders, timeout_ms):
+        from tensorflow.core.protobuf import config_pb2
+        opts = config_pb2.CallableOptions()
+        opts.feed.extend(p.name for p in placeholders)
+        fetches = fetch if isinstance(fetch, list) else [fetch]
+        for f in fetches:
+            if isinstance(f, self.tf.Operation):
+                opts.target.append(f.name)
+            else:
+                opts.fetch.append(f.name)
+        opts.run_options.timeout_in_ms = timeout_ms
+        # A Session callable: much less Python work per call than
+        # Session.run (which also formats op tracebacks into every error).
+        return self.session._make_callable_from_options(opts)
+
+    def run(self, key, fetch, placeholders, values, timeout_ms):
+        """Runs one op; returns (code, numpy result or None)."""
+        key = key + (timeout_ms,)
+        fn = self.callables.get(key)
+        if fn is None:
+            with self.lock:
+                fn = self.callables.get(key)
+                if fn is None:
+                    fn = self._make_callable(fetch, placeholders, timeout_ms)
+                    self.callables[key] = fn
+        try:
+            out = fn(*values)
+            return OK, out if isinstance(fetch, list) else out[0] if out else None
+        except self.tf.errors.OpError as e:
+            return e.error_code, None
+
+
+class Model:
+    """What the spec says a call on a queue with no other pending calls does.
+
+    Tracks the number of stored elements and the closed flag; the values
+    themselves come from TF. predict() returns (code, rows_moved, divergent):
+    rows inserted (enqueue) or removed (dequeue), and whether the call would
+    hit a TF/inflow divergence.
+    """
+
+    def __init__(self, config):
+        self.c = config
+        self.size = 0
+        self.closed = False
+
+    def available(self):
+        # Elements a dequeue may take right now without waiting.
+        if self.c.kind == "random_shuffle" and not self.closed:
+            return max(0, self.size - self.c.min_after_dequeue)
+        return self.size
+
+    def predict(self, op, rows=0, n=0, invalid=False):
+        c = self.c
+        if invalid:
+            return INVALID_ARGUMENT, 0, False
+        if op == "enqueue":
+            if self.closed:
+                return CANCELLED, 0, False
+            if self.size < c.bound:
+                return OK, 1, False
+            return DEADLINE_EXCEEDED, 0, False
+        if op == "enqueue_many":
+            if rows == 0:
+                return OK, 0, False
+            if self.closed:
+                return CANCELLED, 0, False
+            room = max(0, c.bound - self.size)
+            if rows <= room:
+                return OK, rows, False
+            return DEADLINE_EXCEEDED, room, False
+        if op == "dequeue":
+            if self.available() >= 1:
+                return OK, 1, False
+            return (OUT_OF_RANGE if self.closed else DEADLINE_EXCEEDED), 0, False
+        if op in ("dequeue_many", "dequeue_up_to"):
+            if n < 0 or not c.has_shapes and c.kind != "padding_fifo":
+                return INVALID_ARGUMENT, 0, False
+            if n == 0:
+                return OK, 0, False
+            avail = self.available()
+            if self.closed:
+                if self.size >= n:
+                    return OK, n, False
+                if op == "dequeue_up_to" and self.size >= 1:
+                    # TF's PriorityQueue fails this with OUT_OF_RANGE and
+                    # drops the stored elements; the spec returns them.
+                    return OK, self.size, c.kind == "priority"
+                return OUT_OF_RANGE, 0, False
+            if avail >= n:
+                return OK, n, False
+            # Open and short: waits for a full batch. Incremental kinds take
+            # what is available first, which TF loses on timeout.
+            divergent = c.kind != "priority" and avail > 0
+            return DEADLINE_EXCEEDED, 0, divergent
+        if op == "close":
+            if self.closed:
+                return CANCELLED, 0, False
+            return OK, 0, False
+        if op == "close_cancel":
+            return OK, 0, False
+        if op in ("size", "is_closed"):
+            return OK, 0, False
+        raise ValueError(op)
+
+    def apply(self, op, code, moved):
+        if op in ("enqueue", "enqueue_many"):
+            self.size += moved
+        elif op.startswith("dequeue"):
+            self.size -= moved
+        elif op == "close" and code == OK or op == "close_cancel":
+            self.closed = True
+
+
+class SequenceGenerator:
+    """Draws one random sequence, running each call on TF as it goes."""
+
+    OP_WEIGHTS = [("enqueue", 24), ("enqueue_many", 14), ("dequeue", 14),
+                  ("dequeue_many", 12), ("dequeue_up_to", 10), ("close", 3),
+                  ("close_cancel", 2), ("size", 8), ("is_closed", 3),
+                  ("invalid_enqueue", 3), ("invalid_enqueue_many", 3)]
+
+    def __init__(self, tfq, config, seq_seed, queue_index, rsq_seed):
+        self.tfq = tfq
+        self.c = config
+        self.rng = random.Random(seq_seed)
+        self.seq_seed = seq_seed
+        self.ops = tfq.ops[(config.kind, config.index)]
+        self.handle = tfq.handles[(config.kind, config.index)][queue_index]
+        self.rsq_seed = rsq_seed
+        self.model = Model(config)
+        self.serial = 0
+        # Priority: unique priorities, or a few repeated ones whose element
+        # is a function of the priority (equal priorities then carry equal
+        # elements, so TF's unspecified order among them cannot show).
+        self.dup_priorities = self.rng.random() < 0.3
+        self.unused_priorities = self.rng.sample(range(-60, 61), 121)
+        self.stats = {"ops": 0, "blocking": 0, "model_disagreements": 0,
+                      "divergent_avoided": 0, "disagreement_detail": []}
+
+    # ---- values -----------------------------------------------------------
+
+    def _dims(self, shape, low=0):
+        return [self.rng.randint(low, 3) if d < 0 else d for d in shape]
+
+    def _component(self, dtype, shape, key, comp):
+        count = int(np.prod(shape)) if shape else 1
+        vals = []
+        for j in range(count):
+            if dtype == "int64":
+                sign = -1 if key % 3 == 0 else 1
+                vals.append(sign * (key * 64 + comp * 8 + j) + (1 << 40) * (comp % 2))
+            elif dtype == "float32":
+                vals.append(float(key) + j * 0.25 + comp * 0.125)
+            else:
+                vals.append(f"v{key}.{comp}.{j}" + "x" * ((key + j) % 4))
+        return {"dtype": dtype, "shape": list(shape), "values": vals}
+
+    def _element_shapes(self, many=False):
+        if self.c.shapes is not None:
+            # TF 2.18 crashes (SIGSEGV) on an enqueue_many whose rows hold
+            # no elements (PaddingFIFOQueue, a row of shape [0]), so batches
+            # draw unknown dims from 1..3; single elements may be empty.
+            return [self._dims(s, 1 if many else 0) for s in self.c.shapes]
+        # No declared shapes: any shape per component (fixed for the batch).
+        out = [[]]  if self.c.kind == "priority" else []
+        for _ in self.c.value_dtypes:
+            out.append(self.rng.choice([[], [1], [2], [2, 1]]))
+        return out
+
+    def _new_key(self):
+        if self.c.kind == "priority":
+            if self.dup_priorities:
+                return self.rng.randint(-3, 3)
+            if self.unused_priorities:
+                return self.unused_priorities.pop()
+            return self.rng.randint(1000, 10**6)
+        self.serial += 1
+        return self.serial + 1000 * (self.seq_seed % 1000)
+
+    def _element(self, shapes):
+        key = self._new_key()
+        comps = []
+        for i, (d, s) in enumerate(zip(self.c.dtypes, shapes)):
+            if self.c.kind == "priority" and i == 0:
+                comps.append({"dtype": "int64", "shape": [], "values": [key]})
+            else:
+                comps.append(self._component(d, s, key, i))
+        return comps
+
+    def _batch(self, rows, shapes):
+        elems = [self._element(shapes) for _ in range(rows)]
+        out = []
+        for i, (d, s) in enumerate(zip(self.c.dtypes, shapes)):
+            vals = [v for e in elems for v in e[i]["values"]]
+            out.append({"dtype": d, "shape": [rows] + list(s), "values": vals})
+        return out
+
+    def _invalidate(self, comps, many):
+        """Breaks a valid tuple one way the kernel must reject."""
+        choices = ["extra", "dtype"]
+        if len(comps) >= 2:
+            choices.append("missing")
+            if many:
+                choices.append("dim0")
+        if many and len(comps) >= 2 and self.c.has_shapes:
+            # Only a later component, and only with declared shapes: TF 2.18
+            # reads the batch size from component 0 without a rank check
+            # and aborts (tensor_shape.cc "Check failed: end <= dims()") on a
+            # scalar where it compares dim 0 without declared shapes.
+            choices.append("scalar")
+        shaped = list(range(len(self.c.shapes or [])))
+        if shaped:
+            choices.append("shape")
+        if self.c.kind == "priority":
+            choices.append("priority_rank")
+        how = self.rng.choice(choices)
+        comps = [dict(t) for t in comps]
+        if how == "extra":
+            rows = comps[0]["shape"][0] if many else None
+            comps.append({"dtype": "int64", "shape": [rows] if many else [],
+                          "values": [7] * (rows if many else 1)})
+        elif how == "missing":
+            comps.pop()
+        elif how == "dtype":
+            t = comps[-1]
+            count = len(t["values"])
+            if t["dtype"] != "string":
+                comps[-1] = {"dtype": "string", "shape": t["shape"],
+                             "values": ["bad"] * count}
+            else:
+                comps[-1] = {"dtype": "float32", "shape": t["shape"],
+                             "values": [1.5] * count}
+        elif how == "dim0":
+            t = comps[-1]
+            comps[-1] = self._fill(t["dtype"], [t["shape"][0] + 1] + t["shape"][1:])
+        elif how == "scalar":
+            i = self.rng.randrange(1, len(comps))
+            comps[i] = self._fill(comps[i]["dtype"], [])
+        elif how == "priority_rank":
+            # The priority must be a scalar (a vector for enqueue_many).
+            t = comps[0]
+            shape = t["shape"] + [2]
+            comps[0] = {"dtype": "int64", "shape": shape,
+                        "values": [v for v in t["values"] for _ in range(2)]}
+        elif how == "shape":
+            i = self.rng.choice(shaped)
+            declared = self.c.shapes[i]
+            shape = list(comps[i]["shape"])
+            lead = shape[:1] if many else []
+            elem = shape[1:] if many else shape
+            known = [k for k, d in enumerate(declared) if d >= 0]
+            if known and self.rng.random() < 0.6:
+                k = self.rng.choice(known)
+                elem[k] = declared[k] + self.rng.choice([1, 2])
+            else:
+                elem = elem + [1]  # rank mismatch
+            comps[i] = self._fill(comps[i]["dtype"], lead + elem)
+        return comps, how
+
+    def _fill(self, dtype, shape):
+        count = int(np.prod(shape)) if shape else 1
+        value = {"int64": 5, "float32": 2.5, "string": "z"}[dtype]
+        return {"dtype": dtype, "shape": list(shape), "values": [value] * count}
+
+    # ---- running ----------------------------------------------------------
+
+    def _pick_n(self):
+        r = self.rng.random()
+        if r < 0.05:
+            return -1
+        if r < 0.12:
+            return 0
+        top = (self.c.bound if self.c.bound < 100 else 6) + 1
+        return self.rng.randint(1, max(1, top))
+
+    def _run_tf(self, op, args, n):
+        """(callable key, fetch, feed placeholders, feed values)."""
+        ops = self.ops
+        phs, values = [ops["handle"]], [self.handle]
+        key = (op,)
+        if op in ("enqueue", "enqueue_many"):
+            sig = tuple(t["dtype"] for t in args)
+            fetch, arg_phs = ops[op][sig]
+            phs += arg_phs
+            values += [tensor_numpy(t) for t in args]
+            key = (op, sig)
+        elif op in ("dequeue_many", "dequeue_up_to"):
+            fetch = ops[op]
+            phs.append(ops["n"])
+            values.append(np.int32(n))
+        else:
+            fetch = ops[op]
+        return key, fetch, phs, values
+
+    def step(self, op):
+        """Issues one call; returns its record, or None to draw again."""
+        c = self.c
+        rec = {"op": op.replace("invalid_", "")}
+        invalid = op.startswith("invalid_")
+        op = rec["op"]
+        args, n, rows = None, 0, 0
+        if op in ("enqueue", "enqueue_many"):
+            shapes = self._element_shapes(op == "enqueue_many")
+            if op == "enqueue":
+                args = self._element(shapes)
+            else:
+                r = self.rng.random()
+                rows = 0 if r < 0.1 else self.rng.randint(1, 4)
+                args = self._batch(rows, shapes)
+            if invalid:
+                args, rec["invalid"] = self._invalidate(args, op == "enqueue_many")
+            rec["args"] = args
+        elif op in ("dequeue_many", "dequeue_up_to"):
+            n = self._pick_n()
+            rec["n"] = n
+        elif op == "close_cancel":
+            rec["op"] = "close"
+            rec["cancel"] = True
+        elif op == "close":
+            rec["cancel"] = False
+
+        code, moved, divergent = self.model.predict(op, rows, n, invalid)
+        if divergent:
+            # Ask only for what can be taken now (see the module comment).
+            self.stats["divergent_avoided"] += 1
+            n = self.model.available() if not self.model.closed else self.model.size
+            rec["n"] = n
+            code, moved, divergent = self.model.predict(op, rows, n, invalid)
+            assert not divergent
+        blocking = code == DEADLINE_EXCEEDED
+        if not blocking:
+            timeout = NONBLOCKING_TIMEOUT_MS
+        elif moved > 0:
+            # An enqueue_many that inserts some rows, then waits: its rows
+            # must be in before the deadline cancels the step.
+            timeout = PARTIAL_TIMEOUT_MS
+        else:
+            timeout = BLOCKING_TIMEOUT_MS
+        rec["timeout_ms"] = timeout
+        self.stats["ops"] += 1
+        self.stats["blocking"] += blocking
+
+        call = self._run_tf(op, args, n)
+        if TRACE:
+            print("trace", self.seq_seed, c.kind, c.index, json.dumps(rec),
+                  file=sys.stderr, flush=True)
+        got, value = self.tfq.run(*call, timeout)
+        expect = {"code": got}
+        if got == OK:
+            if op.startswith("dequeue"):
+                expect["values"] = [tensor_json(d, v)
+                                    for d, v in zip(c.dtypes, value)]
+            elif op == "size":
+                expect["size"] = int(value)
+            elif op == "is_closed":
+                expect["closed"] = bool(value)
+        rec["expect"] = expect
+
+        agree = got == code
+        if got == OK and op == "size":
+            agree = agree and int(value) == self.model.size
+        if got == OK and op == "is_closed":
+            agree = agree and bool(value) == self.model.closed
+        if got == OK and op.startswith("dequeue") and op != "dequeue":
+            agree = agree and len(value[0]) == moved
+        if not agree:
+            # TF is the reference, but a call that did not do what the model
+            # says may have raced with its own deadline (a loaded machine),
+            # so it and what follows are left out of the recording.
+            self.stats["model_disagreements"] += 1
+            self.stats["disagreement_detail"].append(
+                {"seed": self.seq_seed, "kind": c.kind, "config": c.index,
+                 "op": rec, "model_code": code})
+            return None, False
+        self.model.apply(op, got, moved)
+        return rec, True
+
+    def generate(self):
+        ops_out = []
+        length = self.rng.randint(3, 22)
+        names = [n for n, _ in self.OP_WEIGHTS]
+        weights = [w for _, w in self.OP_WEIGHTS]
+        for _ in range(length):
+            op = self.rng.choices(names, weights)[0]
+            rec, ok = self.step(op)
+            if not ok:
+                return ops_out
+            ops_out.append(rec)
+        # Most sequences end by closing and draining, so everything a queue
+        # held is compared.
+        if self.rng.random() < 0.6:
+            for op in (self.rng.choice(["close", "close_cancel"]),
+                       "dequeue_up_to" if self.c.has_shapes
+                       or self.c.kind == "padding_fifo" else "dequeue",
+                       "dequeue", "size"):
+                rec, ok = self.step(op)
+                if not ok:
+                    break
+                ops_out.append(rec)
+        return ops_out
+
+
+def _seq_plan(kind, count, base_seed):
+    configs = [Config(kind, i, s) for i, s in enumerate(CONFIGS[kind])]
+    plan = []
+    for j in range(count):
+        seq_seed = (base_seed * len(KINDS) + KINDS.index(kind)) * 1_000_000 + j
+        rng = random.Random(seq_seed ^ 0x5EED)
+        config = rng.choice(configs)
+        rsq = (rng.randint(1, 2**31 - 1), rng.randint(0, 2**31 - 1)) \
+            if kind == "random_shuffle" else None
+        plan.append((seq_seed, config, rsq))
+    return configs, plan
+
+
+def generate(kinds, count, base_seed, workers=4, tf=None):
+    """Runs `count` sequences per kind on TF; returns (records, stats)."""
+    if tf is None:
+        import tensorflow as tf  # noqa: F811  (slow import, only when used)
+    plans = {}
+    pool_plan = []
+    for kind in kinds:
+        configs, plan = _seq_plan(kind, count, base_seed)
+        plans[kind] = plan
+        for config in configs:
+            seeds = [rsq for (_, c, rsq) in plan if c is config]
+            if seeds:
+                pool_plan.append((config, seeds))
+    tfqs = {(c.kind, c.index): TFQueues(tf, [(c, seeds)])
+            for c, seeds in pool_plan}
+    jobs = []
+    for kind in kinds:
+        used = {}
+        for seq_seed, config, rsq in plans[kind]:
+            idx = used.get(config.index, 0)
+            used[config.index] = idx + 1
+            jobs.append((kind, seq_seed, config, idx, rsq))
+
+    def run_one(job):
+        kind, seq_seed, config, idx, rsq = job
+        gen = SequenceGenerator(tfqs[(kind, config.index)], config, seq_seed,
+                                idx, rsq)
+        ops = gen.generate()
+        return {"seed": seq_seed, "queue": config.json(rsq), "ops": ops}, gen.stats
+
+    stats = {"sequences": 0, "ops": 0, "blocking": 0, "model_disagreements": 0,
+             "divergent_avoided": 0, "disagreement_detail": []}
+    records = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as ex:
+        results = ex.map(run_one, jobs) if workers > 0 else map(run_one, jobs)
+        for rec, st in results:
+            records.append(rec)
+            stats["sequences"] += 1
+            for k in ("ops", "blocking", "model_disagreements", "divergent_avoided"):
+                stats[k] += st[k]
+            stats["disagreement_detail"].extend(st["disagreement_detail"])
+    for tfq in tfqs.values():
+        tfq.close()
+    return records, stats
+
+
+def write_jsonl(path, records):
+    with open(path, "w", encoding="utf-8") as f:
+        for rec in records:
+            f.write(json.dumps(rec, separators=(",", ":")) + "\n")
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--kind", action="append", choices=KINDS)
+    p.add_argument("--count", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=4)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    records, stats = generate(a.kind or list(KINDS), a.count, a.seed, a.workers)
+    write_jsonl(a.out, records)
+    detail = stats.pop("disagreement_detail")
+    print(json.dumps(stats))
+    for d in detail[:10]:
+        print("model disagreement:", json.dumps(d), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
