@@ -10,6 +10,8 @@
 //   inflow records cat    [--as A] [--compression C] FILE...
 //   inflow records head   [-n N] [--as A] [--compression C] FILE...
 //       one JSON line per record (head: the first N of each file)
+//       --as auto|raw|example|sequence_example; --features a,b keeps only
+//       those feature keys of decoded records
 //   inflow records write  [--compression C] OUT
 //       writes one record per stdin line {"raw": "<base64>"} (what
 //       `cat --as raw` prints), so the two round-trip
@@ -26,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "inflow/example/example_json.h"
+#include "inflow/example/feature_view.h"
 #include "inflow/io/compression.h"
 #include "inflow/io/env.h"
 #include "inflow/io/record_reader.h"
@@ -95,20 +99,30 @@ Result<std::string> Unbase64(std::string_view text) {
 
 // One record as one JSON line (without the newline).
 //
-// This is the seam for message decoding: --as example / sequence_example
-// print protobuf's canonical JSON once an Example decoder is linked in
-// here, and auto tries them before falling back to raw. Today only raw is
-// available, so auto means raw.
-Result<std::string> RecordToJson(std::string_view record, RecordFormat as) {
+// --as example / sequence_example print protobuf's canonical JSON
+// (inflow/example/example_json.h); auto tries SequenceExample (when the
+// record has feature lists), then Example (when it has features), then
+// falls back to raw.
+Result<std::string> RecordToJson(std::string_view record, RecordFormat as,
+                                 const ExampleJsonOptions& options) {
   switch (as) {
-    case RecordFormat::kAuto:
+    case RecordFormat::kAuto: {
+      SequenceExampleView seq;
+      if (seq.Parse(record).ok() && seq.has_feature_lists()) {
+        return SequenceExampleToJson(record, options);
+      }
+      ExampleView example;
+      if (example.Parse(record).ok() && example.has_features()) {
+        return ExampleToJson(record, options);
+      }
+      return "{\"raw\":\"" + Base64(record) + "\"}";
+    }
     case RecordFormat::kRaw:
       return "{\"raw\":\"" + Base64(record) + "\"}";
     case RecordFormat::kExample:
+      return ExampleToJson(record, options);
     case RecordFormat::kSequenceExample:
-      return UnimplementedError(
-          "--as example and --as sequence_example are not available in this "
-          "build; use --as raw");
+      return SequenceExampleToJson(record, options);
   }
   return InternalError("unknown record format");
 }
@@ -122,6 +136,7 @@ struct Flags {
   std::vector<std::string> files;
   std::string compression = "auto";
   std::string as = "auto";
+  std::vector<std::string> features;  // --features: keys to print
   int64_t head = 10;
 };
 
@@ -189,10 +204,13 @@ Result<RecordFormat> ParseFormat(const std::string& as) {
 
 Status Print(const Flags& flags, int64_t limit) {
   INFLOW_ASSIGN_OR_RETURN(RecordFormat as, ParseFormat(flags.as));
+  ExampleJsonOptions options;
+  options.only_features = flags.features;
   for (const std::string& path : flags.files) {
     INFLOW_RETURN_IF_ERROR(
         ForEachRecord(flags, path, limit, [&](std::string_view record) {
-          INFLOW_ASSIGN_OR_RETURN(std::string line, RecordToJson(record, as));
+          INFLOW_ASSIGN_OR_RETURN(std::string line,
+                                  RecordToJson(record, as, options));
           line.push_back('\n');
           std::fwrite(line.data(), 1, line.size(), stdout);
           return OkStatus();
@@ -249,6 +267,9 @@ std::function<Status()> Setup(CLI::App& app) {
                     "auto, raw, example or sequence_example (auto: decode "
                     "when the record parses, else raw)")
         ->check(CLI::IsMember({"auto", "raw", "example", "sequence_example"}));
+    sub->add_option("--features", flags->features,
+                    "only these feature keys (comma-separated)")
+        ->delimiter(',');
   };
 
   CLI::App* count = app.add_subcommand("count", "Count the records");

@@ -1,0 +1,277 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/example/example_json.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "inflow/example/feature_view.h"
+
+namespace inflow {
+
+std::string Base64Encode(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto at = [&](size_t k) { return static_cast<uint32_t>(uint8_t(bytes[k])); };
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = (at(i) << 16) | (at(i + 1) << 8) | at(i + 2);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i + 1 == bytes.size()) {
+    const uint32_t v = at(i) << 16;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == bytes.size()) {
+    const uint32_t v = (at(i) << 16) | (at(i + 1) << 8);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], or 0.
+size_t Utf8Length(std::string_view s, size_t i) {
+  const auto c = static_cast<uint8_t>(s[i]);
+  auto cont = [&](size_t k) {
+    return i + k < s.size() && (static_cast<uint8_t>(s[i + k]) & 0xc0) == 0x80;
+  };
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return cont(1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    if (!cont(1) || !cont(2)) return 0;
+    const auto c1 = static_cast<uint8_t>(s[i + 1]);
+    if (c == 0xe0 && c1 < 0xa0) return 0;   // overlong
+    if (c == 0xed && c1 >= 0xa0) return 0;  // surrogate
+    return 3;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    const auto c1 = static_cast<uint8_t>(s[i + 1]);
+    if (c == 0xf0 && c1 < 0x90) return 0;
+    if (c == 0xf4 && c1 >= 0x90) return 0;
+    return 4;
+  }
+  return 0;
+}
+
+void AppendString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    const size_t n = Utf8Length(s, i);
+    if (n == 0) {
+      out->append("\xef\xbf\xbd");  // U+FFFD
+      ++i;
+      continue;
+    }
+    if (n > 1) {
+      out->append(s.substr(i, n));
+      i += n;
+      continue;
+    }
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      default:
+        if (static_cast<uint8_t>(c) < 0x20) {
+          static const char* kHex = "0123456789abcdef";
+          out->append("\\u00");
+          out->push_back(kHex[(c >> 4) & 15]);
+          out->push_back(kHex[c & 15]);
+        } else {
+          out->push_back(c);
+        }
+    }
+    ++i;
+  }
+  out->push_back('"');
+}
+
+void AppendFloat(float v, std::string* out) {
+  if (std::isnan(v)) {
+    out->append("\"NaN\"");
+  } else if (std::isinf(v)) {
+    out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+  } else {
+    // Shortest text that reads back as the same float32.
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof(buf), v);
+    out->append(buf, r.ptr);
+  }
+}
+
+void AppendFeature(const FeatureView& f, std::string* out) {
+  const char* names[] = {"", "bytesList", "floatList", "int64List"};
+  out->push_back('{');
+  if (f.kind() != FeatureKind::kNone) {
+    out->push_back('"');
+    out->append(names[static_cast<int>(f.kind())]);
+    out->append("\":{");
+    if (f.size() > 0) {
+      out->append("\"value\":[");
+      bool first = true;
+      auto comma = [&] {
+        if (!first) out->push_back(',');
+        first = false;
+      };
+      const auto n = static_cast<size_t>(f.size());
+      switch (f.kind()) {
+        case FeatureKind::kBytes:
+          f.ForEachBytes([&](std::string_view v) {
+            comma();
+            out->push_back('"');
+            out->append(Base64Encode(v));
+            out->push_back('"');
+          });
+          break;
+        case FeatureKind::kFloat: {
+          std::vector<float> v(n);
+          f.CopyFloats(v.data());
+          for (float x : v) {
+            comma();
+            AppendFloat(x, out);
+          }
+          break;
+        }
+        case FeatureKind::kInt64: {
+          std::vector<int64_t> v(n);
+          f.CopyInt64s(v.data());
+          for (int64_t x : v) {
+            comma();
+            out->push_back('"');
+            out->append(std::to_string(x));
+            out->push_back('"');
+          }
+          break;
+        }
+        case FeatureKind::kNone:
+          break;
+      }
+      out->push_back(']');
+    }
+    out->push_back('}');
+  }
+  out->push_back('}');
+}
+
+bool Selected(const ExampleJsonOptions& options, std::string_view key) {
+  return options.only_features.empty() ||
+         std::find(options.only_features.begin(), options.only_features.end(),
+                   key) != options.only_features.end();
+}
+
+// {"feature":{...}} or {} for an empty map.
+void AppendFeatures(std::span<const FeatureEntry> entries,
+                    const ExampleJsonOptions& options, std::string* out) {
+  std::map<std::string_view, const FeatureView*> sorted;
+  for (const FeatureEntry& e : entries) {
+    if (Selected(options, e.key)) sorted[e.key] = &e.value;  // last wins
+  }
+  if (sorted.empty()) {
+    out->append("{}");
+    return;
+  }
+  out->append("{\"feature\":{");
+  bool first = true;
+  for (const auto& [key, view] : sorted) {
+    if (!first) out->push_back(',');
+    first = false;
+    AppendString(key, out);
+    out->push_back(':');
+    AppendFeature(*view, out);
+  }
+  out->append("}}");
+}
+
+}  // namespace
+
+Result<std::string> ExampleToJson(std::string_view serialized,
+                                  const ExampleJsonOptions& options) {
+  ExampleView view;
+  INFLOW_RETURN_IF_ERROR(view.Parse(serialized));
+  std::string out = "{";
+  if (view.has_features()) {
+    out.append("\"features\":");
+    AppendFeatures(view.entries(), options, &out);
+  }
+  out.push_back('}');
+  return out;
+}
+
+Result<std::string> SequenceExampleToJson(std::string_view serialized,
+                                          const ExampleJsonOptions& options) {
+  SequenceExampleView view;
+  INFLOW_RETURN_IF_ERROR(view.Parse(serialized));
+  std::string out = "{";
+  if (view.has_context()) {
+    out.append("\"context\":");
+    AppendFeatures(view.context(), options, &out);
+  }
+  if (view.has_feature_lists()) {
+    if (view.has_context()) out.push_back(',');
+    out.append("\"featureLists\":");
+    std::map<std::string_view, const FeatureListEntry*> sorted;
+    for (const FeatureListEntry& e : view.feature_lists()) {
+      if (Selected(options, e.key)) sorted[e.key] = &e;
+    }
+    if (sorted.empty()) {
+      out.append("{}");
+    } else {
+      out.append("{\"featureList\":{");
+      bool first = true;
+      for (const auto& [key, list] : sorted) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendString(key, &out);
+        out.push_back(':');
+        if (list->features.empty()) {
+          out.append("{}");
+          continue;
+        }
+        out.append("{\"feature\":[");
+        for (size_t i = 0; i < list->features.size(); ++i) {
+          if (i > 0) out.push_back(',');
+          AppendFeature(list->features[i], &out);
+        }
+        out.append("]}");
+      }
+      out.append("}}");
+    }
+  }
+  out.push_back('}');
+  return out;
+}
+
+}  // namespace inflow
