@@ -13,7 +13,9 @@
 #include <array>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
+#include "io/crc32c_internal.h"
+
+#if defined(__x86_64__)
 #include <nmmintrin.h>
 #define INFLOW_CRC32C_X86 1
 #endif
@@ -48,8 +50,10 @@ inline uint64_t Load64(const uint8_t* p) {
   return v;
 }
 
+}  // namespace
+
 // Advances the raw (not pre- or post-inverted) CRC state over [p, p + n).
-uint32_t RawPortable(uint32_t c, const uint8_t* p, size_t n) {
+uint32_t internal::RawPortable(uint32_t c, const uint8_t* p, size_t n) {
   while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
     c = (c >> 8) ^ kTable[0][(c ^ *p++) & 0xff];
     --n;
@@ -70,6 +74,8 @@ uint32_t RawPortable(uint32_t c, const uint8_t* p, size_t n) {
   return c;
 }
 
+namespace {
+
 #ifdef INFLOW_CRC32C_X86
 
 // Z for `Len` zero bytes, as a table per byte of the state.
@@ -81,7 +87,7 @@ struct ZeroShift {
     static const std::array<uint8_t, Len> zeros{};
     uint32_t column[32];
     for (int bit = 0; bit < 32; ++bit) {
-      column[bit] = RawPortable(1u << bit, zeros.data(), Len);
+      column[bit] = internal::RawPortable(1u << bit, zeros.data(), Len);
     }
     for (int k = 0; k < 4; ++k) {
       for (uint32_t b = 0; b < 256; ++b) {
@@ -131,9 +137,11 @@ __attribute__((target("sse4.2"))) inline uint64_t ThreeWay(
   return c;
 }
 
-__attribute__((target("sse4.2"))) uint32_t RawHardware(uint32_t crc,
-                                                       const uint8_t* p,
-                                                       size_t n) {
+}  // namespace
+
+__attribute__((target("sse4.2"))) uint32_t internal::RawSse42(uint32_t crc,
+                                                              const uint8_t* p,
+                                                              size_t n) {
   uint64_t c = crc;
   while (n > 0 && (reinterpret_cast<uintptr_t>(p) & 7) != 0) {
     c = _mm_crc32_u8(static_cast<uint32_t>(c), *p++);
@@ -153,18 +161,28 @@ __attribute__((target("sse4.2"))) uint32_t RawHardware(uint32_t crc,
   return static_cast<uint32_t>(c);
 }
 
+namespace {
 #endif  // INFLOW_CRC32C_X86
 
 using ExtendFn = uint32_t (*)(uint32_t, const void*, size_t);
 
+// Below this size the crc32 instruction beats folding's fixed costs.
+constexpr size_t kVpclmulMinBytes = 512;
+
+uint32_t ExtendBestHardware(uint32_t crc, const void* data, size_t n) {
+  return n >= kVpclmulMinBytes ? ExtendVpclmul(crc, data, n)
+                               : ExtendSse42(crc, data, n);
+}
+
 ExtendFn Choose() {
-  return HardwareAvailable() ? &ExtendHardware : &ExtendPortable;
+  if (VpclmulAvailable()) return &ExtendBestHardware;
+  return HardwareAvailable() ? &ExtendSse42 : &ExtendPortable;
 }
 
 }  // namespace
 
 uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n) {
-  return ~RawPortable(~crc, static_cast<const uint8_t*>(data), n);
+  return ~internal::RawPortable(~crc, static_cast<const uint8_t*>(data), n);
 }
 
 bool HardwareAvailable() {
@@ -176,9 +194,25 @@ bool HardwareAvailable() {
 #endif
 }
 
-uint32_t ExtendHardware(uint32_t crc, const void* data, size_t n) {
+uint32_t ExtendSse42(uint32_t crc, const void* data, size_t n) {
 #ifdef INFLOW_CRC32C_X86
-  return ~RawHardware(~crc, static_cast<const uint8_t*>(data), n);
+  return ~internal::RawSse42(~crc, static_cast<const uint8_t*>(data), n);
+#else
+  return ExtendPortable(crc, data, n);
+#endif
+}
+
+bool VpclmulAvailable() {
+#ifdef INFLOW_CRC32C_X86
+  return internal::VpclmulSupported();
+#else
+  return false;
+#endif
+}
+
+uint32_t ExtendVpclmul(uint32_t crc, const void* data, size_t n) {
+#ifdef INFLOW_CRC32C_X86
+  return ~internal::RawVpclmul(~crc, static_cast<const uint8_t*>(data), n);
 #else
   return ExtendPortable(crc, data, n);
 #endif
@@ -190,6 +224,7 @@ uint32_t Extend(uint32_t crc, const void* data, size_t n) {
 }
 
 std::string_view ImplementationName() {
+  if (VpclmulAvailable()) return "avx512 vpclmulqdq + sse4.2";
   return HardwareAvailable() ? "sse4.2 (3-way)" : "portable";
 }
 

@@ -60,7 +60,13 @@ class BufferedStream {
   // The next min(n, bytes left) bytes, not consumed. Valid until the next
   // non-const call. Grows the buffer when n exceeds it, so callers bound n.
   [[nodiscard]] Result<std::string_view> Peek(size_t n);
-  // Consumes `n` bytes. Precondition: n <= the size of the last Peek().
+  // The bytes already buffered, not consumed (possibly none): a fast path
+  // for callers that can often do without Peek().
+  std::string_view buffered() const {
+    return std::string_view(buf_.get() + begin_, end_ - begin_);
+  }
+  // Consumes `n` bytes. Precondition: n <= the size of the last Peek() or
+  // of buffered().
   void Skip(size_t n) {
     begin_ += n;
     pos_ += n;

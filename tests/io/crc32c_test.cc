@@ -57,7 +57,8 @@ TEST(Crc32cTest, HardwarePathAgreesWithPortableOnRandomLengthsAndAlignments) {
   std::uniform_int_distribution<size_t> align(0, 63);
   // Lengths around every block boundary of the 3-way paths, then random.
   std::vector<size_t> lengths;
-  for (size_t base : {size_t{0}, size_t{768}, size_t{3 * 4096}}) {
+  for (size_t base :
+       {size_t{0}, size_t{256}, size_t{512}, size_t{768}, size_t{3 * 4096}}) {
     for (size_t d = 0; d < 24; ++d) {
       lengths.push_back(base + d);
       if (base >= d) lengths.push_back(base - d);
@@ -68,15 +69,23 @@ TEST(Crc32cTest, HardwarePathAgreesWithPortableOnRandomLengthsAndAlignments) {
   for (size_t n : lengths) {
     const size_t off = align(rng);
     const uint32_t seed = rng();
-    ASSERT_EQ(ExtendHardware(seed, buf.data() + off, n),
-              ExtendPortable(seed, buf.data() + off, n))
-        << "length " << n << " offset " << off;
+    const uint32_t portable = ExtendPortable(seed, buf.data() + off, n);
+    ASSERT_EQ(ExtendSse42(seed, buf.data() + off, n), portable)
+        << "sse4.2, length " << n << " offset " << off;
+    if (VpclmulAvailable()) {
+      ASSERT_EQ(ExtendVpclmul(seed, buf.data() + off, n), portable)
+          << "vpclmulqdq, length " << n << " offset " << off;
+    }
+    ASSERT_EQ(Extend(seed, buf.data() + off, n), portable);
   }
 }
 
 TEST(Crc32cTest, ImplementationNameReportsTheChosenPath) {
-  EXPECT_EQ(ImplementationName(),
-            HardwareAvailable() ? "sse4.2 (3-way)" : "portable");
+  const std::string_view expected = VpclmulAvailable()
+                                        ? "avx512 vpclmulqdq + sse4.2"
+                                    : HardwareAvailable() ? "sse4.2 (3-way)"
+                                                          : "portable";
+  EXPECT_EQ(ImplementationName(), expected);
 }
 
 }  // namespace

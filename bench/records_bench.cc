@@ -1,0 +1,288 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_records: TFRecord write and read+verify throughput for 100-byte,
+// 1 KB and 100 KB records (uncompressed, from the page cache), each next to
+// the physical limit measured in the same run: a plain sequential read of
+// the same file (pread in chunks of the reader's buffer size) and a plain
+// write of the same bytes. Also gzip read throughput (decompressed bytes).
+// Ends with one JSON line:
+//   {"bench": "records", "ratio_vs_plain_read": {...},
+//    "write_ratio_vs_plain_write": {...}, "gzip_read_mb_s": g}
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "inflow/io/crc32c.h"
+#include "inflow/io/env.h"
+#include "inflow/io/record_reader.h"
+#include "inflow/io/record_writer.h"
+
+namespace inflow {
+namespace {
+
+constexpr size_t kFileBytes = 48 << 20;
+constexpr size_t kBufferSize = 256 << 10;
+
+struct SizeCase {
+  const char* label;
+  size_t record_bytes;
+};
+constexpr SizeCase kSizes[] = {
+    {"100b", 100}, {"1kb", 1024}, {"100kb", 100 << 10}};
+
+std::string Dir() {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    std::filesystem::path p =
+        std::filesystem::path(tmp ? tmp : "/tmp") /
+        ("inflow_bench_records_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(p);
+    return p.string();
+  }();
+  return dir;
+}
+
+std::vector<std::string> Records(size_t record_bytes, bool compressible) {
+  std::mt19937_64 rng(record_bytes);
+  const size_t n = std::max<size_t>(1, kFileBytes / (record_bytes + 16));
+  std::vector<std::string> records(n, std::string(record_bytes, '\0'));
+  for (std::string& r : records) {
+    for (char& c : r) {
+      c = static_cast<char>(compressible ? 'a' + rng() % 8 : rng());
+    }
+  }
+  return records;
+}
+
+const std::vector<std::string>& CachedRecords(size_t record_bytes) {
+  static std::map<size_t, std::vector<std::string>> cache;
+  auto it = cache.find(record_bytes);
+  if (it == cache.end()) {
+    it = cache.emplace(record_bytes, Records(record_bytes, false)).first;
+  }
+  return it->second;
+}
+
+std::string PathFor(const std::string& name) { return Dir() + "/" + name; }
+
+void WriteFile(const std::string& path, const std::vector<std::string>& records,
+               CompressionType compression) {
+  RecordWriterOptions options;
+  options.compression = compression;
+  auto writer = RecordWriter::Create(Env::Default(), path, options);
+  if (!writer.ok()) std::abort();
+  for (const std::string& r : records) {
+    if (!(*writer)->WriteRecord(r).ok()) std::abort();
+  }
+  if (!(*writer)->Close().ok()) std::abort();
+}
+
+// The record file for `c`, written once.
+const std::string& RecordFile(const SizeCase& c) {
+  static std::map<size_t, std::string> files;
+  auto it = files.find(c.record_bytes);
+  if (it == files.end()) {
+    const std::string path = PathFor(std::string("read_") + c.label);
+    WriteFile(path, CachedRecords(c.record_bytes), CompressionType::kNone);
+    it = files.emplace(c.record_bytes, path).first;
+  }
+  return it->second;
+}
+
+void BM_PlainRead(benchmark::State& state, SizeCase c) {
+  const std::string& path = RecordFile(c);
+  std::unique_ptr<char[]> buf(new char[kBufferSize]);
+  size_t total = 0;
+  for (auto _ : state) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    off_t off = 0;
+    ssize_t got;
+    while ((got = ::pread(fd, buf.get(), kBufferSize, off)) > 0) off += got;
+    ::close(fd);
+    total += static_cast<size_t>(off);
+    benchmark::DoNotOptimize(buf.get());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(total));
+}
+
+void BM_RecordRead(benchmark::State& state, SizeCase c) {
+  const std::string& path = RecordFile(c);
+  size_t total = 0, records = 0;
+  RecordReaderOptions options;
+  options.buffer_size = kBufferSize;
+  for (auto _ : state) {
+    auto reader = RecordReader::Open(Env::Default(), path, options);
+    if (!reader.ok()) std::abort();
+    while (true) {
+      Result<std::string_view> r = (*reader)->Next();
+      if (!r.ok()) break;
+      benchmark::DoNotOptimize(r->data());
+      ++records;
+    }
+    total += (*reader)->offset();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(total));
+  state.SetItemsProcessed(static_cast<int64_t>(records));
+}
+
+void BM_PlainWrite(benchmark::State& state, SizeCase c) {
+  const std::string framed = [&] {
+    Result<std::string> bytes = ReadFileToString(Env::Default(), RecordFile(c));
+    if (!bytes.ok()) std::abort();
+    return *bytes;
+  }();
+  const std::string path = PathFor(std::string("plain_write_") + c.label);
+  size_t total = 0;
+  for (auto _ : state) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    for (size_t off = 0; off < framed.size(); off += kBufferSize) {
+      const size_t n = std::min(kBufferSize, framed.size() - off);
+      if (::write(fd, framed.data() + off, n) != static_cast<ssize_t>(n)) {
+        std::abort();
+      }
+    }
+    ::close(fd);
+    total += framed.size();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(total));
+}
+
+void BM_RecordWrite(benchmark::State& state, SizeCase c) {
+  const std::vector<std::string>& records = CachedRecords(c.record_bytes);
+  const std::string path = PathFor(std::string("record_write_") + c.label);
+  size_t total = 0;
+  for (auto _ : state) {
+    WriteFile(path, records, CompressionType::kNone);
+    for (const std::string& r : records) total += r.size() + 16;
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(total));
+  state.SetItemsProcessed(
+      static_cast<int64_t>(state.iterations() * records.size()));
+}
+
+void BM_GzipRead(benchmark::State& state) {
+  static const std::string path = [] {
+    const std::string p = PathFor("gzip_1kb");
+    std::vector<std::string> records = Records(1024, true);
+    records.resize(records.size() / 4);
+    WriteFile(p, records, CompressionType::kGzip);
+    return p;
+  }();
+  RecordReaderOptions options;
+  options.compression = CompressionType::kGzip;
+  size_t total = 0;
+  for (auto _ : state) {
+    auto reader = RecordReader::Open(Env::Default(), path, options);
+    if (!reader.ok()) std::abort();
+    while ((*reader)->Next().ok()) {
+    }
+    total += (*reader)->offset();
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(total));
+}
+
+void BM_Crc32c(benchmark::State& state) {
+  const std::string data(static_cast<size_t>(state.range(0)), 'x');
+  uint32_t crc = 0;
+  for (auto _ : state) {
+    crc = crc32c::Extend(crc, data.data(), data.size());
+    benchmark::DoNotOptimize(crc);
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+  state.SetLabel(std::string(crc32c::ImplementationName()));
+}
+
+// Keeps the best bytes/s of each benchmark (over repetitions).
+class CaptureReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.run_type != Run::RT_Iteration) continue;
+      auto it = run.counters.find("bytes_per_second");
+      if (it == run.counters.end()) continue;
+      double& best = rates[run.run_name.function_name];
+      best = std::max(best, static_cast<double>(it->second));
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  std::map<std::string, double> rates;
+};
+
+void Register() {
+  for (const SizeCase& c : kSizes) {
+    const std::string label = c.label;
+    // Side by side: the limit, then ours, for each size.
+    benchmark::RegisterBenchmark(("PlainRead/" + label).c_str(), BM_PlainRead,
+                                 c)
+        ->Repetitions(3)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("RecordRead/" + label).c_str(), BM_RecordRead,
+                                 c)
+        ->Repetitions(3)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("PlainWrite/" + label).c_str(), BM_PlainWrite,
+                                 c)
+        ->Repetitions(3)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("RecordWrite/" + label).c_str(),
+                                 BM_RecordWrite, c)
+        ->Repetitions(3)
+        ->Unit(benchmark::kMillisecond);
+  }
+  benchmark::RegisterBenchmark("GzipRead/1kb", BM_GzipRead)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)->Arg(1024)->Arg(100 << 10);
+}
+
+}  // namespace
+}  // namespace inflow
+
+int main(int argc, char** argv) {
+  using namespace inflow;
+  Register();
+  benchmark::Initialize(&argc, argv);
+  CaptureReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  std::filesystem::remove_all(Dir());
+
+  auto ratio = [&](const std::string& ours, const std::string& limit) {
+    const double a = reporter.rates[ours], b = reporter.rates[limit];
+    return b > 0 ? a / b : 0.0;
+  };
+  auto fmt = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.3f", v);
+    return std::string(buf);
+  };
+  std::string read, write;
+  for (const SizeCase& c : kSizes) {
+    const std::string l = c.label;
+    if (!read.empty()) {
+      read.append(", ");
+      write.append(", ");
+    }
+    read.append("\"").append(l).append("\": ");
+    read.append(fmt(ratio("RecordRead/" + l, "PlainRead/" + l)));
+    write.append("\"").append(l).append("\": ");
+    write.append(fmt(ratio("RecordWrite/" + l, "PlainWrite/" + l)));
+  }
+  std::printf(
+      "{\"bench\": \"records\", \"ratio_vs_plain_read\": {%s}, "
+      "\"write_ratio_vs_plain_write\": {%s}, \"gzip_read_mb_s\": %s}\n",
+      read.c_str(), write.c_str(),
+      fmt(reporter.rates["GzipRead/1kb"] / 1e6).c_str());
+  return 0;
+}

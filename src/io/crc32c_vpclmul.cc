@@ -1,0 +1,156 @@
+// Copyright 2026 The inflow Authors.
+//
+// CRC-32C by carry-less multiplication (AVX-512 VPCLMULQDQ), for buffers of
+// 256 bytes and more.
+//
+// The CRC state after a message M is M(x) * x^32 mod P(x). Folding keeps a
+// 128-bit block X = H * x^64 + L congruent to the bytes read so far and
+// moves it D bits forward: X * x^D = H * x^(64+D) + L * x^D, so with
+// constants k_hi = x^(64+D-1) mod P and k_lo = x^(D-1) mod P (one less,
+// because a carry-less product of bit-reflected operands comes out
+// multiplied by x) two multiplications fold a block onto the one D bits
+// later. Four 512-bit accumulators (16 lanes) fold 256 bytes per step;
+// they are then folded together into one 128-bit block, whose CRC (and that
+// of the tail) the crc32 instruction computes. The constants are computed
+// once at start-up from the polynomial rather than written out.
+
+#include "io/crc32c_internal.h"
+
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+
+#include <array>
+#include <cstring>
+
+namespace inflow::crc32c::internal {
+namespace {
+
+// x^k mod P in bit-reflected form, as the 64-bit operand of a carry-less
+// multiplication (coefficient of x^j at bit 63 - j).
+uint64_t XPowModP(unsigned k) {
+  constexpr uint32_t kPolyNormal = 0x1EDC6F41u;  // without the x^32 term
+  uint32_t r = 1;  // x^0, normal form: bit j = coefficient of x^j
+  for (unsigned i = 0; i < k; ++i) {
+    const bool carry = (r & 0x80000000u) != 0;
+    r <<= 1;
+    if (carry) r ^= kPolyNormal;
+  }
+  uint64_t reflected = 0;
+  for (int j = 0; j < 32; ++j) {
+    if (r & (1u << j)) reflected |= uint64_t{1} << (63 - j);
+  }
+  return reflected;
+}
+
+struct FoldConstants {
+  // Per fold distance D: {x^(64+D-1) mod P, x^(D-1) mod P}, the factors of
+  // a block's low and high qword (in a block loaded from memory the low
+  // qword holds the higher powers of x).
+  std::array<uint64_t, 2> d2048, d512, d384, d256, d128;
+  FoldConstants() {
+    auto make = [](unsigned d) {
+      return std::array<uint64_t, 2>{XPowModP(64 + d - 1), XPowModP(d - 1)};
+    };
+    d2048 = make(2048);
+    d512 = make(512);
+    d384 = make(384);
+    d256 = make(256);
+    d128 = make(128);
+  }
+};
+
+const FoldConstants& Constants() {
+  static const FoldConstants constants;
+  return constants;
+}
+
+#define INFLOW_VPCLMUL_TARGET \
+  __attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,sse4.2")))
+
+INFLOW_VPCLMUL_TARGET inline __m512i Fold512(__m512i x, __m512i k,
+                                             __m512i data) {
+  const __m512i a = _mm512_clmulepi64_epi128(x, k, 0x00);
+  const __m512i b = _mm512_clmulepi64_epi128(x, k, 0x11);
+  return _mm512_ternarylogic_epi64(a, b, data, 0x96);  // a ^ b ^ data
+}
+
+INFLOW_VPCLMUL_TARGET inline __m128i Fold128(__m128i x, __m128i k,
+                                             __m128i data) {
+  const __m128i a = _mm_clmulepi64_si128(x, k, 0x00);
+  const __m128i b = _mm_clmulepi64_si128(x, k, 0x11);
+  return _mm_xor_si128(_mm_xor_si128(a, b), data);
+}
+
+INFLOW_VPCLMUL_TARGET inline __m128i Pair(const std::array<uint64_t, 2>& k) {
+  return _mm_set_epi64x(static_cast<long long>(k[1]),
+                        static_cast<long long>(k[0]));
+}
+
+INFLOW_VPCLMUL_TARGET inline __m512i Pair4(const std::array<uint64_t, 2>& k) {
+  const auto lo = static_cast<long long>(k[0]);
+  const auto hi = static_cast<long long>(k[1]);
+  return _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
+}
+
+}  // namespace
+
+bool VpclmulSupported() {
+  static const bool supported =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("vpclmulqdq") &&
+      __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.2");
+  return supported;
+}
+
+INFLOW_VPCLMUL_TARGET uint32_t RawVpclmul(uint32_t state, const uint8_t* p,
+                                          size_t n) {
+  if (n < 256) return RawSse42(state, p, n);
+  const FoldConstants& c = Constants();
+  __m512i x0 = _mm512_loadu_si512(p);
+  __m512i x1 = _mm512_loadu_si512(p + 64);
+  __m512i x2 = _mm512_loadu_si512(p + 128);
+  __m512i x3 = _mm512_loadu_si512(p + 192);
+  // The incoming state joins the first four bytes.
+  x0 = _mm512_xor_si512(x0, _mm512_maskz_mov_epi32(
+                                1, _mm512_set1_epi32(static_cast<int>(state))));
+  p += 256;
+  n -= 256;
+  const __m512i k2048 = Pair4(c.d2048);
+  while (n >= 256) {
+    x0 = Fold512(x0, k2048, _mm512_loadu_si512(p));
+    x1 = Fold512(x1, k2048, _mm512_loadu_si512(p + 64));
+    x2 = Fold512(x2, k2048, _mm512_loadu_si512(p + 128));
+    x3 = Fold512(x3, k2048, _mm512_loadu_si512(p + 192));
+    p += 256;
+    n -= 256;
+  }
+  const __m512i k512 = Pair4(c.d512);
+  x1 = Fold512(x0, k512, x1);
+  x2 = Fold512(x1, k512, x2);
+  x3 = Fold512(x2, k512, x3);
+  // Four 128-bit lanes, earliest first, onto the last.
+  alignas(64) uint8_t lanes[64];
+  _mm512_store_si512(lanes, x3);
+  auto lane = [&](int i) {
+    return _mm_load_si128(reinterpret_cast<const __m128i*>(lanes + 16 * i));
+  };
+  __m128i x = lane(3);
+  x = Fold128(lane(0), Pair(c.d384), x);
+  x = Fold128(lane(1), Pair(c.d256), x);
+  x = Fold128(lane(2), Pair(c.d128), x);
+  const __m128i k128 = Pair(c.d128);
+  while (n >= 16) {
+    x = Fold128(x, k128, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    p += 16;
+    n -= 16;
+  }
+  uint8_t block[16];
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(block), x);
+  const uint32_t folded = RawSse42(0, block, sizeof(block));
+  return RawSse42(folded, p, n);
+}
+
+}  // namespace inflow::crc32c::internal
+
+#endif  // defined(__x86_64__)
