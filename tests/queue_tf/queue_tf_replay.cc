@@ -1,0 +1,530 @@
+// Copyright 2026 The inflow Authors.
+//
+// Replays queue-operation sequences recorded on TensorFlow's own queues
+// (tests/py/queue_tf_oracle.py writes them, one JSON object per line) on
+// inflow's queues, with the same timeouts, and compares every result: the
+// status code of each call, and the dtype, shape and values of every tensor
+// a dequeue returns, Size() and IsClosed().
+//
+// Usage: queue_tf_replay [--jobs N] [--rsq-order exact|multiset]
+//                        [--max-reports N] FILE.jsonl...
+//
+// Prints the first mismatch of each sequence (seed, op index, expected vs.
+// got, and the ops that led there), then one JSON summary line. Exit code:
+// 0 when everything matched, 1 on any mismatch, 2 on bad input or usage.
+//
+// --rsq-order=multiset compares RandomShuffleQueue dequeues by what they
+// return as a whole instead of TF's exact order: per call the status code,
+// the number of components and of rows; per sequence, that everything
+// dequeued is the same multiset as TF's; and that replaying the sequence
+// again with the same seeds gives the same results (seed determinism).
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "inflow/core/dtype.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+#include "inflow/core/tensor_shape.h"
+#include "inflow/queue/queue.h"
+#include "inflow/queue/queue_options.h"
+
+#include "nlohmann/json.hpp"
+
+namespace inflow {
+namespace {
+
+using nlohmann::json;
+
+struct Flags {
+  int jobs = 8;
+  bool rsq_multiset = false;
+  int max_reports = 20;
+  std::vector<std::string> files;
+};
+
+// A recorded sequence, parsed up front so that workers share nothing
+// mutable.
+struct Sequence {
+  int64_t seed = 0;
+  std::string kind_name;
+  QueueKind kind = QueueKind::kFIFO;
+  QueueOptions options;
+  json ops;
+  std::string queue_json;
+};
+
+// What replaying one sequence found.
+struct Outcome {
+  int64_t ops = 0;
+  bool mismatch = false;
+  std::string report;  // empty when everything matched
+};
+
+Result<QueueKind> KindFromName(std::string_view name) {
+  if (name == "fifo") return QueueKind::kFIFO;
+  if (name == "padding_fifo") return QueueKind::kPaddingFIFO;
+  if (name == "random_shuffle") return QueueKind::kRandomShuffle;
+  if (name == "priority") return QueueKind::kPriority;
+  return InvalidArgumentError("unknown queue kind '" + std::string(name) + "'");
+}
+
+Result<Tensor> TensorFromJson(const json& j) {
+  const std::string dtype_name = j.at("dtype").get<std::string>();
+  std::optional<DType> dtype = DTypeFromName(dtype_name);
+  if (!dtype) return InvalidArgumentError("unknown dtype " + dtype_name);
+  std::vector<int64_t> dims = j.at("shape").get<std::vector<int64_t>>();
+  INFLOW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(dims));
+  const json& values = j.at("values");
+  if (static_cast<int64_t>(values.size()) != shape.num_elements()) {
+    return InvalidArgumentError("tensor with shape " + shape.DebugString() +
+                                " has " + std::to_string(values.size()) +
+                                " values");
+  }
+  Tensor t(*dtype, shape);
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (*dtype) {
+      case DType::kInt64:
+        t.data<int64_t>()[i] = values[i].get<int64_t>();
+        break;
+      case DType::kInt32:
+        t.data<int32_t>()[i] = values[i].get<int32_t>();
+        break;
+      case DType::kFloat32:
+        t.data<float>()[i] = static_cast<float>(values[i].get<double>());
+        break;
+      case DType::kFloat64:
+        t.data<double>()[i] = values[i].get<double>();
+        break;
+      case DType::kBool:
+        t.data<bool>()[i] = values[i].get<bool>();
+        break;
+      case DType::kString:
+        t.data<std::string>()[i] = values[i].get<std::string>();
+        break;
+      default:
+        return InvalidArgumentError("unsupported dtype " + dtype_name);
+    }
+  }
+  return t;
+}
+
+Result<Tuple> TupleFromJson(const json& j) {
+  Tuple out;
+  for (const json& t : j) {
+    INFLOW_ASSIGN_OR_RETURN(Tensor tensor, TensorFromJson(t));
+    out.push_back(std::move(tensor));
+  }
+  return out;
+}
+
+Result<Sequence> ParseSequence(const std::string& line) {
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidArgumentError("not a JSON object");
+  }
+  try {
+    Sequence s;
+    s.seed = j.at("seed").get<int64_t>();
+    const json& q = j.at("queue");
+    s.queue_json = q.dump();
+    s.kind_name = q.at("kind").get<std::string>();
+    INFLOW_ASSIGN_OR_RETURN(s.kind, KindFromName(s.kind_name));
+    s.options.capacity = q.at("capacity").get<int64_t>();
+    for (const json& d : q.at("dtypes")) {
+      std::optional<DType> dtype = DTypeFromName(d.get<std::string>());
+      if (!dtype) return InvalidArgumentError("unknown dtype " + d.dump());
+      s.options.dtypes.push_back(*dtype);
+    }
+    if (!q.at("shapes").is_null()) {
+      for (const json& shape : q.at("shapes")) {
+        s.options.shapes.emplace_back(shape.get<std::vector<int64_t>>());
+      }
+    }
+    if (q.contains("min_after_dequeue")) {
+      s.options.min_after_dequeue = q.at("min_after_dequeue").get<int64_t>();
+    }
+    if (q.contains("seed")) s.options.seed = q.at("seed").get<int64_t>();
+    if (q.contains("seed2")) s.options.seed2 = q.at("seed2").get<int64_t>();
+    s.ops = j.at("ops");
+    return s;
+  } catch (const json::exception& e) {
+    return InvalidArgumentError(std::string("bad sequence: ") + e.what());
+  }
+}
+
+std::string CodeName(int code) {
+  return std::string(StatusCodeName(static_cast<StatusCode>(code)));
+}
+
+std::string StatusText(const Status& s) { return s.ok() ? "OK" : s.ToString(); }
+
+// "dequeue_many(n=3, timeout_ms=1)" and the like, for reports.
+std::string OpSummary(const json& op) {
+  std::ostringstream os;
+  const std::string name = op.at("op").get<std::string>();
+  os << name << "(";
+  std::string sep;
+  if (op.contains("args")) {
+    os << "[";
+    for (size_t i = 0; i < op["args"].size(); ++i) {
+      const json& t = op["args"][i];
+      os << (i ? ", " : "") << t["dtype"].get<std::string>()
+         << t["shape"].dump() << " " << t["values"].dump();
+    }
+    os << "]";
+    sep = ", ";
+  }
+  if (op.contains("n")) {
+    os << sep << "n=" << op["n"].get<int64_t>();
+    sep = ", ";
+  }
+  if (op.contains("cancel")) {
+    os << sep << "cancel=" << (op["cancel"].get<bool>() ? "true" : "false");
+    sep = ", ";
+  }
+  os << sep << "timeout_ms=" << op.at("timeout_ms").get<int64_t>() << ")";
+  if (op.contains("invalid")) os << " /* invalid: " << op["invalid"] << " */";
+  return os.str();
+}
+
+std::string ExpectSummary(const json& expect) {
+  std::ostringstream os;
+  os << CodeName(expect.at("code").get<int>());
+  if (expect.contains("values")) {
+    auto tuple = TupleFromJson(expect["values"]);
+    os << " " << (tuple.ok() ? DebugString(*tuple) : expect["values"].dump());
+  }
+  if (expect.contains("size")) os << " size=" << expect["size"];
+  if (expect.contains("closed")) os << " closed=" << expect["closed"];
+  return os.str();
+}
+
+// One row of a dequeued batch (or a whole single element) as a printable
+// key, for multiset comparisons.
+std::string RowKey(const Tuple& tuple, int64_t row, bool batched) {
+  Tuple element;
+  for (const Tensor& t : tuple) {
+    element.push_back(batched ? t.SubTensor(row) : t);
+  }
+  return DebugString(element);
+}
+
+std::vector<std::string> RowKeys(const Tuple& tuple, bool batched) {
+  std::vector<std::string> keys;
+  if (tuple.empty()) return keys;
+  if (!batched) {
+    keys.push_back(RowKey(tuple, 0, false));
+    return keys;
+  }
+  for (int64_t r = 0; r < tuple[0].dim_size(0); ++r) {
+    keys.push_back(RowKey(tuple, r, true));
+  }
+  return keys;
+}
+
+class Replayer {
+ public:
+  Replayer(const Sequence& seq, bool rsq_multiset)
+      : seq_(seq),
+        multiset_(rsq_multiset && seq.kind == QueueKind::kRandomShuffle) {}
+
+  // Replays the whole sequence; the first mismatch ends it.
+  Outcome Run() {
+    Outcome out;
+    auto queue = CreateQueue(seq_.kind, seq_.options);
+    if (!queue.ok()) {
+      Fail(out, -1, "queue creation", "OK", StatusText(queue.status()));
+      return out;
+    }
+    queue_ = *queue;
+    for (size_t i = 0; i < seq_.ops.size(); ++i) {
+      ++out.ops;
+      if (!Step(out, static_cast<int>(i), seq_.ops[i])) return out;
+    }
+    if (multiset_) {
+      std::vector<std::string> a = tf_dequeued_, b = got_dequeued_;
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a != b) {
+        Fail(out, static_cast<int>(seq_.ops.size()),
+             "end of sequence: everything dequeued, as a multiset",
+             std::to_string(a.size()) + " elements", Join(b, a));
+      }
+    }
+    return out;
+  }
+
+  // Every result inflow produced, in order (for the determinism check).
+  const std::vector<std::string>& transcript() const { return transcript_; }
+
+ private:
+  static std::string Join(const std::vector<std::string>& got,
+                          const std::vector<std::string>& want) {
+    std::ostringstream os;
+    os << got.size() << " elements; only in inflow:";
+    for (const auto& g : got) {
+      if (std::find(want.begin(), want.end(), g) == want.end()) os << " " << g;
+    }
+    os << "; only in TF:";
+    for (const auto& w : want) {
+      if (std::find(got.begin(), got.end(), w) == got.end()) os << " " << w;
+    }
+    return os.str();
+  }
+
+  void Fail(Outcome& out, int index, const std::string& what,
+            const std::string& expected, const std::string& got) {
+    out.mismatch = true;
+    std::ostringstream os;
+    os << "MISMATCH seed=" << seq_.seed << " kind=" << seq_.kind_name << " op#"
+       << index << " " << what << "\n"
+       << "  expected (TF): " << expected << "\n"
+       << "  got (inflow):  " << got << "\n"
+       << "  queue: " << seq_.queue_json << "\n";
+    for (int i = 0; i < index && i < static_cast<int>(seq_.ops.size()); ++i) {
+      os << "  #" << i << " " << OpSummary(seq_.ops[i]) << " -> "
+         << ExpectSummary(seq_.ops[i]["expect"]) << "\n";
+    }
+    out.report = os.str();
+  }
+
+  bool Step(Outcome& out, int index, const json& op) {
+    const std::string name = op.at("op").get<std::string>();
+    const json& expect = op.at("expect");
+    const int want_code = expect.at("code").get<int>();
+    CallOptions options;
+    options.timeout =
+        std::chrono::milliseconds(op.at("timeout_ms").get<int64_t>());
+    const std::string what = OpSummary(op);
+    auto code_mismatch = [&](const Status& got) {
+      Fail(out, index, what, ExpectSummary(expect), StatusText(got));
+      return false;
+    };
+
+    if (name == "enqueue" || name == "enqueue_many") {
+      auto tuple = TupleFromJson(op.at("args"));
+      if (!tuple.ok()) {
+        Fail(out, index, what, "a valid recorded tuple",
+             StatusText(tuple.status()));
+        return false;
+      }
+      Status s = name == "enqueue"
+                     ? queue_->Enqueue(std::move(*tuple), options)
+                     : queue_->EnqueueMany(std::move(*tuple), options);
+      transcript_.push_back(StatusText(s));
+      if (static_cast<int>(s.code()) != want_code) return code_mismatch(s);
+      return true;
+    }
+    if (name == "close") {
+      Status s = queue_->Close(op.at("cancel").get<bool>(), options);
+      transcript_.push_back(StatusText(s));
+      if (static_cast<int>(s.code()) != want_code) return code_mismatch(s);
+      return true;
+    }
+    if (name == "size") {
+      const int64_t got = queue_->Size();
+      transcript_.push_back("size " + std::to_string(got));
+      if (want_code != 0 || expect.at("size").get<int64_t>() != got) {
+        Fail(out, index, what, ExpectSummary(expect),
+             "OK size=" + std::to_string(got));
+        return false;
+      }
+      return true;
+    }
+    if (name == "is_closed") {
+      const bool got = queue_->IsClosed();
+      transcript_.push_back(got ? "closed" : "open");
+      if (want_code != 0 || expect.at("closed").get<bool>() != got) {
+        Fail(out, index, what, ExpectSummary(expect),
+             std::string("OK closed=") + (got ? "true" : "false"));
+        return false;
+      }
+      return true;
+    }
+    if (name == "dequeue" || name == "dequeue_many" ||
+        name == "dequeue_up_to") {
+      Result<Tuple> got =
+          name == "dequeue" ? queue_->Dequeue(options)
+          : name == "dequeue_many"
+              ? queue_->DequeueMany(op.at("n").get<int64_t>(), options)
+              : queue_->DequeueUpTo(op.at("n").get<int64_t>(), options);
+      transcript_.push_back(got.ok() ? DebugString(*got)
+                                     : StatusText(got.status()));
+      if (static_cast<int>(got.status().code()) != want_code) {
+        return code_mismatch(got.status());
+      }
+      if (!got.ok()) return true;
+      auto want = TupleFromJson(expect.at("values"));
+      if (!want.ok()) {
+        Fail(out, index, what, "a valid recorded result",
+             StatusText(want.status()));
+        return false;
+      }
+      const bool batched = name != "dequeue";
+      if (multiset_)
+        return CompareAsMultiset(out, index, what, expect, *want, *got,
+                                 batched);
+      if (*want != *got) {
+        Fail(out, index, what, ExpectSummary(expect),
+             "OK " + DebugString(*got));
+        return false;
+      }
+      return true;
+    }
+    Fail(out, index, what, "a known op", "unknown op '" + name + "'");
+    return false;
+  }
+
+  // RandomShuffleQueue without TF's exact order: the same number of rows,
+  // each row an element the queue holds, the same multiset in the end.
+  bool CompareAsMultiset(Outcome& out, int index, const std::string& what,
+                         const json& expect, const Tuple& want,
+                         const Tuple& got, bool batched) {
+    std::vector<std::string> want_rows = RowKeys(want, batched);
+    std::vector<std::string> got_rows = RowKeys(got, batched);
+    if (want.size() != got.size() || want_rows.size() != got_rows.size()) {
+      Fail(out, index, what, ExpectSummary(expect), "OK " + DebugString(got));
+      return false;
+    }
+    tf_dequeued_.insert(tf_dequeued_.end(), want_rows.begin(), want_rows.end());
+    got_dequeued_.insert(got_dequeued_.end(), got_rows.begin(), got_rows.end());
+    return true;
+  }
+
+  const Sequence& seq_;
+  const bool multiset_;
+  std::shared_ptr<QueueInterface> queue_;
+  std::vector<std::string> tf_dequeued_;
+  std::vector<std::string> got_dequeued_;
+  std::vector<std::string> transcript_;
+};
+
+Outcome ReplayOne(const Sequence& seq, bool rsq_multiset) {
+  Replayer first(seq, rsq_multiset);
+  Outcome out = first.Run();
+  if (out.mismatch || !rsq_multiset || seq.kind != QueueKind::kRandomShuffle) {
+    return out;
+  }
+  // Seed determinism: the same seeds and calls give the same results.
+  Replayer second(seq, rsq_multiset);
+  second.Run();
+  if (first.transcript() != second.transcript()) {
+    out.mismatch = true;
+    out.report = "MISMATCH seed=" + std::to_string(seq.seed) +
+                 " kind=random_shuffle: a second replay with the same seeds "
+                 "gave different results\n";
+  }
+  return out;
+}
+
+int Usage() {
+  std::cerr << "usage: queue_tf_replay [--jobs N] [--rsq-order exact|multiset]"
+               " [--max-reports N] FILE.jsonl...\n";
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    auto value = [&](std::string_view prefix) -> std::optional<std::string> {
+      if (arg.substr(0, prefix.size()) != prefix) return std::nullopt;
+      return std::string(arg.substr(prefix.size()));
+    };
+    if (auto v = value("--jobs=")) {
+      flags.jobs = std::max(1, std::atoi(v->c_str()));
+    } else if (auto v = value("--max-reports=")) {
+      flags.max_reports = std::atoi(v->c_str());
+    } else if (auto v = value("--rsq-order=")) {
+      if (*v != "exact" && *v != "multiset") return Usage();
+      flags.rsq_multiset = *v == "multiset";
+    } else if (arg.substr(0, 2) == "--") {
+      return Usage();
+    } else {
+      flags.files.emplace_back(arg);
+    }
+  }
+  if (flags.files.empty()) return Usage();
+
+  std::vector<Sequence> seqs;
+  for (const std::string& path : flags.files) {
+    std::ifstream in(path);
+    if (!in) {
+      std::cerr << "cannot open " << path << "\n";
+      return 2;
+    }
+    std::string line;
+    int line_no = 0;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (line.empty()) continue;
+      auto seq = ParseSequence(line);
+      if (!seq.ok()) {
+        std::cerr << path << ":" << line_no << ": " << seq.status() << "\n";
+        return 2;
+      }
+      seqs.push_back(std::move(*seq));
+    }
+  }
+
+  // Sequences are independent (one queue each) and mostly wait out
+  // timeouts, so several run at once; each sequence stays on one thread.
+  std::vector<Outcome> outcomes(seqs.size());
+  std::atomic<size_t> next{0};
+  {
+    std::vector<std::jthread> workers;
+    for (int w = 0; w < flags.jobs; ++w) {
+      workers.emplace_back([&] {
+        for (size_t i = next++; i < seqs.size(); i = next++) {
+          outcomes[i] = ReplayOne(seqs[i], flags.rsq_multiset);
+        }
+      });
+    }
+  }
+
+  std::map<std::string, std::pair<int64_t, int64_t>> per_kind;  // seqs, bad
+  int64_t total_ops = 0, mismatched = 0;
+  int reported = 0;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    auto& [count, bad] = per_kind[seqs[i].kind_name];
+    ++count;
+    total_ops += outcomes[i].ops;
+    if (!outcomes[i].mismatch) continue;
+    ++bad;
+    ++mismatched;
+    if (reported++ < flags.max_reports) std::cout << outcomes[i].report;
+  }
+  json summary = {{"sequences", seqs.size()},
+                  {"ops", total_ops},
+                  {"mismatched", mismatched}};
+  for (const auto& [kind, counts] : per_kind) {
+    summary["kinds"][kind] = {{"sequences", counts.first},
+                              {"mismatched", counts.second}};
+  }
+  std::vector<int64_t> bad_seeds;
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    if (outcomes[i].mismatch) bad_seeds.push_back(seqs[i].seed);
+  }
+  summary["mismatched_seeds"] = bad_seeds;
+  std::cout << summary.dump() << std::endl;
+  return mismatched == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace inflow
+
+int main(int argc, char** argv) { return inflow::Main(argc, argv); }
