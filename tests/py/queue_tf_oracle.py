@@ -232,11 +232,12 @@ class TFQueues:
         self.callables = {}
         self.lock = threading.Lock()
         for key, refs in handle_tensors.items():
-            # Keep the TensorHandle objects: dropping one deletes the stored
-            # tensor from the Session.
-            self._handle_objects = getattr(self, "_handle_objects", [])
             objs = self.session.run(refs)
-            self._handle_objects.extend(objs)
+            for o in objs:
+                # The stored handles live as long as the Session; without
+                # this a collected TensorHandle would delete its tensor (by
+                # adding nodes to the graph), even after Session.close().
+                o._auto_gc_enabled = False
             self.handles[key] = [o.handle for o in objs]
 
     def close(self):
