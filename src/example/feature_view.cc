@@ -209,9 +209,7 @@ void FeatureView::CopyInt64s(int64_t* out) const {
       if (field == 1 && wt == kWireLen) {
         std::string_view v;
         if (!r.ReadLengthDelimited(&v)) return;
-        const int64_t n = internal::CountPackedVarints(v);
-        internal::DecodePackedVarints(v, out);
-        out += n;
+        out += internal::DecodePackedVarints(v, out);
       } else if (field == 1 && wt == kWireVarint) {
         uint64_t v;
         if (!r.ReadVarint(&v)) return;

@@ -105,8 +105,9 @@ class WireReader {
 // exceeds 10 bytes.
 int64_t CountPackedVarints(std::string_view payload);
 
-// Decodes `n` varints known to be well formed (CountPackedVarints agreed).
-void DecodePackedVarints(std::string_view payload, int64_t* out);
+// Decodes varints known to be well formed (CountPackedVarints agreed);
+// returns how many were written to out.
+int64_t DecodePackedVarints(std::string_view payload, int64_t* out);
 
 // Encoding.
 inline size_t VarintSize(uint64_t v) {
