@@ -51,10 +51,15 @@ class QueueAdapter final : public Public {
   }
 
   const QueueSpec& spec() const { return core_.spec(); }
+  const QueueCore& core() const { return core_; }
 
  private:
   QueueCore core_;
 };
+
+// The core behind a queue made by this library's factories; nullptr for
+// any other QueueInterface.
+const QueueCore* CoreOf(const QueueInterface& queue);
 
 }  // namespace inflow::internal
 

@@ -67,9 +67,17 @@ class QueueCore::WakeList {
   WakeList() = default;
   WakeList(const WakeList&) = delete;
   WakeList& operator=(const WakeList&) = delete;
-  ~WakeList() {
-    for (size_t i = 0; i < inline_count_; ++i) inline_[i]->cv.Signal();
+  ~WakeList() { SignalNow(); }
+  bool empty() const { return inline_count_ == 0; }
+  // Signals everything added so far and forgets it.
+  void SignalNow() {
+    for (size_t i = 0; i < inline_count_; ++i) {
+      inline_[i]->cv.Signal();
+      inline_[i].reset();
+    }
+    inline_count_ = 0;
     for (const auto& a : overflow_) a->cv.Signal();
+    overflow_.clear();
   }
   void Add(std::shared_ptr<Attempt> a) {
     if (inline_count_ < inline_.size()) {
@@ -337,6 +345,14 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
   (is_enqueue ? enqueue_attempts_ : dequeue_attempts_).push_back(a);
   FlushLocked(&wake);
   while (!raw->done) {
+    if (!wake.empty()) {
+      // Others' attempts this call completed: wake them before sleeping,
+      // outside the lock, then look again.
+      mu_.unlock();
+      wake.SignalNow();
+      mu_.lock();
+      continue;
+    }
     if (raw->stop_requested) {
       AbandonLocked(raw, CancelledError(cancelled));
       FlushLocked(&wake);
@@ -544,6 +560,16 @@ int64_t QueueCore::Size() const {
 bool QueueCore::IsClosed() const {
   MutexLock lock(&mu_);
   return closed_;
+}
+
+size_t QueueCore::PendingEnqueues() const {
+  MutexLock lock(&mu_);
+  return enqueue_attempts_.size();
+}
+
+size_t QueueCore::PendingDequeues() const {
+  MutexLock lock(&mu_);
+  return dequeue_attempts_.size();
 }
 
 }  // namespace inflow::internal

@@ -72,6 +72,9 @@ class QueueCore {
 
   int64_t Size() const;
   bool IsClosed() const;
+  // Attempts waiting on each side (for tests and diagnostics).
+  size_t PendingEnqueues() const;
+  size_t PendingDequeues() const;
   const QueueSpec& spec() const { return spec_; }
 
  private:

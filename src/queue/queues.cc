@@ -164,6 +164,23 @@ Result<std::shared_ptr<QueueInterface>> CreateAny(const QueueOptions& options) {
 }
 
 }  // namespace
+
+const QueueCore* CoreOf(const QueueInterface& queue) {
+  if (auto* q = dynamic_cast<const QueueAdapter<FIFOQueue>*>(&queue)) {
+    return &q->core();
+  }
+  if (auto* q = dynamic_cast<const QueueAdapter<PaddingFIFOQueue>*>(&queue)) {
+    return &q->core();
+  }
+  if (auto* q = dynamic_cast<const QueueAdapter<RandomShuffleQueue>*>(&queue)) {
+    return &q->core();
+  }
+  if (auto* q = dynamic_cast<const QueueAdapter<PriorityQueue>*>(&queue)) {
+    return &q->core();
+  }
+  return nullptr;
+}
+
 }  // namespace internal
 
 Result<std::shared_ptr<FIFOQueue>> FIFOQueue::Create(

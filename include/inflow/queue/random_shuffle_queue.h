@@ -6,6 +6,11 @@
 // an element may only leave when more than min_after_dequeue are stored;
 // after Close the queue drains to empty.
 //
+// Seeds are the op's (seed, seed2) attributes. TF's Python layer derives
+// them from the graph and op seeds: with only an op seed `s` it passes
+// (87654321, s), so QueueOptions{.seed = 87654321, .seed2 = s} replays the
+// order of tf.compat.v1.RandomShuffleQueue(..., seed=s).
+//
 // Thread-safe: every method may be called from any thread.
 
 #ifndef INFLOW_QUEUE_RANDOM_SHUFFLE_QUEUE_H_
