@@ -35,7 +35,7 @@ second replay compares them as multisets and checks that the same seeds give
 the same order twice.
 
 INFLOW_QUEUE_TF_SEQUENCES sets the number of sequences per queue kind
-(default 1000; INFLOW_STRESS=long: 10000), INFLOW_QUEUE_TF_SEED the seed.
+(default 2000; INFLOW_STRESS=long: 10000), INFLOW_QUEUE_TF_SEED the seed.
 """
 import json
 import os
@@ -51,7 +51,7 @@ import queue_tf_oracle as oracle  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("INFLOW_BUILD_DIR", ROOT / "build" / "release"))
 LONG = os.environ.get("INFLOW_STRESS") == "long"
-COUNT = int(os.environ.get("INFLOW_QUEUE_TF_SEQUENCES", 10000 if LONG else 1000))
+COUNT = int(os.environ.get("INFLOW_QUEUE_TF_SEQUENCES", 10000 if LONG else 2000))
 SEED = int(os.environ.get("INFLOW_QUEUE_TF_SEED", 3))
 
 
