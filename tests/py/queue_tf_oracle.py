@@ -68,6 +68,8 @@ CONFIGS = {
         dict(capacity=1, dtypes=["float32"], shapes=[[3]]),
         dict(capacity=5, dtypes=["int64", "string"], shapes=[[2], []]),
         dict(capacity=0, dtypes=["int64"], shapes=[[]]),
+        dict(capacity=3, dtypes=["bool", "int32", "float64"],
+             shapes=[[2], [], [1]]),
     ],
     "padding_fifo": [
         dict(capacity=3, dtypes=["int64"], shapes=[[-1]]),
@@ -76,6 +78,9 @@ CONFIGS = {
              shapes=[[], [-1, -1], [2]]),
         dict(capacity=2, dtypes=["string"], shapes=[[]]),
         dict(capacity=3, dtypes=["int64"], shapes=[[2, -1, 1]]),
+        # Padding with false and 0 in other dtypes.
+        dict(capacity=4, dtypes=["bool", "uint8", "float64"],
+             shapes=[[-1], [-1, 2], []]),
     ],
     "random_shuffle": [
         dict(capacity=5, dtypes=["int64"], shapes=[[]], min_after_dequeue=0),
@@ -99,7 +104,9 @@ CONFIGS = {
 
 
 def _np_dtype(name):
-    return {"int64": np.int64, "float32": np.float32, "string": object}[name]
+    return {"int64": np.int64, "int32": np.int32, "uint8": np.uint8,
+            "float32": np.float32, "float64": np.float64, "bool": np.bool_,
+            "string": object}[name]
 
 
 def tensor_json(dtype, arr):
@@ -108,7 +115,7 @@ def tensor_json(dtype, arr):
     flat = arr.reshape(-1).tolist()
     if dtype == "string":
         flat = [v.decode("utf-8") if isinstance(v, bytes) else v for v in flat]
-    elif dtype == "float32":
+    elif dtype in ("float32", "float64"):
         flat = [float(v) for v in flat]
     elif dtype == "bool":
         flat = [bool(v) for v in flat]
@@ -397,6 +404,14 @@ class SequenceGenerator:
                 vals.append(sign * (key * 64 + comp * 8 + j) + (1 << 40) * (comp % 2))
             elif dtype == "float32":
                 vals.append(float(key) + j * 0.25 + comp * 0.125)
+            elif dtype == "float64":
+                vals.append(-float(key) / 3.0 + j)
+            elif dtype == "int32":
+                vals.append((key * 31 + j) % 100000 - 50000)
+            elif dtype == "uint8":
+                vals.append((key * 7 + j * 3 + 1) % 256)
+            elif dtype == "bool":
+                vals.append((key + j) % 3 != 0)
             else:
                 vals.append(f"v{key}.{comp}.{j}" + "x" * ((key + j) % 4))
         return {"dtype": dtype, "shape": list(shape), "values": vals}
@@ -505,7 +520,8 @@ class SequenceGenerator:
 
     def _fill(self, dtype, shape):
         count = int(np.prod(shape)) if shape else 1
-        value = {"int64": 5, "float32": 2.5, "string": "z"}[dtype]
+        value = {"int64": 5, "int32": 5, "uint8": 5, "float32": 2.5,
+                 "float64": 2.5, "bool": True, "string": "z"}[dtype]
         return {"dtype": dtype, "shape": list(shape), "values": [value] * count}
 
     # ---- running ----------------------------------------------------------

@@ -109,6 +109,9 @@ Result<Tensor> TensorFromJson(const json& j) {
       case DType::kFloat64:
         t.data<double>()[i] = values[i].get<double>();
         break;
+      case DType::kUInt8:
+        t.data<uint8_t>()[i] = values[i].get<uint8_t>();
+        break;
       case DType::kBool:
         t.data<bool>()[i] = values[i].get<bool>();
         break;
