@@ -104,6 +104,7 @@ namespace internal {
 // the batch dimension is dropped (B must be 1).
 Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
                                     std::span<const FeatureView> views,
+                                    std::span<const uint8_t> present,
                                     int64_t batch, bool single,
                                     int64_t index_offset) {
   ParsedFeatures out;
@@ -122,6 +123,15 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
         for (int64_t b = 0; b < batch; ++b) {
           const FeatureView& v = view(b);
           char* dst = ElementPtr(t, b * spec.stride);
+          if (v.kind() == FeatureKind::kNone && !present.empty() &&
+              present[static_cast<size_t>(b) * num_specs + s]) {
+            // Present with no kind: zero values of any type.
+            if (spec.stride == 0) continue;
+            return InvalidArgumentError(
+                Where(spec, b + index_offset) +
+                "Unexpected number of elements: 0 values but output shape " +
+                spec.shape.DebugString());
+          }
           if (v.kind() == FeatureKind::kNone) {
             if (!spec.default_value) return Missing(spec, b + index_offset);
             CopyElements(*spec.default_value, 0, spec.stride, dst);
@@ -300,15 +310,24 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
       return s.WithContext("Name: <unknown>, Index: " + std::to_string(b));
     }
     FeatureView* row = scratch.views.data() + b * num_specs;
-    // Later entries overwrite earlier ones: the last key wins.
+    // Later entries overwrite earlier ones: the last key wins. As in
+    // TensorFlow's parsers, an entry with no kind set does not count (a key
+    // given twice keeps its last value that has a kind), except for
+    // var-length features in a batch, where it empties the feature.
     for (const FeatureEntry& e : scratch.entries) {
       const int i = schema.Lookup(e.key);
-      if (i >= 0) row[i] = e.value;
+      if (i < 0) continue;
+      if (e.value.kind() == FeatureKind::kNone &&
+          (single || schema.specs[static_cast<size_t>(i)].type !=
+                         ParsedSchema::Type::kVarLen)) {
+        continue;
+      }
+      row[i] = e.value;
     }
   }
   Result<ParsedFeatures> out = internal::BuildOutputs(
-      schema, scratch.views, static_cast<int64_t>(serialized.size()), single,
-      0);
+      schema, scratch.views, {}, static_cast<int64_t>(serialized.size()),
+      single, 0);
   scratch.joined.clear();
   if (out.ok()) out->schema_ = schema_;
   return out;

@@ -86,7 +86,9 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
       if (fixed->default_value) {
         INFLOW_RETURN_IF_ERROR(
             CheckDefault(key, *fixed->default_value, spec.dtype, spec.stride));
-        spec.default_value = fixed->default_value;
+        // As in TensorFlow, an empty default (a shape with a 0 dim) is no
+        // default: the feature stays required.
+        if (spec.stride > 0) spec.default_value = fixed->default_value;
       }
     } else if (auto* var = std::get_if<VarLenFeature>(&config)) {
       INFLOW_RETURN_IF_ERROR(CheckDType(key, var->dtype));

@@ -53,11 +53,14 @@ struct ParsedSchema {
 namespace internal {
 
 // Builds the tensors of `schema` from views[b * S + s], the winning feature
-// of spec s in example b (kind kNone when missing). `single` drops the
-// batch dimension (then batch is 1). Error messages name example
-// b + index_offset.
+// of spec s in example b (kind kNone when missing). When `present` is not
+// empty, present[b * S + s] marks a kNone view as a feature that is there
+// with no kind (SequenceExample context, where TensorFlow counts it as
+// zero values) rather than missing. `single` drops the batch dimension
+// (then batch is 1). Error messages name example b + index_offset.
 Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
                                     std::span<const FeatureView> views,
+                                    std::span<const uint8_t> present,
                                     int64_t batch, bool single,
                                     int64_t index_offset);
 

@@ -136,14 +136,20 @@ Result<ParsedSequenceExample> SequenceExampleParser::ParseSingle(
   INFLOW_RETURN_IF_ERROR(
       view.Parse(serialized).WithContext("Name: <unknown>, Index: 0"));
 
+  // Context: the last entry of a key wins, also one with no kind, which
+  // TensorFlow's sequence parser reads as zero values (not as missing).
   std::vector<FeatureView> found(context_->specs.size());
+  std::vector<uint8_t> present(context_->specs.size());
   for (const FeatureEntry& e : view.context()) {
     const int i = context_->Lookup(e.key);
-    if (i >= 0) found[static_cast<size_t>(i)] = e.value;
+    if (i < 0) continue;
+    found[static_cast<size_t>(i)] = e.value;
+    present[static_cast<size_t>(i)] = 1;
   }
   ParsedSequenceExample out;
-  INFLOW_ASSIGN_OR_RETURN(out.context,
-                          internal::BuildOutputs(*context_, found, 1, true, 0));
+  INFLOW_ASSIGN_OR_RETURN(
+      out.context,
+      internal::BuildOutputs(*context_, found, present, 1, true, 0));
   out.context.schema_ = context_;
 
   std::vector<const FeatureListEntry*> lists(sequence_->specs.size());

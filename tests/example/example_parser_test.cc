@@ -217,6 +217,37 @@ TEST(ExampleParserTest, DuplicateKeyInRecordLastWins) {
   EXPECT_THAT(Values<int64_t>(r->dense[0]), ElementsAre(2));
 }
 
+TEST(ExampleParserTest, EntryWithoutKindDoesNotHideAnEarlierValue) {
+  // TensorFlow's rule for a key given twice whose last value has no kind:
+  // the earlier value stands, except for var-length features in a batch.
+  const std::string record = Ex(Example().Set("a", Feature::Int64s({1}))) +
+                             Ex(Example().Set("a", Feature()));
+  ExampleParser fixed = MustCreate({{"a", FixedLenFeature({}, DType::kInt64)}});
+  Result<ParsedFeatures> r = fixed.ParseSingle(record);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_THAT(Values<int64_t>(r->dense[0]), ElementsAre(1));
+  ExampleParser var = MustCreate({{"a", VarLenFeature(DType::kInt64)}});
+  Result<ParsedFeatures> single = var.ParseSingle(record);
+  ASSERT_TRUE(single.ok());
+  EXPECT_THAT(Values<int64_t>(single->sparse[0].values), ElementsAre(1));
+  const std::vector<std::string> batch = {record};
+  Result<ParsedFeatures> batched = var.ParseBatch(batch);
+  ASSERT_TRUE(batched.ok());
+  EXPECT_EQ(batched->sparse[0].values.num_elements(), 0);
+}
+
+TEST(ExampleParserTest, EmptyDefaultLeavesTheFeatureRequired) {
+  // As in TensorFlow: a shape with a 0 dim has an empty default, which
+  // counts as none.
+  ExampleParser parser = MustCreate(
+      {{"a", FixedLenFeature({0}, DType::kInt64,
+                             Tensor(DType::kInt64, TensorShape({0})))}});
+  EXPECT_EQ(parser.ParseSingle(Ex(Example())).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      parser.ParseSingle(Ex(Example().Set("a", Feature::Int64s({})))).ok());
+}
+
 struct BadConfig {
   const char* name;
   FeatureSpecs specs;

@@ -102,6 +102,26 @@ TEST(SequenceExampleParserTest, ContextErrorsMatchExampleParsing) {
             StatusCode::kInvalidArgument);
 }
 
+TEST(SequenceExampleParserTest, ContextFeatureWithoutKindIsZeroValues) {
+  // TensorFlow's sequence parser: a context feature with no kind is
+  // present with no values (not missing, so no default), and the last
+  // entry of a key wins.
+  const std::string record =
+      SequenceExample().SetContext("k", Feature::Int64s({1, 2})).Serialize() +
+      SequenceExample().SetContext("k", Feature()).Serialize();
+  SequenceExampleParser fixed = MustCreate(
+      {{"k", FixedLenFeature({2}, DType::kInt64,
+                             Tensor::FromVector(std::vector<int64_t>{7, 8}))}},
+      {});
+  EXPECT_EQ(fixed.ParseSingle(record).status().code(),
+            StatusCode::kInvalidArgument);
+  SequenceExampleParser var =
+      MustCreate({{"k", VarLenFeature(DType::kInt64)}}, {});
+  Result<ParsedSequenceExample> r = var.ParseSingle(record);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->context.sparse[0].values.num_elements(), 0);
+}
+
 TEST(SequenceExampleParserTest, UnsupportedSpecPlacementsFailInCreate) {
   EXPECT_EQ(SequenceExampleParser::Create(
                 {}, {{"a", FixedLenFeature{{}, DType::kInt64}}})
