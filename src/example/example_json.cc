@@ -3,8 +3,9 @@
 #include "inflow/example/example_json.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include "inflow/example/feature_view.h"
@@ -125,10 +126,14 @@ void AppendFloat(float v, std::string* out) {
   } else if (std::isinf(v)) {
     out->append(v > 0 ? "\"Infinity\"" : "\"-Infinity\"");
   } else {
-    // Shortest text that reads back as the same float32.
+    // json_format's rule: the fewest significant digits, but at least 6,
+    // that read back as the same float32.
     char buf[32];
-    auto r = std::to_chars(buf, buf + sizeof(buf), v);
-    out->append(buf, r.ptr);
+    for (int digits = 6; digits <= 9; ++digits) {
+      std::snprintf(buf, sizeof(buf), "%.*g", digits, static_cast<double>(v));
+      if (std::strtof(buf, nullptr) == v) break;
+    }
+    out->append(buf);
   }
 }
 
