@@ -35,7 +35,7 @@ second replay compares them as multisets and checks that the same seeds give
 the same order twice.
 
 INFLOW_QUEUE_TF_SEQUENCES sets the number of sequences per queue kind
-(default 2000; INFLOW_STRESS=long: 10000), INFLOW_QUEUE_TF_SEED the seed.
+(default 1500; INFLOW_STRESS=long: 10000), INFLOW_QUEUE_TF_SEED the seed.
 """
 import json
 import os
@@ -51,7 +51,7 @@ import queue_tf_oracle as oracle  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("INFLOW_BUILD_DIR", ROOT / "build" / "release"))
 LONG = os.environ.get("INFLOW_STRESS") == "long"
-COUNT = int(os.environ.get("INFLOW_QUEUE_TF_SEQUENCES", 10000 if LONG else 2000))
+COUNT = int(os.environ.get("INFLOW_QUEUE_TF_SEQUENCES", 10000 if LONG else 1500))
 SEED = int(os.environ.get("INFLOW_QUEUE_TF_SEED", 3))
 
 
@@ -88,7 +88,7 @@ def run_replay(replay_bin, *args):
 @pytest.mark.parametrize("kind", oracle.KINDS)
 def test_queue_results_and_error_codes_match_tensorflow(kind, recorded, replay_bin):
     paths, _, _ = recorded
-    proc, summary = run_replay(replay_bin, "--jobs=8", paths[kind])
+    proc, summary = run_replay(replay_bin, "--jobs=16", paths[kind])
     assert summary is not None, proc.stderr
     assert summary["sequences"] >= COUNT * 0.99
     assert proc.returncode == 0 and summary["mismatched"] == 0, (
@@ -99,7 +99,7 @@ def test_queue_results_and_error_codes_match_tensorflow(kind, recorded, replay_b
 def test_random_shuffle_matches_as_multiset_and_is_seed_deterministic(
         recorded, replay_bin):
     paths, _, _ = recorded
-    proc, summary = run_replay(replay_bin, "--jobs=8", "--rsq-order=multiset",
+    proc, summary = run_replay(replay_bin, "--jobs=16", "--rsq-order=multiset",
                                paths["random_shuffle"])
     assert summary is not None, proc.stderr
     assert proc.returncode == 0 and summary["mismatched"] == 0, proc.stdout[-20000:]
