@@ -2,10 +2,18 @@
 
 #include "inflow/io/record_writer.h"
 
+#include <cstring>
+
 #include "io/record_format.h"
 #include "io/zlib_source.h"
 
 namespace inflow {
+namespace {
+
+// Records up to this size are framed in a stack buffer.
+constexpr size_t kSmallRecord = 512;
+
+}  // namespace
 
 Result<std::unique_ptr<RecordWriter>> RecordWriter::Create(
     Env& env, const std::string& path, const RecordWriterOptions& options) {
@@ -35,18 +43,34 @@ Status RecordWriter::CheckOpen() const {
     return FailedPreconditionError(
         "Writer not initialized or previously closed: " + file_->name());
   }
-  return error_;
+  if (!error_.ok()) return error_;
+  return OkStatus();
 }
 
 Status RecordWriter::WriteRecord(std::string_view record) {
-  INFLOW_RETURN_IF_ERROR(CheckOpen());
-  char header[internal::kRecordHeaderSize];
-  internal::EncodeRecordHeader(header, record.size());
-  char footer[internal::kRecordFooterSize];
-  internal::EncodeFixed32(footer, crc32c::Mask(crc32c::Value(record)));
-  Status s = file_->Append(std::string_view(header, sizeof(header)));
-  if (s.ok()) s = file_->Append(record);
-  if (s.ok()) s = file_->Append(std::string_view(footer, sizeof(footer)));
+  if (closed_ || !error_.ok()) return CheckOpen();
+  constexpr size_t kFraming =
+      internal::kRecordHeaderSize + internal::kRecordFooterSize;
+  const uint32_t footer = crc32c::Mask(crc32c::Value(record));
+  Status s;
+  if (record.size() <= kSmallRecord) {
+    // One append of the framed record: small records are mostly framing.
+    char framed[kSmallRecord + kFraming];
+    internal::EncodeRecordHeader(framed, record.size());
+    std::memcpy(framed + internal::kRecordHeaderSize, record.data(),
+                record.size());
+    internal::EncodeFixed32(
+        framed + internal::kRecordHeaderSize + record.size(), footer);
+    s = file_->Append(std::string_view(framed, record.size() + kFraming));
+  } else {
+    char header[internal::kRecordHeaderSize];
+    internal::EncodeRecordHeader(header, record.size());
+    char tail[internal::kRecordFooterSize];
+    internal::EncodeFixed32(tail, footer);
+    s = file_->Append(std::string_view(header, sizeof(header)));
+    if (s.ok()) s = file_->Append(record);
+    if (s.ok()) s = file_->Append(std::string_view(tail, sizeof(tail)));
+  }
   if (!s.ok()) error_ = s;
   return s;
 }
