@@ -49,9 +49,33 @@ Status Malformed(std::string_view what, const char* pos, const char* base) {
                               std::to_string(pos - base));
 }
 
+// When `msg` is exactly one length-delimited field (the tag a single
+// byte), sets *tag and *payload. What every encoder writes for a Feature,
+// a list and a map entry's parts, so the parsers try this first.
+inline bool SingleField(std::string_view msg, uint8_t* tag,
+                        std::string_view* payload) {
+  if (msg.size() < 2) return false;
+  WireReader r(msg.substr(1));
+  uint64_t len;
+  if (!r.ReadVarint(&len) || len != msg.size() - 1 - r.offset()) return false;
+  *tag = static_cast<uint8_t>(msg[0]);
+  *payload = msg.substr(1 + r.offset());
+  return true;
+}
+
 // Validates one list message of `kind` and counts its values; -1 when it
 // is malformed.
 int64_t CountList(FeatureKind kind, std::string_view payload) {
+  uint8_t tag;
+  std::string_view packed;
+  if (kind != FeatureKind::kBytes && SingleField(payload, &tag, &packed) &&
+      tag == internal::Tag1(1, kWireLen)) {
+    if (kind == FeatureKind::kFloat) {
+      return packed.size() % 4 == 0 ? static_cast<int64_t>(packed.size() / 4)
+                                    : -1;
+    }
+    return internal::CountPackedVarints(packed);
+  }
   WireReader r(payload);
   int64_t n = 0;
   while (!r.done()) {
@@ -106,6 +130,21 @@ int64_t CountList(FeatureKind kind, std::string_view payload) {
 
 Status FeatureView::Parse(std::string_view feature, const char* base,
                           FeatureView* out) {
+  uint8_t tag;
+  std::string_view list;
+  if (SingleField(feature, &tag, &list) && tag >= internal::Tag1(1, kWireLen) &&
+      tag <= internal::Tag1(3, kWireLen) && (tag & 7) == kWireLen) {
+    const auto kind = static_cast<FeatureKind>(tag >> 3);
+    const int64_t n = CountList(kind, list);
+    if (n >= 0) {
+      out->kind_ = kind;
+      out->size_ = n;
+      out->single_list_ = true;
+      out->data_ = list;
+      return OkStatus();
+    }
+    // Malformed: the general path below names the offset.
+  }
   WireReader r(feature);
   FeatureKind kind = FeatureKind::kNone;
   int64_t size = 0;
@@ -186,8 +225,10 @@ void FeatureView::CopyFloats(float* out) const {
       if (field == 1 && wt == kWireLen) {
         std::string_view v;
         if (!r.ReadLengthDelimited(&v)) return;
-        std::memcpy(out, v.data(), v.size());
-        out += v.size() / 4;
+        if (!v.empty()) {  // out may be null when there are no values
+          std::memcpy(out, v.data(), v.size());
+          out += v.size() / 4;
+        }
       } else if (field == 1 && wt == kWireFixed32) {
         uint32_t bits;
         if (!r.ReadFixed32(&bits)) return;
@@ -275,6 +316,21 @@ namespace {
 Status ParseFeatureEntry(std::string_view entry, const char* base,
                          std::vector<FeatureEntry>* entries,
                          std::vector<std::unique_ptr<std::string>>* joined) {
+  // Fast path: key field, then value field, nothing else.
+  if (entry.size() >= 2 && static_cast<uint8_t>(entry[0]) == 0x0a &&
+      static_cast<uint8_t>(entry[1]) < 0x80 &&
+      static_cast<size_t>(entry[1]) + 2 < entry.size()) {
+    const std::string_view key = entry.substr(2, static_cast<size_t>(entry[1]));
+    uint8_t tag;
+    std::string_view value;
+    if (SingleField(entry.substr(2 + key.size()), &tag, &value) &&
+        tag == internal::Tag1(2, kWireLen)) {
+      FeatureView view;
+      INFLOW_RETURN_IF_ERROR(FeatureView::Parse(value, base, &view));
+      entries->push_back({key, view});
+      return OkStatus();
+    }
+  }
   WireReader r(entry);
   std::string_view key;
   std::string_view value;
