@@ -18,6 +18,7 @@
 #ifndef INFLOW_QUEUE_QUEUE_CORE_H_
 #define INFLOW_QUEUE_QUEUE_CORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -98,6 +99,8 @@ class QueueCore {
   int64_t TakeableLocked() const INFLOW_REQUIRES(mu_);
   void PushLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
   Tuple TakeLocked() INFLOW_REQUIRES(mu_);
+  void PushStorageLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
+  Tuple TakeStorageLocked() INFLOW_REQUIRES(mu_);
   // Puts back elements a dequeue had taken, `taken` in the order taken.
   void RestoreLocked(std::vector<Tuple>* taken) INFLOW_REQUIRES(mu_);
 
@@ -121,6 +124,10 @@ class QueueCore {
   const bool specified_shapes_;
 
   mutable Mutex mu_;
+  // StoredLocked() as of the last change, readable without the lock: a
+  // call about to block spins on it (relaxed: only a hint, the decision is
+  // made again under mu_).
+  std::atomic<int64_t> stored_hint_{0};
   bool closed_ INFLOW_GUARDED_BY(mu_) = false;
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);

@@ -1,0 +1,216 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_queue: producer/consumer throughput of inflow's FIFOQueue next to
+// moodycamel::BlockingConcurrentQueue and tbb::concurrent_bounded_queue,
+// all carrying the same payload: one-element Tuples holding a small tensor
+// (float32 [16]), built per operation, moved in and moved out. Then
+// DequeueMany(128) against 128 Dequeue calls. Ends with one JSON line:
+//   {"bench": "queue", "ratio_vs_moodycamel": {...}, "ratio_vs_tbb": {...},
+//    "dequeue_many_speedup": k}
+// Ratios are ops/s, inflow over the peer; with --benchmark_repetitions=N
+// each rate is the median of the N runs.
+
+#include <concurrentqueue/blockingconcurrentqueue.h>
+#include <tbb/concurrent_queue.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "inflow/core/tensor.h"
+#include "inflow/queue/fifo_queue.h"
+
+namespace inflow {
+namespace {
+
+constexpr int kCapacity = 1024;
+
+Tensor Payload() { return Tensor(DType::kFloat32, TensorShape({16})); }
+
+// Threads [0, n/2) produce, [n/2, n) consume; every thread runs the same
+// number of iterations, so producers and consumers stay balanced.
+bool IsProducer(const benchmark::State& state) {
+  return state.thread_index() < state.threads() / 2;
+}
+
+std::shared_ptr<QueueInterface> inflow_queue;
+
+void BM_Inflow(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    inflow_queue = *FIFOQueue::Create({.capacity = kCapacity,
+                                       .dtypes = {DType::kFloat32},
+                                       .shapes = {PartialShape({16})}});
+  }
+  const Tensor payload = Payload();
+  const bool producer = IsProducer(state);
+  for (auto _ : state) {
+    if (producer) {
+      Tuple t{payload};
+      if (!inflow_queue->Enqueue(std::move(t)).ok())
+        state.SkipWithError("enqueue");
+    } else {
+      Result<Tuple> t = inflow_queue->Dequeue();
+      if (!t.ok()) state.SkipWithError("dequeue");
+      benchmark::DoNotOptimize(t);
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) inflow_queue.reset();
+}
+
+std::unique_ptr<moodycamel::BlockingConcurrentQueue<Tuple>> moody_queue;
+
+void BM_Moodycamel(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    moody_queue =
+        std::make_unique<moodycamel::BlockingConcurrentQueue<Tuple>>();
+  }
+  const Tensor payload = Payload();
+  const bool producer = IsProducer(state);
+  for (auto _ : state) {
+    if (producer) {
+      Tuple t{payload};
+      moody_queue->enqueue(std::move(t));
+    } else {
+      Tuple t;
+      moody_queue->wait_dequeue(t);
+      benchmark::DoNotOptimize(t);
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) moody_queue.reset();
+}
+
+std::unique_ptr<tbb::concurrent_bounded_queue<Tuple>> tbb_queue;
+
+void BM_Tbb(benchmark::State& state) {
+  if (state.thread_index() == 0) {
+    tbb_queue = std::make_unique<tbb::concurrent_bounded_queue<Tuple>>();
+    tbb_queue->set_capacity(kCapacity);
+  }
+  const Tensor payload = Payload();
+  const bool producer = IsProducer(state);
+  for (auto _ : state) {
+    if (producer) {
+      Tuple t{payload};
+      tbb_queue->push(std::move(t));
+    } else {
+      Tuple t;
+      tbb_queue->pop(t);
+      benchmark::DoNotOptimize(t);
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (state.thread_index() == 0) tbb_queue.reset();
+}
+
+// Single thread: take 128 stored elements with one DequeueMany(128) (one
+// stacked [128, 16] batch) or with 128 Dequeue calls. Items are elements.
+void BM_InflowTake128(benchmark::State& state) {
+  const bool many = state.range(0) == 1;
+  auto queue = *FIFOQueue::Create({.capacity = kCapacity,
+                                   .dtypes = {DType::kFloat32},
+                                   .shapes = {PartialShape({16})}});
+  const Tensor payload = Payload();
+  for (auto _ : state) {
+    state.PauseTiming();
+    for (int i = 0; i < 128; ++i) {
+      if (!queue->Enqueue(Tuple{payload}).ok()) state.SkipWithError("enqueue");
+    }
+    state.ResumeTiming();
+    if (many) {
+      Result<Tuple> batch = queue->DequeueMany(128);
+      benchmark::DoNotOptimize(batch);
+    } else {
+      for (int i = 0; i < 128; ++i) {
+        Result<Tuple> t = queue->Dequeue();
+        benchmark::DoNotOptimize(t);
+      }
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 128);
+}
+
+// Prints as usual and remembers items/s per benchmark name.
+class RateReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
+      auto it = run.counters.find("items_per_second");
+      if (it != run.counters.end()) {
+        rates_[run.run_name.function_name].push_back(it->second.value);
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+  // Median items/s over the repetitions (--benchmark_repetitions).
+  double Rate(const std::string& name) const {
+    auto it = rates_.find(name);
+    if (it == rates_.end() || it->second.empty()) return 0;
+    std::vector<double> v = it->second;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+  double Ratio(const std::string& ours, const std::string& theirs) const {
+    const double b = Rate(theirs);
+    return b > 0 ? Rate(ours) / b : 0;
+  }
+
+ private:
+  std::map<std::string, std::vector<double>> rates_;
+};
+
+}  // namespace
+}  // namespace inflow
+
+int main(int argc, char** argv) {
+  using namespace inflow;
+  const std::vector<std::pair<std::string, int>> configs = {
+      {"1p1c", 2}, {"2p2c", 4}, {"4p4c", 8}};
+  for (const auto& [label, threads] : configs) {
+    benchmark::RegisterBenchmark(("inflow/" + label).c_str(), BM_Inflow)
+        ->Threads(threads)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("moodycamel/" + label).c_str(), BM_Moodycamel)
+        ->Threads(threads)
+        ->UseRealTime();
+    benchmark::RegisterBenchmark(("tbb/" + label).c_str(), BM_Tbb)
+        ->Threads(threads)
+        ->UseRealTime();
+  }
+  benchmark::RegisterBenchmark("inflow/take128_dequeue", BM_InflowTake128)
+      ->Arg(0);
+  benchmark::RegisterBenchmark("inflow/take128_dequeue_many", BM_InflowTake128)
+      ->Arg(1);
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RateReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+
+  auto ratios = [&](const std::string& peer) {
+    std::string s = "{";
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const std::string& label = configs[i].first;
+      char buf[64];
+      std::snprintf(buf, sizeof(buf), "%s\"%s\": %.3f", i ? ", " : "",
+                    label.c_str(),
+                    reporter.Ratio("inflow/" + label, peer + "/" + label));
+      s += buf;
+    }
+    return s + "}";
+  };
+  std::printf(
+      "{\"bench\": \"queue\", \"ratio_vs_moodycamel\": %s, \"ratio_vs_tbb\": "
+      "%s, \"dequeue_many_speedup\": %.3f}\n",
+      ratios("moodycamel").c_str(), ratios("tbb").c_str(),
+      reporter.Ratio("inflow/take128_dequeue_many", "inflow/take128_dequeue"));
+  return 0;
+}
