@@ -18,6 +18,8 @@
 // the number of components and of rows; per sequence, that everything
 // dequeued is the same multiset as TF's; and that replaying the sequence
 // again with the same seeds gives the same results (seed determinism).
+// Sequences recorded with "order": "multiset" (both seeds 0, so TF and
+// inflow each seed randomly) are always compared that way.
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +31,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -65,6 +68,12 @@ struct Sequence {
   QueueOptions options;
   json ops;
   std::string queue_json;
+  // "order": "multiset" (a RandomShuffleQueue seeded randomly): compared as
+  // with --rsq-order=multiset, without the determinism check.
+  bool multiset_order = false;
+  // What TF's queue held at the end, drained one Dequeue at a time after
+  // Close(cancel); absent when the recording stopped early.
+  std::optional<json> remaining;
 };
 
 // What replaying one sequence found.
@@ -162,7 +171,9 @@ Result<Sequence> ParseSequence(const std::string& line) {
     }
     if (q.contains("seed")) s.options.seed = q.at("seed").get<int64_t>();
     if (q.contains("seed2")) s.options.seed2 = q.at("seed2").get<int64_t>();
+    s.multiset_order = q.value("order", std::string("exact")) == "multiset";
     s.ops = j.at("ops");
+    if (j.contains("remaining")) s.remaining = j.at("remaining");
     return s;
   } catch (const json::exception& e) {
     return InvalidArgumentError(std::string("bad sequence: ") + e.what());
@@ -243,7 +254,8 @@ class Replayer {
  public:
   Replayer(const Sequence& seq, bool rsq_multiset)
       : seq_(seq),
-        multiset_(rsq_multiset && seq.kind == QueueKind::kRandomShuffle) {}
+        multiset_((rsq_multiset || seq.multiset_order) &&
+                  seq.kind == QueueKind::kRandomShuffle) {}
 
   // Replays the whole sequence; the first mismatch ends it.
   Outcome Run() {
@@ -258,6 +270,7 @@ class Replayer {
       ++out.ops;
       if (!Step(out, static_cast<int>(i), seq_.ops[i])) return out;
     }
+    if (seq_.remaining && !CheckRemaining(out)) return out;
     if (multiset_) {
       std::vector<std::string> a = tf_dequeued_, b = got_dequeued_;
       std::sort(a.begin(), a.end());
@@ -392,6 +405,57 @@ class Replayer {
     return false;
   }
 
+  // Closes the queue with cancel and dequeues everything left, one element
+  // at a time, as the recording did on TF's queue; then expects
+  // OUT_OF_RANGE.
+  bool CheckRemaining(Outcome& out) {
+    const int index = static_cast<int>(seq_.ops.size());
+    const json& want = *seq_.remaining;
+    Status closed = queue_->Close(/*cancel_pending_enqueues=*/true);
+    if (!closed.ok()) {
+      Fail(out, index, "final close(cancel=true)", "OK", StatusText(closed));
+      return false;
+    }
+    CallOptions options;
+    options.timeout = std::chrono::milliseconds(2000);
+    for (size_t i = 0; i <= want.size(); ++i) {
+      const std::string what = "final drain: dequeue #" + std::to_string(i) +
+                               " of " + std::to_string(want.size()) +
+                               " elements TF still held";
+      Result<Tuple> got = queue_->Dequeue(options);
+      transcript_.push_back(got.ok() ? DebugString(*got)
+                                     : StatusText(got.status()));
+      if (i == want.size()) {
+        if (got.ok() || !IsOutOfRange(got.status())) {
+          Fail(out, index, what, "OUT_OF_RANGE (nothing left)",
+               got.ok() ? "OK " + DebugString(*got) : StatusText(got.status()));
+          return false;
+        }
+        break;
+      }
+      auto element = TupleFromJson(want[i]);
+      if (!element.ok()) {
+        Fail(out, index, what, "a valid recorded element",
+             StatusText(element.status()));
+        return false;
+      }
+      if (!got.ok()) {
+        Fail(out, index, what, "OK " + DebugString(*element),
+             StatusText(got.status()));
+        return false;
+      }
+      if (multiset_) {
+        tf_dequeued_.push_back(RowKey(*element, 0, false));
+        got_dequeued_.push_back(RowKey(*got, 0, false));
+      } else if (*element != *got) {
+        Fail(out, index, what, "OK " + DebugString(*element),
+             "OK " + DebugString(*got));
+        return false;
+      }
+    }
+    return true;
+  }
+
   // RandomShuffleQueue without TF's exact order: the same number of rows,
   // each row an element the queue holds, the same multiset in the end.
   bool CompareAsMultiset(Outcome& out, int index, const std::string& what,
@@ -419,7 +483,8 @@ class Replayer {
 Outcome ReplayOne(const Sequence& seq, bool rsq_multiset) {
   Replayer first(seq, rsq_multiset);
   Outcome out = first.Run();
-  if (out.mismatch || !rsq_multiset || seq.kind != QueueKind::kRandomShuffle) {
+  if (out.mismatch || !rsq_multiset || seq.multiset_order ||
+      seq.kind != QueueKind::kRandomShuffle) {
     return out;
   }
   // Seed determinism: the same seeds and calls give the same results.
