@@ -84,7 +84,7 @@ def recorded(tmp_path_factory):
 
 def run_replay(replay_bin, *args):
     proc = subprocess.run([str(replay_bin), *map(str, args)], capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=300)
     lines = proc.stdout.strip().splitlines()
     summary = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
     return proc, summary
@@ -178,3 +178,19 @@ def test_replay_reports_the_first_mismatch_of_each_sequence(
     for rec, index in planted:
         assert f"MISMATCH seed={rec['seed']} kind={rec['queue']['kind']} op#{index} " \
             in proc.stdout, proc.stdout
+
+
+def test_replay_reports_a_call_that_outlives_its_timeout(replay_bin, tmp_path):
+    # A dequeue on an empty queue allowed 20 s; the watchdog, set to 300 ms,
+    # must name the sequence and the call instead of hanging.
+    rec = {"seed": 42, "queue": {"kind": "fifo", "capacity": 2,
+                                 "dtypes": ["int64"], "shapes": [[]]},
+           "ops": [{"op": "size", "timeout_ms": 2000,
+                    "expect": {"code": 0, "size": 0}},
+                   {"op": "dequeue", "timeout_ms": 20000,
+                    "expect": {"code": oracle.DEADLINE_EXCEEDED}}]}
+    path = tmp_path / "hang.jsonl"
+    oracle.write_jsonl(path, [rec])
+    proc, _ = run_replay(replay_bin, "--hang-ms=300", path)
+    assert proc.returncode == 3, proc.stdout
+    assert "HANG seed=42 op#1" in proc.stdout

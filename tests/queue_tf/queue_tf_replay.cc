@@ -6,12 +6,13 @@
 // status code of each call, and the dtype, shape and values of every tensor
 // a dequeue returns, Size() and IsClosed().
 //
-// Usage: queue_tf_replay [--jobs N] [--rsq-order exact|multiset]
-//                        [--max-reports N] FILE.jsonl...
+// Usage: queue_tf_replay [--jobs=N] [--rsq-order=exact|multiset]
+//                        [--max-reports=N] [--hang-ms=N] FILE.jsonl...
 //
 // Prints the first mismatch of each sequence (seed, op index, expected vs.
 // got, and the ops that led there), then one JSON summary line. Exit code:
-// 0 when everything matched, 1 on any mismatch, 2 on bad input or usage.
+// 0 when everything matched, 1 on any mismatch, 2 on bad input or usage,
+// 3 when a call hangs past its timeout (reported with seed and op index).
 //
 // --rsq-order=multiset compares RandomShuffleQueue dequeues by what they
 // return as a whole instead of TF's exact order: per call the status code,
@@ -56,6 +57,8 @@ struct Flags {
   int jobs = 8;
   bool rsq_multiset = false;
   int max_reports = 20;
+  // A sequence still running after this long is reported as a hang.
+  int64_t hang_ms = 60'000;
   std::vector<std::string> files;
 };
 
@@ -250,12 +253,26 @@ std::vector<std::string> RowKeys(const Tuple& tuple, bool batched) {
   return keys;
 }
 
+// What one worker is replaying, for the hang watchdog.
+struct Progress {
+  std::atomic<int64_t> seed{0};
+  std::atomic<int> op{-1};
+  std::atomic<int64_t> since_ms{0};  // steady clock; 0 = idle
+};
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 class Replayer {
  public:
-  Replayer(const Sequence& seq, bool rsq_multiset)
+  Replayer(const Sequence& seq, bool rsq_multiset, Progress* progress)
       : seq_(seq),
         multiset_((rsq_multiset || seq.multiset_order) &&
-                  seq.kind == QueueKind::kRandomShuffle) {}
+                  seq.kind == QueueKind::kRandomShuffle),
+        progress_(progress) {}
 
   // Replays the whole sequence; the first mismatch ends it.
   Outcome Run() {
@@ -268,8 +285,10 @@ class Replayer {
     queue_ = *queue;
     for (size_t i = 0; i < seq_.ops.size(); ++i) {
       ++out.ops;
+      progress_->op = static_cast<int>(i);
       if (!Step(out, static_cast<int>(i), seq_.ops[i])) return out;
     }
+    progress_->op = static_cast<int>(seq_.ops.size());
     if (seq_.remaining && !CheckRemaining(out)) return out;
     if (multiset_) {
       std::vector<std::string> a = tf_dequeued_, b = got_dequeued_;
@@ -474,21 +493,24 @@ class Replayer {
 
   const Sequence& seq_;
   const bool multiset_;
+  Progress* const progress_;
   std::shared_ptr<QueueInterface> queue_;
   std::vector<std::string> tf_dequeued_;
   std::vector<std::string> got_dequeued_;
   std::vector<std::string> transcript_;
 };
 
-Outcome ReplayOne(const Sequence& seq, bool rsq_multiset) {
-  Replayer first(seq, rsq_multiset);
+Outcome ReplayOne(const Sequence& seq, bool rsq_multiset, Progress& progress) {
+  progress.seed = seq.seed;
+  progress.since_ms = NowMs();
+  Replayer first(seq, rsq_multiset, &progress);
   Outcome out = first.Run();
   if (out.mismatch || !rsq_multiset || seq.multiset_order ||
       seq.kind != QueueKind::kRandomShuffle) {
     return out;
   }
   // Seed determinism: the same seeds and calls give the same results.
-  Replayer second(seq, rsq_multiset);
+  Replayer second(seq, rsq_multiset, &progress);
   second.Run();
   if (first.transcript() != second.transcript()) {
     out.mismatch = true;
@@ -500,8 +522,8 @@ Outcome ReplayOne(const Sequence& seq, bool rsq_multiset) {
 }
 
 int Usage() {
-  std::cerr << "usage: queue_tf_replay [--jobs N] [--rsq-order exact|multiset]"
-               " [--max-reports N] FILE.jsonl...\n";
+  std::cerr << "usage: queue_tf_replay [--jobs=N] [--rsq-order=exact|multiset]"
+               " [--max-reports=N] [--hang-ms=N] FILE.jsonl...\n";
   return 2;
 }
 
@@ -515,6 +537,8 @@ int Main(int argc, char** argv) {
     };
     if (auto v = value("--jobs=")) {
       flags.jobs = std::max(1, std::atoi(v->c_str()));
+    } else if (auto v = value("--hang-ms=")) {
+      flags.hang_ms = std::max<int64_t>(1, std::atoll(v->c_str()));
     } else if (auto v = value("--max-reports=")) {
       flags.max_reports = std::atoi(v->c_str());
     } else if (auto v = value("--rsq-order=")) {
@@ -553,15 +577,35 @@ int Main(int argc, char** argv) {
   // timeouts, so several run at once; each sequence stays on one thread.
   std::vector<Outcome> outcomes(seqs.size());
   std::atomic<size_t> next{0};
+  std::vector<Progress> progress(flags.jobs);
   {
+    // A call that ignores its timeout would hang the replay: report which
+    // and stop. A sequence normally replays in well under a second.
+    std::jthread watchdog([&](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        for (const Progress& p : progress) {
+          const int64_t since = p.since_ms;
+          if (since != 0 && NowMs() - since > flags.hang_ms) {
+            std::cout << "HANG seed=" << p.seed << " op#" << p.op
+                      << ": the sequence has run for " << flags.hang_ms
+                      << " ms; a call did not return by its timeout"
+                      << std::endl;
+            std::_Exit(3);
+          }
+        }
+      }
+    });
     std::vector<std::jthread> workers;
     for (int w = 0; w < flags.jobs; ++w) {
-      workers.emplace_back([&] {
+      workers.emplace_back([&, w] {
         for (size_t i = next++; i < seqs.size(); i = next++) {
-          outcomes[i] = ReplayOne(seqs[i], flags.rsq_multiset);
+          outcomes[i] = ReplayOne(seqs[i], flags.rsq_multiset, progress[w]);
+          progress[w].since_ms = 0;
         }
       });
     }
+    for (std::jthread& t : workers) t.join();
   }
 
   std::map<std::string, std::pair<int64_t, int64_t>> per_kind;  // seqs, bad
