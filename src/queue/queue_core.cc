@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <optional>
 #include <random>
 #include <stop_token>
@@ -372,7 +373,9 @@ void QueueCore::AbandonLocked(Attempt* a, Status why) {
 void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
                      const CallOptions& options) {
   using Clock = CondVar::Clock;
-  const bool timed = options.timeout.has_value();
+  // Timeouts beyond a century are "forever" (and cannot overflow the clock).
+  const bool timed = options.timeout.has_value() &&
+                     *options.timeout < std::chrono::hours(24 * 365 * 100);
   const Clock::time_point deadline =
       timed ? Clock::now() + *options.timeout : Clock::time_point::max();
   Attempt* const raw = a.get();

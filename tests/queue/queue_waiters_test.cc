@@ -320,6 +320,15 @@ TEST(QueueWaitersTest, CloseTimingOutBehindABlockedEnqueueLeavesQueueOpen) {
   EXPECT_TRUE(q->Close().ok());
 }
 
+TEST(QueueWaitersTest, HugeTimeoutWaitsLikeNoTimeout) {
+  auto q = Fifo(2);
+  auto blocked = Async(
+      [&] { return q->Dequeue(Timeout(std::chrono::milliseconds::max())); });
+  AwaitPendingDequeues(*q, 1);
+  ASSERT_TRUE(q->Enqueue(Int(9)).ok());
+  EXPECT_EQ(IntOf(Get(blocked)), 9);
+}
+
 TEST(QueueWaitersTest, CapacityZeroBlocksEveryEnqueueUntilClose) {
   auto q = Fifo(0);
   EXPECT_TRUE(IsDeadlineExceeded(q->Enqueue(Int(1), Timeout(10ms))));
