@@ -1,0 +1,42 @@
+"""`inflow demo`: a queue pipeline end to end (QueueRunner -> queue ->
+training loop), ending through the end-of-input cascade."""
+import re
+
+import pytest
+
+
+def summary(stdout):
+    m = re.search(r"summary: (\d+) examples in (\d+) steps", stdout)
+    assert m, stdout
+    acc = re.search(r"held-out accuracy ([0-9.]+)", stdout)
+    assert acc, stdout
+    return int(m.group(1)), int(m.group(2)), float(acc.group(1))
+
+
+@pytest.mark.parametrize("queue", ["shuffle", "fifo"])
+def test_demo_trains_on_every_example_then_stops_cleanly(run_inflow, queue):
+    proc = run_inflow("demo", "--queue", queue, "--threads", "3",
+                      "--examples", "50000", "--batch-size", "100")
+    examples, steps, accuracy = summary(proc.stdout)
+    # Every example produced reaches the trainer exactly once: the last
+    # producer closes the queue and the trainer drains it.
+    assert examples == 50000
+    assert steps == 500
+    assert accuracy > 0.75
+    threads = re.findall(r"^thread (\S+)", proc.stdout, re.M)
+    assert sorted(t for t in threads if "/enqueue:" in t) == [
+        f"demo_{queue}_queue/enqueue:{i}" for i in range(3)]
+    assert f"demo_{queue}_queue/close" in threads
+
+
+def test_demo_short_final_batch_is_trained_too(run_inflow):
+    proc = run_inflow("demo", "--examples", "1001", "--batch-size", "100",
+                      "--queue", "fifo", "--threads", "2")
+    examples, steps, _ = summary(proc.stdout)
+    assert (examples, steps) == (1001, 11)
+
+
+def test_demo_rejects_an_unknown_queue_kind(run_inflow):
+    proc = run_inflow("demo", "--queue", "lifo", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("INVALID_ARGUMENT")
