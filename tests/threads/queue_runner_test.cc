@@ -198,6 +198,37 @@ TEST(QueueRunnerTest, OnlyTheLastThreadToSeeOutOfRangeClosesTheQueue) {
   EXPECT_TRUE(coord.Join(threads, seconds(10)).ok());
 }
 
+TEST(QueueRunnerTest, LastThreadClosesWithoutCancellingOtherRunnersEnqueues) {
+  auto q = MakeFifo(1);
+  ASSERT_TRUE(q->Enqueue({Tensor::Scalar<int64_t>(1)}).ok());  // full
+  // Runner A: one enqueue that must wait for space, then end of input.
+  auto a_calls = std::make_shared<std::atomic<int>>(0);
+  QueueOp a_op = [q, a_calls](const CallOptions& options) -> Status {
+    if (a_calls->fetch_add(1) > 0) return OutOfRangeError("a done");
+    return q->Enqueue({Tensor::Scalar<int64_t>(100)}, options);
+  };
+  // Runner B: out of input at once, so its last thread closes the queue.
+  QueueOp b_op = [](const CallOptions&) { return OutOfRangeError("b done"); };
+  auto a = QueueRunner::Create(q, {a_op}).value();
+  auto b = QueueRunner::Create(q, {b_op}).value();
+  auto a_threads = a->CreateThreads(nullptr, true);
+  while (a_calls->load() == 0) std::this_thread::sleep_for(milliseconds(1));
+  std::this_thread::sleep_for(milliseconds(20));  // A is now blocked
+  auto b_threads = b->CreateThreads(nullptr, true);
+  // B's close waits behind A's pending enqueue: the queue is still open.
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_FALSE(q->IsClosed());
+  EXPECT_TRUE(b_threads[0]->IsAlive());
+  // Making room lets A's enqueue land, then the close completes.
+  Coordinator coord;
+  EXPECT_EQ(DrainUntilOutOfRange(*q, coord), (std::vector<int64_t>{1, 100}));
+  EXPECT_TRUE(q->IsClosed());
+  a_threads[0]->Join();
+  b_threads[0]->Join();
+  EXPECT_TRUE(a->exceptions_raised().empty());
+  EXPECT_TRUE(b->exceptions_raised().empty());
+}
+
 TEST(QueueRunnerTest, ErrorGoesToTheCoordinatorAndJoinReturnsIt) {
   auto q = MakeFifo(5);
   std::atomic<int> calls{0};
