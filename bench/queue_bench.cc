@@ -4,7 +4,9 @@
 // moodycamel::BlockingConcurrentQueue and tbb::concurrent_bounded_queue,
 // all carrying the same payload: one-element Tuples holding a small tensor
 // (float32 [16]), built per operation, moved in and moved out. Then
-// DequeueMany(128) against 128 Dequeue calls. Ends with one JSON line:
+// DequeueMany(128) against 128 Dequeue calls. moodycamel's queue has no
+// bound, so it is compared with an unbounded FIFOQueue; TBB's is bounded to
+// 1024 like the FIFOQueue it is compared with. Ends with one JSON line:
 //   {"bench": "queue", "ratio_vs_moodycamel": {...}, "ratio_vs_tbb": {...},
 //    "dequeue_many_speedup": k}
 // Ratios are ops/s, inflow over the peer; with --benchmark_repetitions=N
@@ -40,9 +42,10 @@ bool IsProducer(const benchmark::State& state) {
 
 std::shared_ptr<QueueInterface> inflow_queue;
 
+// state.range(0): the FIFOQueue's capacity (-1: unbounded).
 void BM_Inflow(benchmark::State& state) {
   if (state.thread_index() == 0) {
-    inflow_queue = *FIFOQueue::Create({.capacity = kCapacity,
+    inflow_queue = *FIFOQueue::Create({.capacity = state.range(0),
                                        .dtypes = {DType::kFloat32},
                                        .shapes = {PartialShape({16})}});
   }
@@ -174,7 +177,15 @@ int main(int argc, char** argv) {
   const std::vector<std::pair<std::string, int>> configs = {
       {"1p1c", 2}, {"2p2c", 4}, {"4p4c", 8}};
   for (const auto& [label, threads] : configs) {
+    // Unbounded against moodycamel (which has no bound), capacity 1024
+    // against TBB's queue bounded to 1024.
+    benchmark::RegisterBenchmark(("inflow_unbounded/" + label).c_str(),
+                                 BM_Inflow)
+        ->Arg(-1)
+        ->Threads(threads)
+        ->UseRealTime();
     benchmark::RegisterBenchmark(("inflow/" + label).c_str(), BM_Inflow)
+        ->Arg(kCapacity)
         ->Threads(threads)
         ->UseRealTime();
     benchmark::RegisterBenchmark(("moodycamel/" + label).c_str(), BM_Moodycamel)
@@ -195,14 +206,14 @@ int main(int argc, char** argv) {
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
 
-  auto ratios = [&](const std::string& peer) {
+  auto ratios = [&](const std::string& ours, const std::string& peer) {
     std::string s = "{";
     for (size_t i = 0; i < configs.size(); ++i) {
       const std::string& label = configs[i].first;
       char buf[64];
       std::snprintf(buf, sizeof(buf), "%s\"%s\": %.3f", i ? ", " : "",
                     label.c_str(),
-                    reporter.Ratio("inflow/" + label, peer + "/" + label));
+                    reporter.Ratio(ours + "/" + label, peer + "/" + label));
       s += buf;
     }
     return s + "}";
@@ -210,7 +221,8 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"bench\": \"queue\", \"ratio_vs_moodycamel\": %s, \"ratio_vs_tbb\": "
       "%s, \"dequeue_many_speedup\": %.3f}\n",
-      ratios("moodycamel").c_str(), ratios("tbb").c_str(),
+      ratios("inflow_unbounded", "moodycamel").c_str(),
+      ratios("inflow", "tbb").c_str(),
       reporter.Ratio("inflow/take128_dequeue_many", "inflow/take128_dequeue"));
   return 0;
 }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <stop_token>
+#include <thread>
 #include <utility>
 
 #include "queue/batch.h"
@@ -57,7 +58,7 @@ class INFLOW_SCOPED_CAPABILITY SpinMutexLock {
 
  private:
   static void Acquire(Mutex* mu) INFLOW_NO_THREAD_SAFETY_ANALYSIS {
-    for (int i = 0; i < 64; ++i) {
+    for (int i = 0; i < 128; ++i) {
       if (mu->try_lock()) return;
       CpuRelax();
     }
@@ -70,11 +71,17 @@ class INFLOW_SCOPED_CAPABILITY SpinMutexLock {
 // here, outside the lock and before it joins the waiters, because a
 // wake-up through the attempt lists costs far more when the other side is
 // about to act. The call has not yet arrived as far as waiter order goes.
+// First busy-waits, then yields the core, which on a busy machine is often
+// what the other side needs in order to run.
 template <typename Ready>
 bool SpinUntil(Ready ready) {
-  for (int i = 0; i < 256; ++i) {
+  for (int i = 0; i < 128; ++i) {
     if (ready()) return true;
     CpuRelax();
+  }
+  for (int i = 0; i < 32; ++i) {
+    std::this_thread::yield();
+    if (ready()) return true;
   }
   return false;
 }
