@@ -9,8 +9,9 @@
 //   - A timed-out call: DEADLINE_EXCEEDED; a call whose stop token fires:
 //     CANCELLED. Either leaves the queue as if the call was never made
 //     (except rows an EnqueueMany already inserted, as TF). Elements a
-//     DequeueMany/DequeueUpTo had already taken go back to the front in
-//     their original order (TF loses them; spec divergence, section 1.6).
+//     DequeueMany/DequeueUpTo had already taken go back (FIFO kinds: to
+//     the front, in their original order; RandomShuffle: into the bag) -
+//     TF loses them; spec divergence, section 1.6.
 //   - Validation errors (INVALID_ARGUMENT naming the component) come before
 //     any blocking and leave the queue untouched.
 //
@@ -19,7 +20,9 @@
 // of the batch, and DequeueMany/DequeueUpTo copy each element once into one
 // freshly allocated, 64-byte-aligned batch tensor per component.
 //
-// Thread-safe: every method may be called from any thread.
+// Thread-safe: every method may be called from any thread. A queue must
+// outlive the calls made on it (queues are handed out as shared_ptr; keep
+// one across a call); Close(true) and stop tokens release blocked calls.
 
 #ifndef INFLOW_QUEUE_QUEUE_H_
 #define INFLOW_QUEUE_QUEUE_H_
