@@ -26,6 +26,8 @@ Coordinator::~Coordinator() {
   {
     MutexLock lock(&mu_);
     threads.swap(registered_);
+    threads.insert(threads.end(), stragglers_.begin(), stragglers_.end());
+    stragglers_.clear();
   }
   // The threads use this object, so they must be gone before it is.
   for (const auto& t : threads) t->Join();
@@ -150,11 +152,13 @@ Status Coordinator::Join(std::vector<std::shared_ptr<Thread>> threads,
   const auto deadline =
       Clock::now() + std::max(stop_grace_period, std::chrono::nanoseconds(0));
   std::vector<std::string> stragglers;
+  std::vector<std::shared_ptr<Thread>> alive;
   for (const auto& t : threads) {
     if (t->WaitUntil(deadline)) {
       t->Join();  // returned: reaping is immediate
     } else {
       stragglers.push_back(t->name());
+      alive.push_back(t);
     }
   }
 
@@ -163,6 +167,10 @@ Status Coordinator::Join(std::vector<std::shared_ptr<Thread>> threads,
     MutexLock lock(&mu_);
     joined_ = true;
     registered_.clear();
+    // Kept so that the destructor still waits for them: they may use this
+    // object until they return.
+    std::erase_if(stragglers_, [](const auto& t) { return !t->IsAlive(); });
+    stragglers_.insert(stragglers_.end(), alive.begin(), alive.end());
     error = error_;
   }
   if (!error.ok()) return error;

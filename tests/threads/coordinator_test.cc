@@ -118,6 +118,7 @@ TEST(CoordinatorTest, ClearStopResetsFlagErrorAndJoinedButKeepsThreads) {
   EXPECT_EQ(s.code(), StatusCode::kUnknown);
   EXPECT_NE(s.message().find("stubborn"), std::string::npos);
   release = true;
+  stubborn->Join();  // before `release` goes
 }
 
 TEST(CoordinatorTest, WaitForStopTimesOutWithoutAStop) {
@@ -244,6 +245,7 @@ TEST(CoordinatorTest, JoinIncludesRegisteredThreadsAndThenForgetsThem) {
   auto b = StartStubborn("b", &release);
   EXPECT_TRUE(coord.Join({}, milliseconds(0)).ok());
   release = true;
+  b->Join();  // before `release` goes
 }
 
 TEST(CoordinatorTest, JoinNamesStragglersAfterTheGracePeriod) {
@@ -263,6 +265,7 @@ TEST(CoordinatorTest, JoinNamesStragglersAfterTheGracePeriod) {
   EXPECT_FALSE(quick->IsAlive());
   EXPECT_TRUE(slow->IsAlive());
   release = true;
+  slow->Join();  // before `release` goes
 }
 
 TEST(CoordinatorTest, RecordedErrorTakesPriorityOverStragglers) {
@@ -273,6 +276,7 @@ TEST(CoordinatorTest, RecordedErrorTakesPriorityOverStragglers) {
   Status s = coord.Join({slow}, milliseconds(10));
   EXPECT_EQ(s.code(), StatusCode::kAborted);
   release = true;
+  slow->Join();  // before `release` goes
 }
 
 TEST(CoordinatorTest, IgnoreLiveThreadsTurnsStragglersIntoOk) {
@@ -282,6 +286,7 @@ TEST(CoordinatorTest, IgnoreLiveThreadsTurnsStragglersIntoOk) {
   coord.RequestStop();
   EXPECT_TRUE(coord.Join({slow}, milliseconds(10), true).ok());
   release = true;
+  slow->Join();  // before `release` goes
 }
 
 TEST(CoordinatorTest, GracePeriodRunsFromTheStopNotFromJoin) {
@@ -322,6 +327,33 @@ TEST(CoordinatorTest, DestructorStopsAndJoinsRegisteredThreads) {
     t = StartStoppable(&coord, "owned");
     coord.RegisterThread(t);
   }
+  EXPECT_FALSE(t->IsAlive());
+}
+
+TEST(CoordinatorTest, DestructorWaitsForThreadsAJoinGaveUpOn) {
+  std::atomic<bool> release{false};
+  std::shared_ptr<Thread> t;
+  std::jthread releaser;
+  {
+    Coordinator coord;
+    // Uses the coordinator until released, ignoring the stop.
+    t = std::make_shared<Thread>("late", [&coord, &release](std::stop_token) {
+      while (!release.load()) {
+        coord.ShouldStop();
+        std::this_thread::sleep_for(milliseconds(1));
+      }
+      coord.ShouldStop();
+    });
+    ASSERT_TRUE(t->Start().ok());
+    coord.RegisterThread(t);
+    coord.RequestStop();
+    EXPECT_EQ(coord.Join({}, milliseconds(5)).code(), StatusCode::kUnknown);
+    releaser = std::jthread([&release] {
+      std::this_thread::sleep_for(milliseconds(30));
+      release = true;
+    });
+  }
+  EXPECT_TRUE(release.load());
   EXPECT_FALSE(t->IsAlive());
 }
 

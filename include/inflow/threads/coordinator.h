@@ -48,7 +48,8 @@ class Coordinator {
   // clean stop (no error recorded). TF's default is {OUT_OF_RANGE}.
   explicit Coordinator(std::vector<StatusCode> clean_stop_codes = {
                            StatusCode::kOutOfRange});
-  // Requests stop, then joins every registered thread.
+  // Requests stop, then joins every registered thread and every thread a
+  // Join left running (waiting for them: they may still use this object).
   ~Coordinator();
   Coordinator(const Coordinator&) = delete;
   Coordinator& operator=(const Coordinator&) = delete;
@@ -137,6 +138,8 @@ class Coordinator {
   bool joined_ INFLOW_GUARDED_BY(mu_) = false;
   std::stop_source stop_source_ INFLOW_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<Thread>> registered_ INFLOW_GUARDED_BY(mu_);
+  // Threads a Join gave up on; the destructor still joins them.
+  std::vector<std::shared_ptr<Thread>> stragglers_ INFLOW_GUARDED_BY(mu_);
 };
 
 }  // namespace inflow
