@@ -127,6 +127,24 @@ TEST(ExampleViewTest, ExtremeInt64ValuesRoundTrip) {
   EXPECT_THAT(Int64s(*view.Find("i")), ElementsAre(lo, hi, 0, -1));
 }
 
+TEST(ExampleViewTest, LongPackedListsOfEveryVarintLength) {
+  // Values of 1 to 10 bytes, many of them, in one packed chunk: the word-
+  // at-a-time counting and decoding must agree with the values written.
+  std::vector<int64_t> values;
+  for (int i = 0; i < 20000; ++i) {
+    const int bits = i % 64;
+    values.push_back(i % 3 == 0
+                         ? -static_cast<int64_t>(i)
+                         : static_cast<int64_t>(uint64_t{1} << bits) + i);
+  }
+  std::string payload;
+  for (int64_t v : values) payload += Varint(static_cast<uint64_t>(v));
+  ExampleView view =
+      MustParse(ExampleOf(Entry("i", Int64ListFeature(Len(1, payload)))));
+  ASSERT_EQ(view.Find("i")->size(), static_cast<int64_t>(values.size()));
+  EXPECT_EQ(Int64s(*view.Find("i")), values);
+}
+
 TEST(ExampleViewTest, MapEntryWithValueBeforeKeyParses) {
   const std::string entry =
       Len(1, Len(2, BytesListFeature(Len(1, "v"))) + Len(1, "k"));
