@@ -163,14 +163,19 @@ Status Coordinator::Join(std::vector<std::shared_ptr<Thread>> threads,
   }
 
   Status error;
+  // Dropped after the lock is released: destroying a Thread runs its stop
+  // callbacks, which may take mu_.
+  std::vector<std::shared_ptr<Thread>> dropped;
   {
     MutexLock lock(&mu_);
     joined_ = true;
-    registered_.clear();
+    dropped.swap(registered_);
     // Kept so that the destructor still waits for them: they may use this
     // object until they return.
-    std::erase_if(stragglers_, [](const auto& t) { return !t->IsAlive(); });
-    stragglers_.insert(stragglers_.end(), alive.begin(), alive.end());
+    for (auto& t : stragglers_) {
+      (t->IsAlive() ? alive : dropped).push_back(std::move(t));
+    }
+    stragglers_ = std::move(alive);
     error = error_;
   }
   if (!error.ok()) return error;
