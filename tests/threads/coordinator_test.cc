@@ -294,14 +294,14 @@ TEST(CoordinatorTest, GracePeriodRunsFromTheStopNotFromJoin) {
   std::atomic<bool> release{false};
   auto slow = StartStubborn("slow", &release);
   std::jthread stopper([&] {
-    std::this_thread::sleep_for(milliseconds(150));
+    std::this_thread::sleep_for(milliseconds(300));
     coord.RequestStop();
     std::this_thread::sleep_for(milliseconds(10));
     release = true;
   });
-  // Counted from Join's start, 100 ms of grace would end before the stop;
+  // Counted from Join's start, 250 ms of grace would end before the stop;
   // counted from the stop, the thread returns well within it.
-  EXPECT_TRUE(coord.Join({slow}, milliseconds(100)).ok());
+  EXPECT_TRUE(coord.Join({slow}, milliseconds(250)).ok());
   EXPECT_FALSE(slow->IsAlive());
 }
 

@@ -213,7 +213,7 @@ TEST(QueueRunnerTest, LastThreadClosesWithoutCancellingOtherRunnersEnqueues) {
   auto b = QueueRunner::Create(q, {b_op}).value();
   auto a_threads = a->CreateThreads(nullptr, true);
   while (a_calls->load() == 0) std::this_thread::sleep_for(milliseconds(1));
-  std::this_thread::sleep_for(milliseconds(20));  // A is now blocked
+  std::this_thread::sleep_for(milliseconds(100));  // A is now blocked
   auto b_threads = b->CreateThreads(nullptr, true);
   // B's close waits behind A's pending enqueue: the queue is still open.
   std::this_thread::sleep_for(milliseconds(20));
