@@ -300,6 +300,15 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
   scratch.views.assign(serialized.size() * num_specs, FeatureView());
   scratch.joined.clear();
   for (size_t b = 0; b < serialized.size(); ++b) {
+    if (b + 1 < serialized.size()) {
+      // The next record's first and last bytes: its header and, often, a
+      // short feature after a long one (records are usually cold).
+      const std::string_view next(serialized[b + 1]);
+      if (!next.empty()) {
+        __builtin_prefetch(next.data());
+        __builtin_prefetch(next.data() + next.size() - 1);
+      }
+    }
     scratch.entries.clear();
     bool has_features = false;
     Status s = internal::ParseExampleEntries(std::string_view(serialized[b]),

@@ -72,7 +72,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
   ParsedSchema schema;
   size_t capacity = 8;
   while (capacity < 2 * specs.size()) capacity *= 2;
-  schema.table_.assign(capacity, -1);
+  schema.table_.assign(capacity, Slot());
   schema.mask_ = capacity - 1;
 
   for (auto& [key, config] : specs) {
@@ -138,19 +138,24 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
     }
     const auto index = static_cast<int32_t>(schema.specs.size());
     schema.specs.push_back(std::move(spec));
-    uint64_t slot = HashKey(key) & schema.mask_;
-    while (schema.table_[slot] >= 0) slot = (slot + 1) & schema.mask_;
-    schema.table_[slot] = index;
+    const uint64_t hash = HashKey(key);
+    uint64_t slot = hash & schema.mask_;
+    while (schema.table_[slot].index >= 0) slot = (slot + 1) & schema.mask_;
+    schema.table_[slot] = {hash, index};
   }
   return schema;
 }
 
 int ParsedSchema::Lookup(std::string_view key) const {
-  uint64_t slot = HashKey(key) & mask_;
+  const uint64_t hash = HashKey(key);
+  uint64_t slot = hash & mask_;
   for (;;) {
-    const int32_t index = table_[slot];
-    if (index < 0) return -1;
-    if (specs[static_cast<size_t>(index)].key == key) return index;
+    const Slot& s = table_[slot];
+    if (s.index < 0) return -1;
+    // The full hash first: the key comparison then nearly always matches.
+    if (s.hash == hash && specs[static_cast<size_t>(s.index)].key == key) {
+      return s.index;
+    }
     slot = (slot + 1) & mask_;
   }
 }

@@ -46,7 +46,11 @@ struct ParsedSchema {
   std::vector<std::string> sparse_keys;
 
  private:
-  std::vector<int32_t> table_;  // open addressing, -1 = empty
+  struct Slot {
+    uint64_t hash = 0;
+    int32_t index = -1;  // -1: empty
+  };
+  std::vector<Slot> table_;  // open addressing
   uint64_t mask_ = 0;
 };
 

@@ -105,20 +105,23 @@ int64_t CountPackedVarints(std::string_view payload) {
 
 namespace {
 
-// The 7-bit groups of the 8 bytes of w, joined.
+// The 7-bit groups of the 8 bytes of w, joined (bit 7 of each byte must
+// already be clear or is dropped): pairs of groups, then pairs of pairs.
 inline uint64_t Compact(uint64_t w) {
-  return (w & 0x7f) | ((w >> 1) & (uint64_t{0x7f} << 7)) |
-         ((w >> 2) & (uint64_t{0x7f} << 14)) |
-         ((w >> 3) & (uint64_t{0x7f} << 21)) |
-         ((w >> 4) & (uint64_t{0x7f} << 28)) |
-         ((w >> 5) & (uint64_t{0x7f} << 35)) |
-         ((w >> 6) & (uint64_t{0x7f} << 42)) |
-         ((w >> 7) & (uint64_t{0x7f} << 49));
+  w &= 0x7f7f7f7f7f7f7f7full;
+  w = (w & 0x007f007f007f007full) | ((w & 0x7f007f007f007f00ull) >> 1);
+  w = (w & 0x00003fff00003fffull) | ((w & 0x3fff00003fff0000ull) >> 2);
+  return (w & 0x000000000fffffffull) | ((w & 0x0fffffff00000000ull) >> 4);
 }
 
 }  // namespace
 
-int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
+namespace {
+
+// The body of DecodePackedVarints, over a compaction of 8 masked bytes.
+template <uint64_t (*kCompact)(uint64_t)>
+[[gnu::always_inline]] inline int64_t DecodeWith(std::string_view payload,
+                                                 int64_t* out) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
   const auto* end = p + payload.size();
   int64_t* const first = out;
@@ -134,7 +137,7 @@ int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
       if (ends == 0) break;  // a 9- or 10-byte value: decoded below
       const int len = std::countr_zero(ends) / 8 + 1;
       *out++ =
-          static_cast<int64_t>(Compact(w & (~uint64_t{0} >> (64 - 8 * len))));
+          static_cast<int64_t>(kCompact(w & (~uint64_t{0} >> (64 - 8 * len))));
       p += len;
     }
     if (p == end) break;
@@ -150,6 +153,39 @@ int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
     *out++ = static_cast<int64_t>(v);
   }
   return out - first;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// BMI2's pext does the compaction in one instruction; chosen at run time,
+// since the build targets baseline x86-64.
+__attribute__((target("bmi2"))) inline uint64_t CompactPext(uint64_t w) {
+  return __builtin_ia32_pext_di(w, 0x7f7f7f7f7f7f7f7full);
+}
+__attribute__((target("bmi2"))) int64_t DecodeBmi2(std::string_view payload,
+                                                   int64_t* out) {
+  return DecodeWith<CompactPext>(payload, out);
+}
+bool HasBmi2() {
+  static const bool kHas =
+      (__builtin_cpu_init(), __builtin_cpu_supports("bmi2"));
+  return kHas;
+}
+#else
+bool HasBmi2() { return false; }
+int64_t DecodeBmi2(std::string_view payload, int64_t* out) {
+  return DecodeWith<Compact>(payload, out);
+}
+#endif
+
+}  // namespace
+
+int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
+  if (HasBmi2()) return DecodeBmi2(payload, out);
+  return DecodeWith<Compact>(payload, out);
+}
+
+int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out) {
+  return DecodeWith<Compact>(payload, out);
 }
 
 }  // namespace inflow::internal

@@ -1,0 +1,66 @@
+// Copyright 2026 The inflow Authors.
+//
+// The word-at-a-time varint counting and decoding against a plain byte
+// loop, on every varint length and on malformed tails.
+
+#include "example/wire.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace inflow::internal {
+namespace {
+
+std::vector<uint64_t> Reference(std::string_view payload) {
+  std::vector<uint64_t> out;
+  WireReader r(payload);
+  uint64_t v;
+  while (!r.done() && r.ReadVarint(&v)) out.push_back(v);
+  return out;
+}
+
+TEST(WireTest, PackedVarintsDecodeLikeAByteLoopOnBothPaths) {
+  std::mt19937_64 rng(9);
+  for (int round = 0; round < 2000; ++round) {
+    std::string payload;
+    const int n = static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      const int bits = static_cast<int>(rng() % 65);  // 0..64 bits
+      const uint64_t v = bits == 0 ? 0 : rng() >> (64 - bits);
+      PutVarint(&payload, v);
+    }
+    const std::vector<uint64_t> want = Reference(payload);
+    ASSERT_EQ(CountPackedVarints(payload), static_cast<int64_t>(want.size()));
+    std::vector<int64_t> fast(want.size() + 1), portable(want.size() + 1);
+    ASSERT_EQ(DecodePackedVarints(payload, fast.data()),
+              static_cast<int64_t>(want.size()));
+    ASSERT_EQ(DecodePackedVarintsPortable(payload, portable.data()),
+              static_cast<int64_t>(want.size()));
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(static_cast<uint64_t>(fast[i]), want[i]) << round << " " << i;
+      ASSERT_EQ(static_cast<uint64_t>(portable[i]), want[i])
+          << round << " " << i;
+    }
+  }
+}
+
+TEST(WireTest, CountRejectsUnterminatedAndOverlongVarints) {
+  EXPECT_EQ(CountPackedVarints(""), 0);
+  EXPECT_EQ(CountPackedVarints("\x80"), -1);
+  EXPECT_EQ(CountPackedVarints(std::string(9, '\xff') + "\x01"), 1);
+  EXPECT_EQ(CountPackedVarints(std::string(10, '\xff') + "\x01"), -1);
+  // The same across an 8-byte word boundary.
+  EXPECT_EQ(CountPackedVarints("\x01\x02\x03\x04\x05" +
+                               std::string(10, '\x80') + "\x01"),
+            -1);
+  EXPECT_EQ(CountPackedVarints("\x01\x02\x03\x04\x05" + std::string(9, '\x80') +
+                               "\x01"),
+            6);
+  EXPECT_EQ(CountPackedVarints(std::string(16, '\x01') + "\x80"), -1);
+}
+
+}  // namespace
+}  // namespace inflow::internal
