@@ -51,6 +51,9 @@ struct DemoOptions {
   double learning_rate = 0.5;
   double max_seconds = 8;
   uint64_t seed = 42;
+  // > 0: producer 0 fails with DATA_LOSS on its step N (shows an error
+  // stopping every thread and reaching the exit status).
+  int64_t fail_at_step = 0;
 };
 
 // Rows one producer step makes and enqueues with EnqueueMany.
@@ -184,9 +187,15 @@ Status RunDemo(const DemoOptions& o) {
   std::vector<QueueOp> ops;
   for (int i = 0; i < o.threads; ++i) {
     auto rng = std::make_shared<std::mt19937>(o.seed + 1 + i);
+    auto steps = std::make_shared<int64_t>(0);  // this op's thread only
     ops.push_back(MakeEnqueueOp(
         queue,
-        [&o, &w_true, rng, remaining](const CallOptions&) -> Result<Tuple> {
+        [&o, &w_true, rng, remaining, steps,
+         i](const CallOptions&) -> Result<Tuple> {
+          if (i == 0 && ++*steps == o.fail_at_step) {
+            return DataLossError("demo producer 0: injected failure at step " +
+                                 std::to_string(o.fail_at_step));
+          }
           const int64_t left = remaining->fetch_sub(kRowsPerStep);
           const int64_t rows = std::min(left, kRowsPerStep);
           if (rows <= 0) return OutOfRangeError("all examples produced");
@@ -343,6 +352,8 @@ INFLOW_REGISTER_COMMAND(
           ->capture_default_str();
       sub.add_option("--seed", o->seed, "seed of the data and the shuffle")
           ->capture_default_str();
+      sub.add_option("--fail-at-step", o->fail_at_step,
+                     "make producer 0 fail with DATA_LOSS on this step");
       return [o] { return RunDemo(*o); };
     });
 

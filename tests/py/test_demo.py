@@ -40,3 +40,13 @@ def test_demo_rejects_an_unknown_queue_kind(run_inflow):
     proc = run_inflow("demo", "--queue", "lifo", check=False)
     assert proc.returncode == 1
     assert proc.stderr.startswith("INVALID_ARGUMENT")
+
+
+def test_demo_producer_error_stops_every_thread_and_is_the_exit_status(
+        run_inflow):
+    proc = run_inflow("demo", "--fail-at-step", "20", "--threads", "3",
+                      check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(
+        "DATA_LOSS: demo producer 0: injected failure at step 20")
+    assert "summary:" not in proc.stdout
