@@ -14,6 +14,7 @@
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <tbb/concurrent_queue.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -142,6 +143,10 @@ void BM_InflowTake128(benchmark::State& state) {
 // Prints as usual and remembers items/s per benchmark name.
 class RateReporter : public benchmark::ConsoleReporter {
  public:
+  // Colours only on a terminal, so that the JSON line starts its line.
+  RateReporter()
+      : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
+
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       if (run.error_occurred || run.run_type != Run::RT_Iteration) continue;
