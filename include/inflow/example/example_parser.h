@@ -9,12 +9,18 @@
 //       {"label", FixedLenFeature{{1}, DType::kInt64}},
 //       {"tags", VarLenFeature{DType::kString}}}));
 //   INFLOW_ASSIGN_OR_RETURN(ParsedFeatures f, parser.ParseBatch(records));
-//   const Tensor& labels = *f.dense("label");  // int64 [B, 1]
+//   const Tensor& labels = *f.FindDense("label");  // int64 [B, 1]
 //
 // Errors are INVALID_ARGUMENT naming the feature and the example's index:
 // malformed bytes, a required feature that is missing, a list of another
 // kind than the dtype (also when empty), a wrong number of values. A bad
 // configuration fails in Create, also with INVALID_ARGUMENT.
+//
+// Where TensorFlow's parsers depart from plain protobuf semantics, these
+// do as TensorFlow does (docs/formats.md lists the cases): a Feature with
+// no kind is missing and does not hide an earlier entry of its key, except
+// for var-length features in a batch and in SequenceExample context, and a
+// default with no elements leaves the feature required.
 
 #ifndef INFLOW_EXAMPLE_EXAMPLE_PARSER_H_
 #define INFLOW_EXAMPLE_EXAMPLE_PARSER_H_
