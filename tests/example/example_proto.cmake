@@ -4,14 +4,22 @@
 # bench/example.cmake, whichever comes first.
 if(NOT TARGET inflow_example_proto)
   find_package(Protobuf REQUIRED)
-  set(inflow_example_proto_dir ${CMAKE_CURRENT_LIST_DIR})
-  add_library(inflow_example_proto STATIC)
-  protobuf_generate(TARGET inflow_example_proto LANGUAGE cpp
-    PROTOS ${inflow_example_proto_dir}/example.proto
-           ${inflow_example_proto_dir}/example_lenient.proto
-    IMPORT_DIRS ${inflow_example_proto_dir}
-    PROTOC_OUT_DIR ${CMAKE_BINARY_DIR}/example_proto)
-  target_include_directories(inflow_example_proto PUBLIC ${CMAKE_BINARY_DIR}/example_proto)
+  set(inflow_example_proto_src ${CMAKE_CURRENT_LIST_DIR})
+  set(inflow_example_proto_out ${CMAKE_BINARY_DIR}/example_proto)
+  file(MAKE_DIRECTORY ${inflow_example_proto_out})
+  set(inflow_example_proto_sources)
+  foreach(name example example_lenient)
+    add_custom_command(
+      OUTPUT ${inflow_example_proto_out}/${name}.pb.cc ${inflow_example_proto_out}/${name}.pb.h
+      COMMAND ${Protobuf_PROTOC_EXECUTABLE} --cpp_out ${inflow_example_proto_out}
+              -I ${inflow_example_proto_src} ${inflow_example_proto_src}/${name}.proto
+      DEPENDS ${inflow_example_proto_src}/${name}.proto
+      COMMENT "protoc ${name}.proto"
+      VERBATIM)
+    list(APPEND inflow_example_proto_sources ${inflow_example_proto_out}/${name}.pb.cc)
+  endforeach()
+  add_library(inflow_example_proto STATIC ${inflow_example_proto_sources})
+  target_include_directories(inflow_example_proto PUBLIC ${inflow_example_proto_out})
   target_link_libraries(inflow_example_proto PUBLIC protobuf::libprotobuf)
   # Generated code is not held to our warning flags.
   target_compile_options(inflow_example_proto PRIVATE -w)
