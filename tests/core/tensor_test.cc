@@ -23,6 +23,21 @@ TEST(TensorTest, NewTensorIsZeroedAndAligned) {
   for (float v : t.flat<float>()) EXPECT_EQ(v, 0.0f);
 }
 
+TEST(TensorTest, EmptyAndStringBuffersAreAlignedAndIndependent) {
+  Tensor empty(DType::kInt64, TensorShape({0, 3}));
+  EXPECT_EQ(empty.num_elements(), 0);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(empty.raw_data()) % kTensorAlignment,
+            0u);
+  // Long strings own heap memory; ASan reports a leak if the buffer does
+  // not destroy them.
+  Tensor s(DType::kString, TensorShape({3}));
+  for (std::string& v : s.flat<std::string>()) v.assign(100, 'x');
+  Tensor t(DType::kString, TensorShape({3}));
+  EXPECT_NE(s.raw_data(), t.raw_data());
+  EXPECT_EQ(t.flat<std::string>()[0], "");
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(s.raw_data()) % kTensorAlignment, 0u);
+}
+
 TEST(TensorTest, ScalarAndVector) {
   Tensor s = Tensor::Scalar<int64_t>(42);
   EXPECT_EQ(s.rank(), 0);

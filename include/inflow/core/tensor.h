@@ -44,6 +44,12 @@ class TensorBuffer {
   static std::shared_ptr<TensorBuffer> Wrap(void* data, size_t size,
                                             std::function<void()> release);
 
+  // Only the factories above can make a Key, so only they construct.
+  class Key {
+    friend class TensorBuffer;
+    Key() = default;
+  };
+  explicit TensorBuffer(Key) {}
   ~TensorBuffer();
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
@@ -52,11 +58,12 @@ class TensorBuffer {
   size_t size() const { return size_; }
 
  private:
-  TensorBuffer() = default;
   void* data_ = nullptr;
   size_t size_ = 0;
   int64_t num_strings_ = 0;  // string elements to destroy
-  bool owned_ = false;
+  // Owned data lives in the same allocation as this object and its
+  // reference count (one allocation per tensor); borrowed data has a
+  // release callback instead.
   std::function<void()> release_;
 };
 
