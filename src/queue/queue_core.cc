@@ -283,6 +283,7 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
             CancelledError("Queue '" + spec_.name + "' is already closed.");
       } else {
         closed_ = true;
+        closed_hint_.store(true, std::memory_order_relaxed);
       }
       return RunResult::kComplete;
     case Op::kDequeue:
@@ -451,7 +452,17 @@ Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
   if (options.stop.stop_requested()) {
     return CancelledError("Enqueue operation was cancelled");
   }
-  for (bool spun = false;; spun = true) {
+  const auto has_room = [this] {
+    return stored_hint_.load(std::memory_order_relaxed) < spec_.capacity ||
+           closed_hint_.load(std::memory_order_relaxed);
+  };
+  // Looks full: poll before taking the lock (see SpinUntil).
+  bool spun = false;
+  if (!has_room() && !NoWait(options)) {
+    SpinUntil(has_room);
+    spun = true;
+  }
+  for (;; spun = true) {
     bool others_wait;
     {
       WakeList wake;
@@ -470,11 +481,7 @@ Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
       }
     }
     if (spun || others_wait) break;
-    if (!SpinUntil([this] {
-          return stored_hint_.load(std::memory_order_relaxed) < spec_.capacity;
-        })) {
-      break;
-    }
+    if (!SpinUntil(has_room)) break;
   }
   auto a = std::make_shared<Attempt>(Op::kEnqueue);
   a->rows.push_back(std::move(element));
@@ -524,7 +531,17 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
   }
   const int64_t keep =
       spec_.kind == QueueKind::kRandomShuffle ? spec_.min_after_dequeue : 0;
-  for (bool spun = false;; spun = true) {
+  const auto has_element = [this, keep] {
+    return stored_hint_.load(std::memory_order_relaxed) > keep ||
+           closed_hint_.load(std::memory_order_relaxed);
+  };
+  // Looks empty: poll before taking the lock (see SpinUntil).
+  bool spun = false;
+  if (!has_element() && !NoWait(options)) {
+    SpinUntil(has_element);
+    spun = true;
+  }
+  for (;; spun = true) {
     bool others_wait;
     {
       WakeList wake;
@@ -543,11 +560,7 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
       }
     }
     if (spun || others_wait) break;
-    if (!SpinUntil([this, keep] {
-          return stored_hint_.load(std::memory_order_relaxed) > keep;
-        })) {
-      break;
-    }
+    if (!SpinUntil(has_element)) break;
   }
   auto a = std::make_shared<Attempt>(Op::kDequeue);
   a->requested = 1;
@@ -608,6 +621,7 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
     WakeList wake;
     SpinMutexLock lock(&mu_);
     closed_ = true;
+    closed_hint_.store(true, std::memory_order_relaxed);
     for (auto& a : enqueue_attempts_) {
       a->status = CancelledError("Enqueue operation was cancelled");
       a->done = true;
@@ -628,6 +642,7 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
         return CancelledError("Queue '" + spec_.name + "' is already closed.");
       }
       closed_ = true;
+      closed_hint_.store(true, std::memory_order_relaxed);
       FlushLocked(&wake);
       return OkStatus();
     }

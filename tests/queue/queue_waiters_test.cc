@@ -172,6 +172,14 @@ TEST(QueueWaitersTest, ClosingReleasesAPendingDequeueWithOutOfRange) {
   EXPECT_TRUE(IsOutOfRange(Get(dequeue).status()));
 }
 
+TEST(QueueWaitersTest, CloseWithCancelAlsoReleasesPendingDequeues) {
+  auto q = Fifo(2);
+  auto dequeue = Async([&] { return q->Dequeue(); });
+  AwaitPendingDequeues(*q, 1);
+  ASSERT_TRUE(q->Close(/*cancel_pending_enqueues=*/true).ok());
+  EXPECT_TRUE(IsOutOfRange(Get(dequeue).status()));
+}
+
 TEST(QueueWaitersTest, ClosingLetsAPendingDequeueUpToReturnAShortBatch) {
   auto q = Fifo(10);
   auto upto = Async([&] { return q->DequeueUpTo(5); });
