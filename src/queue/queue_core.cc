@@ -58,9 +58,11 @@ class INFLOW_SCOPED_CAPABILITY SpinMutexLock {
 
  private:
   static void Acquire(Mutex* mu) INFLOW_NO_THREAD_SAFETY_ANALYSIS {
-    for (int i = 0; i < 128; ++i) {
+    // Exponential backoff between attempts: each failed try_lock steals the
+    // lock's cache line from the holder.
+    for (int backoff = 1; backoff <= 256; backoff *= 2) {
       if (mu->try_lock()) return;
-      CpuRelax();
+      for (int i = 0; i < backoff; ++i) CpuRelax();
     }
     mu->lock();
   }
