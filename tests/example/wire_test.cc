@@ -62,5 +62,31 @@ TEST(WireTest, CountRejectsUnterminatedAndOverlongVarints) {
   EXPECT_EQ(CountPackedVarints(std::string(16, '\x01') + "\x80"), -1);
 }
 
+TEST(WireTest, TenByteVarintsAndOverlongRunsAtEveryOffsetAcross64ByteBlocks) {
+  // The counting and decoding work on 64-byte blocks: a varint may start
+  // at any offset before a block boundary and end after it.
+  for (size_t offset = 0; offset < 140; ++offset) {
+    const std::string head(offset, '\x05');
+    const std::string ten = std::string(9, '\xff') + "\x01";
+    const std::string payload = head + ten + "\x07";
+    ASSERT_EQ(CountPackedVarints(payload), static_cast<int64_t>(offset) + 2)
+        << offset;
+    std::vector<int64_t> fast(offset + 2), portable(offset + 2);
+    ASSERT_EQ(DecodePackedVarints(payload, fast.data()),
+              static_cast<int64_t>(offset) + 2);
+    ASSERT_EQ(DecodePackedVarintsPortable(payload, portable.data()),
+              static_cast<int64_t>(offset) + 2);
+    const std::vector<uint64_t> want = Reference(payload);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(static_cast<uint64_t>(fast[i]), want[i]) << offset;
+      ASSERT_EQ(static_cast<uint64_t>(portable[i]), want[i]) << offset;
+    }
+    ASSERT_EQ(
+        CountPackedVarints(head + std::string(10, '\x80') + "\x01" + head), -1)
+        << offset;
+    ASSERT_EQ(CountPackedVarints(head + std::string(9, '\x80')), -1) << offset;
+  }
+}
+
 }  // namespace
 }  // namespace inflow::internal
