@@ -47,7 +47,9 @@ struct ParsedSchema {
 
  private:
   struct Slot {
-    uint64_t hash = 0;
+    uint64_t first = 0;  // the key's first and last (up to) 8 bytes
+    uint64_t last = 0;
+    size_t size = 0;
     int32_t index = -1;  // -1: empty
   };
   std::vector<Slot> table_;  // open addressing
