@@ -120,9 +120,14 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
       case Type::kFixedLen: {
         Tensor t = Tensor::Uninitialized(
             spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
+        char* const base = static_cast<char*>(t.raw_data());
+        const size_t row_bytes =
+            static_cast<size_t>(spec.stride) * (spec.dtype == DType::kString
+                                                    ? sizeof(std::string)
+                                                    : DTypeSize(spec.dtype));
         for (int64_t b = 0; b < batch; ++b) {
           const FeatureView& v = view(b);
-          char* dst = ElementPtr(t, b * spec.stride);
+          char* dst = base + static_cast<size_t>(b) * row_bytes;
           if (v.kind() == FeatureKind::kNone && !present.empty() &&
               present[static_cast<size_t>(b) * num_specs + s]) {
             // Present with no kind: zero values of any type.
@@ -210,11 +215,16 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
         sp.dense_shape =
             single ? Int64Vector({max_n}) : Int64Vector({batch, max_n});
         int64_t* idx = sp.indices.data<int64_t>();
+        char* const values = static_cast<char*>(sp.values.raw_data());
+        const size_t value_bytes = spec.dtype == DType::kString
+                                       ? sizeof(std::string)
+                                       : DTypeSize(spec.dtype);
         int64_t at = 0;
         for (int64_t b = 0; b < batch; ++b) {
           const FeatureView& v = view(b);
           if (v.kind() == FeatureKind::kNone || v.size() == 0) continue;
-          CopyValues(v, spec.dtype, ElementPtr(sp.values, at));
+          CopyValues(v, spec.dtype,
+                     values + static_cast<size_t>(at) * value_bytes);
           for (int64_t j = 0; j < v.size(); ++j) {
             if (!single) *idx++ = b;
             *idx++ = j;

@@ -126,25 +126,82 @@ int64_t CountList(FeatureKind kind, std::string_view payload) {
   return n;
 }
 
+// Reads a length of at most 2 varint bytes (up to 16383) at *p, which
+// must fit before `end`; false otherwise (the general path handles longer
+// ones).
+inline bool ReadShortLength(const uint8_t** p, const uint8_t* end,
+                            size_t* len) {
+  const uint8_t* q = *p;
+  if (q == end) return false;
+  if (q[0] < 0x80) {
+    *len = q[0];
+    *p = q + 1;
+  } else if (end - q >= 2 && q[1] < 0x80) {
+    *len = (q[0] & 0x7fu) | (size_t{q[1]} << 7);
+    *p = q + 2;
+  } else {
+    return false;
+  }
+  return *len <= static_cast<size_t>(end - *p);
+}
+
+// Counts the values of a list message of `kind` laid out as encoders write
+// it: numbers as one packed field (or nothing), bytes as a run of field-1
+// values. -1 for any other layout (including malformed ones).
+inline int64_t CountSimpleList(FeatureKind kind, const uint8_t* p,
+                               const uint8_t* end) {
+  if (kind == FeatureKind::kBytes) {
+    int64_t n = 0;
+    while (p != end) {
+      if (*p++ != internal::Tag1(1, kWireLen)) return -1;
+      size_t len;
+      if (!ReadShortLength(&p, end, &len)) return -1;
+      p += len;
+      ++n;
+    }
+    return n;
+  }
+  if (p == end) return 0;
+  if (*p++ != internal::Tag1(1, kWireLen)) return -1;
+  size_t len;
+  if (!ReadShortLength(&p, end, &len) || p + len != end) return -1;
+  if (kind == FeatureKind::kFloat) {
+    return len % 4 == 0 ? static_cast<int64_t>(len / 4) : -1;
+  }
+  return internal::CountPackedVarints(
+      std::string_view(reinterpret_cast<const char*>(p), len));
+}
+
 }  // namespace
+
+bool FeatureView::TryParseList(std::string_view feature, FeatureView* out) {
+  const auto* p = reinterpret_cast<const uint8_t*>(feature.data());
+  const auto* end = p + feature.size();
+  if (p == end) return false;
+  const uint8_t tag = *p++;
+  if (tag != internal::Tag1(1, kWireLen) &&
+      tag != internal::Tag1(2, kWireLen) &&
+      tag != internal::Tag1(3, kWireLen)) {
+    return false;
+  }
+  size_t len;
+  if (!ReadShortLength(&p, end, &len) || p + len != end) return false;
+  const auto kind = static_cast<FeatureKind>(tag >> 3);
+  const int64_t n = CountSimpleList(kind, p, end);
+  if (n < 0) return false;
+  out->kind_ = kind;
+  out->size_ = n;
+  out->single_list_ = true;
+  out->data_ = std::string_view(reinterpret_cast<const char*>(p), len);
+  return true;
+}
 
 Status FeatureView::Parse(std::string_view feature, const char* base,
                           FeatureView* out) {
-  uint8_t tag;
-  std::string_view list;
-  if (SingleField(feature, &tag, &list) && tag >= internal::Tag1(1, kWireLen) &&
-      tag <= internal::Tag1(3, kWireLen) && (tag & 7) == kWireLen) {
-    const auto kind = static_cast<FeatureKind>(tag >> 3);
-    const int64_t n = CountList(kind, list);
-    if (n >= 0) {
-      out->kind_ = kind;
-      out->size_ = n;
-      out->single_list_ = true;
-      out->data_ = list;
-      return OkStatus();
-    }
-    // Malformed: the general path below names the offset.
-  }
+  // Fast path: one list field, laid out as every encoder writes it
+  // (TryParseList). Anything else, malformed input included, takes the
+  // general path below, which names the offset of what is wrong.
+  if (TryParseList(feature, out)) return OkStatus();
   WireReader r(feature);
   FeatureKind kind = FeatureKind::kNone;
   int64_t size = 0;
@@ -263,6 +320,25 @@ void FeatureView::CopyInt64s(int64_t* out) const {
 }
 
 void FeatureView::CopyBytes(std::string* out) const {
+  if (single_list_ && kind_ == FeatureKind::kBytes) {
+    // The common layout, a run of field-1 values, read directly (Parse
+    // validated it); any other field hands the rest to the general
+    // iterator.
+    WireReader r(data_);
+    while (!r.done() &&
+           static_cast<uint8_t>(*r.pos()) == internal::Tag1(1, kWireLen)) {
+      uint32_t field;
+      int wt;
+      std::string_view v;
+      if (!r.ReadTag(&field, &wt) || !r.ReadLengthDelimited(&v)) return;
+      (out++)->assign(v);
+    }
+    if (r.done()) return;
+    FeatureView rest = *this;
+    rest.data_ = data_.substr(r.offset());
+    rest.ForEachBytes([&out](std::string_view v) { (out++)->assign(v); });
+    return;
+  }
   ForEachBytes([&out](std::string_view v) { (out++)->assign(v); });
 }
 
@@ -316,19 +392,34 @@ namespace {
 Status ParseFeatureEntry(std::string_view entry, const char* base,
                          std::vector<FeatureEntry>* entries,
                          std::vector<std::unique_ptr<std::string>>* joined) {
-  // Fast path: key field, then value field, nothing else.
-  if (entry.size() >= 2 && static_cast<uint8_t>(entry[0]) == 0x0a &&
-      static_cast<uint8_t>(entry[1]) < 0x80 &&
-      static_cast<size_t>(entry[1]) + 2 < entry.size()) {
-    const std::string_view key = entry.substr(2, static_cast<size_t>(entry[1]));
-    uint8_t tag;
-    std::string_view value;
-    if (SingleField(entry.substr(2 + key.size()), &tag, &value) &&
-        tag == internal::Tag1(2, kWireLen)) {
-      FeatureView view;
-      INFLOW_RETURN_IF_ERROR(FeatureView::Parse(value, base, &view));
-      entries->push_back({key, view});
-      return OkStatus();
+  // Fast path: key field (under 128 bytes), then value field, nothing
+  // else.
+  const auto* p = reinterpret_cast<const uint8_t*>(entry.data());
+  const auto* end = p + entry.size();
+  if (entry.size() >= 4 && p[0] == internal::Tag1(1, kWireLen) && p[1] < 0x80 &&
+      static_cast<size_t>(p[1]) + 3 <= entry.size() &&
+      p[2 + p[1]] == internal::Tag1(2, kWireLen)) {
+    const std::string_view key(entry.data() + 2, p[1]);
+    const uint8_t* q = p + 3 + p[1];
+    uint64_t len;
+    bool ok = false;
+    if (q < end && q[0] < 0x80) {
+      len = q[0];
+      ok = true;
+      ++q;
+    } else if (end - q >= 2 && q[1] < 0x80) {
+      len = (q[0] & 0x7fu) | (uint64_t{q[1]} << 7);
+      ok = true;
+      q += 2;
+    }
+    if (ok && len == static_cast<uint64_t>(end - q)) {
+      FeatureEntry& e = entries->emplace_back();
+      e.key = key;
+      Status s = FeatureView::Parse(
+          std::string_view(reinterpret_cast<const char*>(q), len), base,
+          &e.value);
+      if (!s.ok()) entries->pop_back();
+      return s;
     }
   }
   WireReader r(entry);
@@ -397,10 +488,83 @@ Status ParseFeatures(std::string_view features, const char* base,
   return OkStatus();
 }
 
+namespace {
+
+// Reads a varint length (up to 5 bytes) at *p that must fit before `end`.
+inline bool ReadLength(const uint8_t** p, const uint8_t* end, size_t* len) {
+  const uint8_t* q = *p;
+  uint64_t v = 0;
+  for (int shift = 0; shift < 35; shift += 7) {
+    if (q == end) return false;
+    const uint8_t b = *q++;
+    v |= uint64_t{b & 0x7fu} << shift;
+    if (b < 0x80) {
+      if (v > static_cast<uint64_t>(end - q)) return false;
+      *p = q;
+      *len = static_cast<size_t>(v);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// The fast path of ParseExampleEntries, for records laid out as every
+// encoder writes them: only `features` fields, whose map entries hold a
+// key (under 128 bytes) and then a Feature with one list (see
+// FeatureView::TryParseList). False at anything else, malformed input
+// included, having appended entries that the caller must drop.
+// `try_parse_list` is FeatureView::TryParseList, passed in by its friend.
+static inline bool ParseExampleEntriesFast(
+    std::string_view example, std::vector<FeatureEntry>* entries,
+    bool* has_features,
+    bool (*try_parse_list)(std::string_view, FeatureView*)) {
+  const auto* p = reinterpret_cast<const uint8_t*>(example.data());
+  const auto* end = p + example.size();
+  while (p != end) {
+    if (*p++ != Tag1(1, kWireLen)) return false;
+    size_t len;
+    if (!ReadLength(&p, end, &len)) return false;
+    *has_features = true;
+    const uint8_t* features_end = p + len;
+    while (p != features_end) {
+      if (*p++ != Tag1(1, kWireLen)) return false;
+      if (!ReadLength(&p, features_end, &len)) return false;
+      const uint8_t* entry_end = p + len;
+      if (len < 3 || p[0] != Tag1(1, kWireLen) || p[1] >= 0x80 ||
+          static_cast<size_t>(p[1]) + 3 > len ||
+          p[2 + p[1]] != Tag1(2, kWireLen)) {
+        return false;
+      }
+      const std::string_view key(reinterpret_cast<const char*>(p + 2), p[1]);
+      p += 3 + p[1];
+      if (!ReadLength(&p, entry_end, &len) || p + len != entry_end) {
+        return false;
+      }
+      FeatureEntry& e = entries->emplace_back();
+      e.key = key;
+      if (!try_parse_list(
+              std::string_view(reinterpret_cast<const char*>(p), len),
+              &e.value)) {
+        return false;
+      }
+      p = entry_end;
+    }
+  }
+  return true;
+}
+
 Status ParseExampleEntries(std::string_view example,
                            std::vector<FeatureEntry>* entries,
                            std::vector<std::unique_ptr<std::string>>* joined,
                            bool* has_features) {
+  const size_t first = entries->size();
+  if (ParseExampleEntriesFast(example, entries, has_features,
+                              &FeatureView::TryParseList)) {
+    return OkStatus();
+  }
+  entries->resize(first);
   const char* base = example.data();
   WireReader r(example);
   while (!r.done()) {

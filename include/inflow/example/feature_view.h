@@ -38,6 +38,16 @@ std::string_view FeatureKindName(FeatureKind kind);
 // The kind that holds `dtype` values (string, float32, int64), else kNone.
 FeatureKind FeatureKindFor(DType dtype);
 
+struct FeatureEntry;
+class FeatureView;
+
+namespace internal {
+Status ParseExampleEntries(std::string_view example,
+                           std::vector<FeatureEntry>* entries,
+                           std::vector<std::unique_ptr<std::string>>* joined,
+                           bool* has_features);
+}  // namespace internal
+
 // One tf.train.Feature. When the oneof appears several times on the wire,
 // the last member wins, and repeated occurrences of that member merge
 // (their values concatenate), as in libprotobuf.
@@ -85,6 +95,12 @@ class FeatureView {
 
  private:
   friend class BytesIterator;
+  friend Status internal::ParseExampleEntries(
+      std::string_view example, std::vector<FeatureEntry>* entries,
+      std::vector<std::unique_ptr<std::string>>* joined, bool* has_features);
+  // Parse's fast path: a Feature holding one list in the layout every
+  // encoder writes. False (and *out unchanged) for anything else.
+  static bool TryParseList(std::string_view feature, FeatureView* out);
   // Calls f(list payload) for each list message that counts.
   template <typename F>
   void ForEachList(F&& f) const;
