@@ -185,8 +185,15 @@ inline uint64_t Compact(uint64_t w) {
   return v;
 }
 
-// The body of DecodePackedVarints, over a compaction of 8 masked bytes.
-template <uint64_t (*kCompact)(uint64_t)>
+// The value of a varint of `bytes` (1..8) bytes lying in the low bytes of
+// w, whatever the bytes above it.
+inline uint64_t ValuePortable(uint64_t w, size_t bytes) {
+  return Compact(w & (~uint64_t{0} >> (64 - 8 * bytes)));
+}
+
+// The body of DecodePackedVarints, over kValue (ValuePortable or its BMI2
+// twin).
+template <uint64_t (*kValue)(uint64_t, size_t)>
 [[gnu::always_inline]] inline int64_t DecodeWith(std::string_view payload,
                                                  int64_t* out) {
   const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
@@ -197,7 +204,25 @@ template <uint64_t (*kCompact)(uint64_t)>
   // a bit, not on decoding the one before: the values' loads and
   // compactions overlap.
   size_t start = 0;  // of the current varint
-  for (size_t i = 0; i < n; i += kBlock) {
+  size_t i = 0;
+  // Blocks followed by at least 8 more bytes: a value that ends in one
+  // starts at most 9 bytes before it, so an 8-byte load from its start
+  // stays in the payload.
+  for (; i + kBlock + 8 <= n; i += kBlock) {
+    uint64_t ends = ~ContinuationMask(p + i);
+    while (ends != 0) {
+      const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
+      ends &= ends - 1;
+      const size_t bytes = stop + 1 - start;
+      uint64_t w;
+      std::memcpy(&w, p + start, 8);
+      *out++ = static_cast<int64_t>(bytes <= 8 ? kValue(w, bytes)
+                                               : DecodeBytes(p + start, bytes));
+      start = stop + 1;
+    }
+  }
+  // The last one or two blocks: loads near the end are checked.
+  for (; i < n; i += kBlock) {
     const size_t len = std::min(kBlock, n - i);
     uint64_t ends = ~(len == kBlock ? ContinuationMask(p + i)
                                     : ContinuationMaskTail(p + i, len));
@@ -210,13 +235,12 @@ template <uint64_t (*kCompact)(uint64_t)>
       if (bytes <= 8 && start + 8 <= n) [[likely]] {
         uint64_t w;
         std::memcpy(&w, p + start, 8);
-        v = kCompact(w & (~uint64_t{0} >> (64 - 8 * bytes)));
+        v = kValue(w, bytes);
       } else if (bytes <= 8 && n >= 8) {
         // Near the end: the last 8 bytes of the payload, shifted down.
         uint64_t w;
         std::memcpy(&w, p + n - 8, 8);
-        w >>= 8 * (start + 8 - n);
-        v = kCompact(w & (~uint64_t{0} >> (64 - 8 * bytes)));
+        v = kValue(w >> (8 * (start + 8 - n)), bytes);
       } else {
         v = DecodeBytes(p + start, bytes);
       }
@@ -230,12 +254,15 @@ template <uint64_t (*kCompact)(uint64_t)>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // BMI2's pext does the compaction in one instruction; chosen at run time,
 // since the build targets baseline x86-64.
-__attribute__((target("bmi,bmi2"))) inline uint64_t CompactPext(uint64_t w) {
-  return __builtin_ia32_pext_di(w, 0x7f7f7f7f7f7f7f7full);
+__attribute__((target("bmi,bmi2"))) inline uint64_t ValuePext(uint64_t w,
+                                                              size_t bytes) {
+  return __builtin_ia32_bzhi_di(
+      __builtin_ia32_pext_di(w, 0x7f7f7f7f7f7f7f7full),
+      static_cast<unsigned>(7 * bytes));
 }
 __attribute__((target("bmi,bmi2"))) int64_t DecodeBmi2(std::string_view payload,
                                                        int64_t* out) {
-  return DecodeWith<CompactPext>(payload, out);
+  return DecodeWith<ValuePext>(payload, out);
 }
 bool HasBmi2() {
   static const bool kHas =
@@ -245,7 +272,7 @@ bool HasBmi2() {
 #else
 bool HasBmi2() { return false; }
 int64_t DecodeBmi2(std::string_view payload, int64_t* out) {
-  return DecodeWith<Compact>(payload, out);
+  return DecodeWith<ValuePortable>(payload, out);
 }
 #endif
 
@@ -253,11 +280,11 @@ int64_t DecodeBmi2(std::string_view payload, int64_t* out) {
 
 int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
   if (HasBmi2()) return DecodeBmi2(payload, out);
-  return DecodeWith<Compact>(payload, out);
+  return DecodeWith<ValuePortable>(payload, out);
 }
 
 int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out) {
-  return DecodeWith<Compact>(payload, out);
+  return DecodeWith<ValuePortable>(payload, out);
 }
 
 }  // namespace inflow::internal
