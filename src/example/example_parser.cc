@@ -225,11 +225,18 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
           if (v.kind() == FeatureKind::kNone || v.size() == 0) continue;
           CopyValues(v, spec.dtype,
                      values + static_cast<size_t>(at) * value_bytes);
-          for (int64_t j = 0; j < v.size(); ++j) {
-            if (!single) *idx++ = b;
-            *idx++ = j;
+          const int64_t n = v.size();
+          if (single) {
+            for (int64_t j = 0; j < n; ++j) idx[j] = j;
+            idx += n;
+          } else {
+            for (int64_t j = 0; j < n; ++j) {
+              idx[2 * j] = b;
+              idx[2 * j + 1] = j;
+            }
+            idx += 2 * n;
           }
-          at += v.size();
+          at += n;
         }
         out.sparse[static_cast<size_t>(spec.out_index)] = std::move(sp);
         break;
@@ -333,8 +340,10 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
     // TensorFlow's parsers, an entry with no kind set does not count (a key
     // given twice keeps its last value that has a kind), except for
     // var-length features in a batch, where it empties the feature.
+    int next = 0;  // records usually list their keys in one order
     for (const FeatureEntry& e : scratch.entries) {
-      const int i = schema.Lookup(e.key);
+      const int i = schema.LookupFrom(e.key, next);
+      next = i + 1;
       if (i < 0) continue;
       if (e.value.kind() == FeatureKind::kNone &&
           (single || schema.specs[static_cast<size_t>(i)].type !=

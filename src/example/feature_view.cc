@@ -272,7 +272,28 @@ void FeatureView::ForEachList(F&& f) const {
   }
 }
 
+namespace {
+
+// When `list` is exactly one packed field 1 (the layout encoders write),
+// sets *packed to its payload.
+inline bool OnePackedField(std::string_view list, std::string_view* packed) {
+  const auto* p = reinterpret_cast<const uint8_t*>(list.data());
+  const auto* end = p + list.size();
+  if (p == end || *p++ != internal::Tag1(1, kWireLen)) return false;
+  size_t len;
+  if (!ReadShortLength(&p, end, &len) || p + len != end) return false;
+  *packed = std::string_view(reinterpret_cast<const char*>(p), len);
+  return true;
+}
+
+}  // namespace
+
 void FeatureView::CopyFloats(float* out) const {
+  std::string_view packed;
+  if (single_list_ && OnePackedField(data_, &packed)) {
+    if (!packed.empty()) std::memcpy(out, packed.data(), packed.size());
+    return;
+  }
   ForEachList([&out](std::string_view list) {
     WireReader r(list);
     while (!r.done()) {
@@ -298,6 +319,11 @@ void FeatureView::CopyFloats(float* out) const {
 }
 
 void FeatureView::CopyInt64s(int64_t* out) const {
+  std::string_view packed;
+  if (single_list_ && OnePackedField(data_, &packed)) {
+    internal::DecodePackedVarints(packed, out);
+    return;
+  }
   ForEachList([&out](std::string_view list) {
     WireReader r(list);
     while (!r.done()) {

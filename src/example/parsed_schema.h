@@ -7,6 +7,7 @@
 #define INFLOW_EXAMPLE_PARSED_SCHEMA_H_
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,6 +41,18 @@ struct ParsedSchema {
 
   // The spec index for `key`, or -1.
   int Lookup(std::string_view key) const;
+  // The same, trying spec `guess` first (any value; the usual one is the
+  // spec after the previous key's, since records list keys in one order).
+  int LookupFrom(std::string_view key, int guess) const {
+    if (static_cast<size_t>(guess) < specs.size()) {
+      const std::string& k = specs[static_cast<size_t>(guess)].key;
+      if (k.size() == key.size() &&
+          std::memcmp(k.data(), key.data(), key.size()) == 0) {
+        return guess;
+      }
+    }
+    return Lookup(key);
+  }
 
   std::vector<Spec> specs;
   std::vector<std::string> dense_keys;
