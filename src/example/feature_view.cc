@@ -174,7 +174,8 @@ inline int64_t CountSimpleList(FeatureKind kind, const uint8_t* p,
 
 }  // namespace
 
-bool FeatureView::TryParseList(std::string_view feature, FeatureView* out) {
+[[gnu::always_inline]] inline bool FeatureView::TryParseList(
+    std::string_view feature, FeatureView* out) {
   const auto* p = reinterpret_cast<const uint8_t*>(feature.data());
   const auto* end = p + feature.size();
   if (p == end) return false;
@@ -518,6 +519,7 @@ namespace {
 
 // Reads a varint length (up to 5 bytes) at *p that must fit before `end`.
 inline bool ReadLength(const uint8_t** p, const uint8_t* end, size_t* len) {
+  if (ReadShortLength(p, end, len)) return true;
   const uint8_t* q = *p;
   uint64_t v = 0;
   for (int shift = 0; shift < 35; shift += 7) {

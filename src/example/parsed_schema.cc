@@ -11,37 +11,7 @@ namespace inflow {
 
 namespace {
 
-// The first and last (up to) 8 bytes of a key. With the length, they are
-// the whole key when it has at most 16 bytes: the words overlap rather
-// than read past the end (the key lies inside a record).
-struct KeyWords {
-  uint64_t first = 0;
-  uint64_t last = 0;
-};
-
-inline KeyWords WordsOf(std::string_view key) {
-  const size_t n = key.size();
-  const char* p = key.data();
-  KeyWords w;
-  if (n >= 8) {
-    std::memcpy(&w.first, p, 8);
-    std::memcpy(&w.last, p + n - 8, 8);
-  } else if (n >= 4) {
-    uint32_t a;
-    uint32_t b;
-    std::memcpy(&a, p, 4);
-    std::memcpy(&b, p + n - 4, 4);
-    w.first = a;
-    w.last = b;
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      w.first |= uint64_t{static_cast<uint8_t>(p[i])} << (8 * i);
-    }
-  }
-  return w;
-}
-
-inline uint64_t HashWords(const KeyWords& w, size_t n) {
+inline uint64_t HashWords(const internal::KeyWords& w, size_t n) {
   uint64_t h = (w.first ^ (n * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   h = (h ^ (h >> 32) ^ w.last) * 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
@@ -98,6 +68,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
     }
     Spec spec;
     spec.key = key;
+    spec.words = internal::WordsOf(key);
     spec.allow_missing = false;
     spec.stride = 1;
     if (auto* fixed = std::get_if<FixedLenFeature>(&config)) {
@@ -155,7 +126,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
     }
     const auto index = static_cast<int32_t>(schema.specs.size());
     schema.specs.push_back(std::move(spec));
-    const KeyWords words = WordsOf(key);
+    const internal::KeyWords words = internal::WordsOf(key);
     uint64_t slot = HashWords(words, key.size()) & schema.mask_;
     while (schema.table_[slot].index >= 0) slot = (slot + 1) & schema.mask_;
     schema.table_[slot] = {words.first, words.last, key.size(), index};
@@ -166,7 +137,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
 int ParsedSchema::Lookup(std::string_view key) const {
   // Keys of up to 16 bytes (most) compare as two words and a length; only
   // longer ones need the bytes in between compared too.
-  const KeyWords words = WordsOf(key);
+  const internal::KeyWords words = internal::WordsOf(key);
   const size_t n = key.size();
   uint64_t slot = HashWords(words, n) & mask_;
   for (;;) {

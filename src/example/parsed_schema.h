@@ -20,10 +20,45 @@
 
 namespace inflow {
 
+namespace internal {
+
+// The first and last (up to) 8 bytes of a key. With the length, they are
+// the whole key when it has at most 16 bytes: the words overlap rather
+// than read past the end (the key lies inside a record).
+struct KeyWords {
+  uint64_t first = 0;
+  uint64_t last = 0;
+};
+
+inline KeyWords WordsOf(std::string_view key) {
+  const size_t n = key.size();
+  const char* p = key.data();
+  KeyWords w;
+  if (n >= 8) {
+    std::memcpy(&w.first, p, 8);
+    std::memcpy(&w.last, p + n - 8, 8);
+  } else if (n >= 4) {
+    uint32_t a;
+    uint32_t b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    w.first = a;
+    w.last = b;
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      w.first |= uint64_t{static_cast<uint8_t>(p[i])} << (8 * i);
+    }
+  }
+  return w;
+}
+
+}  // namespace internal
+
 struct ParsedSchema {
   enum class Type { kFixedLen, kVarLen, kFixedLenSequence };
   struct Spec {
     std::string key;
+    internal::KeyWords words;  // of key
     Type type;
     DType dtype;
     FeatureKind kind;
@@ -45,10 +80,13 @@ struct ParsedSchema {
   // spec after the previous key's, since records list keys in one order).
   int LookupFrom(std::string_view key, int guess) const {
     if (static_cast<size_t>(guess) < specs.size()) {
-      const std::string& k = specs[static_cast<size_t>(guess)].key;
-      if (k.size() == key.size() &&
-          std::memcmp(k.data(), key.data(), key.size()) == 0) {
-        return guess;
+      const Spec& spec = specs[static_cast<size_t>(guess)];
+      if (spec.key.size() == key.size()) {
+        const internal::KeyWords words = internal::WordsOf(key);
+        if (words.first == spec.words.first && words.last == spec.words.last &&
+            (key.size() <= 16 || spec.key == key)) {
+          return guess;
+        }
       }
     }
     return Lookup(key);
