@@ -8,7 +8,6 @@
 #include <optional>
 #include <random>
 #include <stop_token>
-#include <thread>
 #include <utility>
 
 #include "queue/batch.h"
@@ -58,34 +57,40 @@ class INFLOW_SCOPED_CAPABILITY SpinMutexLock {
 
  private:
   static void Acquire(Mutex* mu) INFLOW_NO_THREAD_SAFETY_ANALYSIS {
-    // Exponential backoff between attempts: each failed try_lock steals the
-    // lock's cache line from the holder.
-    for (int backoff = 1; backoff <= 256; backoff *= 2) {
+    // Backoff between attempts: each failed try_lock steals the lock's
+    // cache line from the holder. It grows to kMaxBackoff pauses and no
+    // further, so that a waiter does not sleep through the release of a
+    // short critical section (a pause is 15 to 140 cycles depending on
+    // the CPU); about 500 pauses in all before the futex.
+    constexpr int kMaxBackoff = 32;
+    int backoff = 1;
+    for (int attempt = 0; attempt < 20; ++attempt) {
       if (mu->try_lock()) return;
       for (int i = 0; i < backoff; ++i) CpuRelax();
+      backoff = std::min(backoff * 2, kMaxBackoff);
     }
     mu->lock();
   }
   Mutex* const mu_;
 };
 
-// Polls `ready` for a few microseconds. A call that would block spins
-// here, outside the lock and before it joins the waiters, because a
-// wake-up through the attempt lists costs far more when the other side is
-// about to act. The call has not yet arrived as far as waiter order goes.
-// First busy-waits, then yields the core, which on a busy machine is often
-// what the other side needs in order to run.
+// Polls `ready` for up to about 2000 pauses (30 us to a few hundred us,
+// depending on the CPU's pause). A call that would block spins here,
+// outside the lock and before it joins the waiters, because a wake-up
+// through the attempt lists (an allocation, a futex wake for the other
+// side, a context switch for this one) costs far more when the other side
+// is about to act. The call has not yet arrived as far as waiter order
+// goes. It never yields the core: with the partner running on the other
+// core, a yield hands this core to an unrelated process for a whole time
+// slice; if the partner is not running, sleeping in the waiter list after
+// the spin is what frees the core.
 template <typename Ready>
 bool SpinUntil(Ready ready) {
-  for (int i = 0; i < 128; ++i) {
+  for (int i = 0; i < 2000; ++i) {
     if (ready()) return true;
     CpuRelax();
   }
-  for (int i = 0; i < 32; ++i) {
-    std::this_thread::yield();
-    if (ready()) return true;
-  }
-  return false;
+  return ready();
 }
 
 bool NoWait(const CallOptions& options) {
@@ -151,6 +156,8 @@ QueueCore::QueueCore(QueueSpec spec)
     : spec_(std::move(spec)),
       pad_(spec_.kind == QueueKind::kPaddingFIFO),
       specified_shapes_(!spec_.shapes.empty()),
+      keep_(spec_.kind == QueueKind::kRandomShuffle ? spec_.min_after_dequeue
+                                                    : 0),
       random_(MakeSampler(spec_)) {}
 
 QueueCore::~QueueCore() = default;
@@ -176,14 +183,28 @@ int64_t QueueCore::TakeableLocked() const {
   return size;
 }
 
+void QueueCore::UpdateHintLocked() {
+  // Pollers only compare the hint with keep_ and the capacity, so it is
+  // rewritten only when one of those comparisons changes: a queue that
+  // stays non-empty and not full never writes it, and its cache line stays
+  // shared instead of moving between producer and consumer on every
+  // element. Writes happen under mu_, so the load sees the last one.
+  const int64_t stored = StoredLocked();
+  const int64_t old = stored_hint_.load(std::memory_order_relaxed);
+  if ((old > keep_) != (stored > keep_) ||
+      (old < spec_.capacity) != (stored < spec_.capacity)) {
+    stored_hint_.store(stored, std::memory_order_relaxed);
+  }
+}
+
 void QueueCore::PushLocked(Tuple&& element) {
   PushStorageLocked(std::move(element));
-  stored_hint_.store(StoredLocked(), std::memory_order_relaxed);
+  UpdateHintLocked();
 }
 
 Tuple QueueCore::TakeLocked() {
   Tuple t = TakeStorageLocked();
-  stored_hint_.store(StoredLocked(), std::memory_order_relaxed);
+  UpdateHintLocked();
   return t;
 }
 
@@ -240,7 +261,7 @@ void QueueCore::RestoreLocked(std::vector<Tuple>* taken) {
     }
   }
   taken->clear();
-  stored_hint_.store(StoredLocked(), std::memory_order_relaxed);
+  UpdateHintLocked();
 }
 
 // ------------------------------------------------------------------ errors
@@ -531,10 +552,8 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
   if (options.stop.stop_requested()) {
     return CancelledError("Dequeue operation was cancelled");
   }
-  const int64_t keep =
-      spec_.kind == QueueKind::kRandomShuffle ? spec_.min_after_dequeue : 0;
-  const auto has_element = [this, keep] {
-    return stored_hint_.load(std::memory_order_relaxed) > keep ||
+  const auto has_element = [this] {
+    return stored_hint_.load(std::memory_order_relaxed) > keep_ ||
            closed_hint_.load(std::memory_order_relaxed);
   };
   // Looks empty: poll before taking the lock (see SpinUntil).

@@ -97,6 +97,8 @@ class QueueCore {
   // Elements a dequeue may take now (RandomShuffle keeps
   // min_after_dequeue while open).
   int64_t TakeableLocked() const INFLOW_REQUIRES(mu_);
+  // Refreshes stored_hint_ after StoredLocked() changed.
+  void UpdateHintLocked() INFLOW_REQUIRES(mu_);
   void PushLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
   Tuple TakeLocked() INFLOW_REQUIRES(mu_);
   void PushStorageLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
@@ -122,6 +124,9 @@ class QueueCore {
   const QueueSpec spec_;
   const bool pad_;
   const bool specified_shapes_;
+  // Elements a dequeue must leave while open (RandomShuffle's
+  // min_after_dequeue, else 0).
+  const int64_t keep_;
 
   mutable Mutex mu_;
   bool closed_ INFLOW_GUARDED_BY(mu_) = false;
@@ -133,10 +138,12 @@ class QueueCore {
       INFLOW_GUARDED_BY(mu_);  // Priority
   PhiloxSampler random_ INFLOW_GUARDED_BY(mu_);
 
-  // StoredLocked() and closed_ as of their last change, readable without
-  // the lock: a call that looks likely to block polls them before taking
-  // the lock (relaxed: only hints, every decision is made under mu_). On
-  // their own cache line, away from the lock's.
+  // Hints readable without the lock: closed_ as of its last change, and a
+  // value on the same side of keep_ and of the capacity as StoredLocked()
+  // (not necessarily equal to it; see UpdateHintLocked). A call that looks
+  // likely to block polls them before taking the lock (relaxed: only
+  // hints, every decision is made under mu_). On their own cache line,
+  // away from the lock's.
   alignas(64) std::atomic<int64_t> stored_hint_{0};
   std::atomic<bool> closed_hint_{false};
 };
