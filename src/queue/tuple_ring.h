@@ -53,10 +53,11 @@ class TupleRing {
     mask_ = capacity - 1;
   }
 
-  std::vector<Tuple> slots_;  // size is 0 or a power of two
+  // The indices first: QueueCore keeps them on its lock's cache line.
   size_t head_ = 0;
   size_t size_ = 0;
   size_t mask_ = 0;
+  std::vector<Tuple> slots_;  // size is 0 or a power of two
 };
 
 }  // namespace inflow::internal
