@@ -131,18 +131,24 @@ int64_t CountList(FeatureKind kind, std::string_view payload) {
 // ones).
 inline bool ReadShortLength(const uint8_t** p, const uint8_t* end,
                             size_t* len) {
+  // *p and *len change only on success: ReadLength falls back to its
+  // general loop from the same position when this fails.
   const uint8_t* q = *p;
   if (q == end) return false;
+  size_t n;
   if (q[0] < 0x80) {
-    *len = q[0];
-    *p = q + 1;
+    n = q[0];
+    q += 1;
   } else if (end - q >= 2 && q[1] < 0x80) {
-    *len = (q[0] & 0x7fu) | (size_t{q[1]} << 7);
-    *p = q + 2;
+    n = (q[0] & 0x7fu) | (size_t{q[1]} << 7);
+    q += 2;
   } else {
     return false;
   }
-  return *len <= static_cast<size_t>(end - *p);
+  if (n > static_cast<size_t>(end - q)) return false;
+  *len = n;
+  *p = q;
+  return true;
 }
 
 // Counts the values of a list message of `kind` laid out as encoders write

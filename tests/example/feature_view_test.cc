@@ -96,6 +96,17 @@ TEST(ExampleViewTest, SpecVectorParses) {
   EXPECT_EQ(view.Find("d"), nullptr);
 }
 
+// A two-byte length running past the end must not be re-read from after
+// its own bytes (found by the libprotobuf cross-check under clang).
+TEST(ExampleViewTest, TwoByteLengthPastTheEndIsRejected) {
+  for (const std::string& bytes :
+       {std::string("\x0a\x9e\x0a\x00", 4), std::string("\x0a\x9e\x0a", 3),
+        std::string("\x0a\x02\x0a\x9e\x0a\x00", 6)}) {
+    ExampleView view;
+    EXPECT_EQ(view.Parse(bytes).code(), StatusCode::kInvalidArgument);
+  }
+}
+
 TEST(ExampleViewTest, UnpackedListsFromTheSpecAreAccepted) {
   const std::string ex = ExampleOf(
       Entry("a",
