@@ -33,21 +33,6 @@ Status Missing(const Spec& spec, int64_t index) {
       ") is required but could not be found.");
 }
 
-// Copies the values of `view` (whose kind matches dtype) to dst.
-void CopyValues(const FeatureView& view, DType dtype, void* dst) {
-  switch (dtype) {
-    case DType::kFloat32:
-      view.CopyFloats(static_cast<float*>(dst));
-      break;
-    case DType::kInt64:
-      view.CopyInt64s(static_cast<int64_t*>(dst));
-      break;
-    default:
-      view.CopyBytes(static_cast<std::string*>(dst));
-      break;
-  }
-}
-
 // Copies n elements starting at element `from` of `src` to dst.
 void CopyElements(const Tensor& src, int64_t from, int64_t n, void* dst) {
   if (src.dtype() == DType::kString) {

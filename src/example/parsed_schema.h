@@ -109,6 +109,21 @@ struct ParsedSchema {
 
 namespace internal {
 
+// Copies the values of `view` (whose kind matches dtype) to dst.
+inline void CopyValues(const FeatureView& view, DType dtype, void* dst) {
+  switch (dtype) {
+    case DType::kFloat32:
+      view.CopyFloats(static_cast<float*>(dst));
+      break;
+    case DType::kInt64:
+      view.CopyInt64s(static_cast<int64_t*>(dst));
+      break;
+    default:
+      view.CopyBytes(static_cast<std::string*>(dst));
+      break;
+  }
+}
+
 // Builds the tensors of `schema` from views[b * S + s], the winning feature
 // of spec s in example b (kind kNone when missing). When `present` is not
 // empty, present[b * S + s] marks a kNone view as a feature that is there

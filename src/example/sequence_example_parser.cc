@@ -21,20 +21,6 @@ std::string Where(const Spec& spec, int64_t step) {
          ", Index: " + std::to_string(step) + ".  ";
 }
 
-void CopyValues(const FeatureView& view, DType dtype, void* dst) {
-  switch (dtype) {
-    case DType::kFloat32:
-      view.CopyFloats(static_cast<float*>(dst));
-      break;
-    case DType::kInt64:
-      view.CopyInt64s(static_cast<int64_t*>(dst));
-      break;
-    default:
-      view.CopyBytes(static_cast<std::string*>(dst));
-      break;
-  }
-}
-
 size_t ElementSize(DType dtype) {
   return dtype == DType::kString ? sizeof(std::string) : DTypeSize(dtype);
 }
@@ -67,7 +53,8 @@ Result<Tensor> DenseList(const Spec& spec, const FeatureListEntry* list) {
           std::to_string(v.size()) +
           " but output shape: " + spec.shape.DebugString());
     }
-    if (v.kind() != FeatureKind::kNone) CopyValues(v, spec.dtype, dst);
+    if (v.kind() != FeatureKind::kNone)
+      internal::CopyValues(v, spec.dtype, dst);
     dst += row_bytes;
   }
   return t;
@@ -103,7 +90,7 @@ Result<SparseTensor> SparseList(const Spec& spec,
   for (size_t i = 0; i < steps; ++i) {
     const FeatureView& v = list->features[i];
     if (v.kind() == FeatureKind::kNone || v.size() == 0) continue;
-    CopyValues(v, spec.dtype, dst);
+    internal::CopyValues(v, spec.dtype, dst);
     dst += static_cast<size_t>(v.size()) * ElementSize(spec.dtype);
     for (int64_t j = 0; j < v.size(); ++j) {
       *idx++ = static_cast<int64_t>(i);
