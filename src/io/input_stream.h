@@ -53,9 +53,12 @@ std::unique_ptr<ByteSource> NewByteSource(
     std::shared_ptr<const RandomAccessFile> file, CompressionType compression,
     const ZlibOptions& zlib);
 
+class MirroredBuffer;
+
 class BufferedStream {
  public:
   BufferedStream(std::unique_ptr<ByteSource> source, size_t buffer_size);
+  ~BufferedStream();
 
   // The next min(n, bytes left) bytes, not consumed. Valid until the next
   // non-const call. Grows the buffer when n exceeds it, so callers bound n.
@@ -63,7 +66,7 @@ class BufferedStream {
   // The bytes already buffered, not consumed (possibly none): a fast path
   // for callers that can often do without Peek().
   std::string_view buffered() const {
-    return std::string_view(buf_.get() + begin_, end_ - begin_);
+    return std::string_view(buf_ + begin_, end_ - begin_);
   }
   // Consumes `n` bytes. Precondition: n <= the size of the last Peek() or
   // of buffered().
@@ -81,9 +84,36 @@ class BufferedStream {
   [[nodiscard]] Status Seek(uint64_t pos);
 
  private:
+  struct FreeAligned {
+    void operator()(char* p) const;
+  };
+
+  // Bytes sit in the buffer at the same offset modulo kAlign as in the
+  // stream, so that the kernel's copy into it runs page-aligned on both
+  // sides.
+  static constexpr size_t kAlign = 4096;
+  // Once this many bytes have been moved to the front of a plain buffer
+  // (unread bytes of records that straddle its end), the stream switches
+  // to a mirrored ring (mirrored_buffer.h), where nothing moves: the cost
+  // of setting one up is paid only by streams of large records.
+  static constexpr uint64_t kRingAfterMovedBytes = uint64_t{1} << 20;
+
+  // Makes room for `n` unread bytes from begin_ on and returns the index up
+  // to which the buffer may be filled.
+  size_t MakeRoom(size_t n);
+  // Switches to a plain buffer of `size` bytes, keeping the unread ones.
+  void UsePlainBuffer(size_t size);
+  // The first index whose byte is still valid (consumed bytes are kept
+  // for Seek until overwritten).
+  size_t ValidStart() const;
+
   std::unique_ptr<ByteSource> source_;
-  std::unique_ptr<char[]> buf_;
-  size_t capacity_;
+  std::unique_ptr<char, FreeAligned> plain_;  // one of these two holds
+  std::unique_ptr<MirroredBuffer> ring_;      // the bytes; buf_ points in
+  char* buf_ = nullptr;
+  size_t capacity_;  // plain: bytes in plain_; ring: ring size + kAlign
+  uint64_t moved_bytes_ = 0;
+  size_t start_ = 0;  // first valid byte in buf_ (consumed, kept for Seek)
   size_t begin_ = 0;  // next unread byte in buf_
   size_t end_ = 0;    // end of valid bytes in buf_
   uint64_t pos_ = 0;  // stream offset of buf_[begin_]
