@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "example/parsed_schema.h"
 
 namespace inflow {
@@ -76,6 +80,24 @@ char* ElementPtr(Tensor& t, int64_t element) {
   return static_cast<char*>(t.raw_data()) + element * size;
 }
 
+// Writes the sparse indices (b, 0), (b, 1), ..., (b, n - 1) to idx.
+void FillIndexPairs(int64_t b, int64_t n, int64_t* idx) {
+#if defined(__SSE2__)
+  __m128i pair = _mm_set_epi64x(0, b);  // (b, 0): b in the low lane
+  const __m128i step = _mm_set_epi64x(1, 0);
+#pragma GCC unroll 4
+  for (int64_t j = 0; j < n; ++j) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(idx + 2 * j), pair);
+    pair = _mm_add_epi64(pair, step);
+  }
+#else
+  for (int64_t j = 0; j < n; ++j) {
+    idx[2 * j] = b;
+    idx[2 * j + 1] = j;
+  }
+#endif
+}
+
 Tensor Int64Vector(std::initializer_list<int64_t> values) {
   return Tensor::FromVector(std::vector<int64_t>(values));
 }
@@ -91,7 +113,8 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
                                     std::span<const FeatureView> views,
                                     std::span<const uint8_t> present,
                                     int64_t batch, bool single,
-                                    int64_t index_offset) {
+                                    int64_t index_offset,
+                                    const Prefilled* prefilled) {
   ParsedFeatures out;
   out.dense.resize(schema.dense_keys.size());
   out.sparse.resize(schema.sparse_keys.size());
@@ -103,14 +126,24 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
     };
     switch (spec.type) {
       case Type::kFixedLen: {
-        Tensor t = Tensor::Uninitialized(
-            spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
+        Tensor t =
+            prefilled != nullptr
+                ? std::move(
+                      (*prefilled->dense)[static_cast<size_t>(spec.out_index)])
+                : Tensor::Uninitialized(
+                      spec.dtype,
+                      single ? spec.shape : spec.shape.Prepend(batch));
         char* const base = static_cast<char*>(t.raw_data());
         const size_t row_bytes =
             static_cast<size_t>(spec.stride) * (spec.dtype == DType::kString
                                                     ? sizeof(std::string)
                                                     : DTypeSize(spec.dtype));
         for (int64_t b = 0; b < batch; ++b) {
+          if (prefilled != nullptr &&
+              prefilled->slots[static_cast<size_t>(b) * num_specs + s] ==
+                  kSlotInPlace) {
+            continue;  // kind and count checked while parsing
+          }
           const FeatureView& v = view(b);
           char* dst = base + static_cast<size_t>(b) * row_bytes;
           if (v.kind() == FeatureKind::kNone && !present.empty() &&
@@ -208,17 +241,24 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
         for (int64_t b = 0; b < batch; ++b) {
           const FeatureView& v = view(b);
           if (v.kind() == FeatureKind::kNone || v.size() == 0) continue;
-          CopyValues(v, spec.dtype,
-                     values + static_cast<size_t>(at) * value_bytes);
           const int64_t n = v.size();
+          const int64_t slot =
+              prefilled != nullptr
+                  ? prefilled->slots[static_cast<size_t>(b) * num_specs + s]
+                  : kSlotFromView;
+          if (slot >= 0) {
+            std::memcpy(values + static_cast<size_t>(at) * value_bytes,
+                        prefilled->int64_arena + slot,
+                        static_cast<size_t>(n) * sizeof(int64_t));
+          } else {
+            CopyValues(v, spec.dtype,
+                       values + static_cast<size_t>(at) * value_bytes);
+          }
           if (single) {
             for (int64_t j = 0; j < n; ++j) idx[j] = j;
             idx += n;
           } else {
-            for (int64_t j = 0; j < n; ++j) {
-              idx[2 * j] = b;
-              idx[2 * j + 1] = j;
-            }
+            FillIndexPairs(b, n, idx);
             idx += 2 * n;
           }
           at += n;
@@ -283,6 +323,8 @@ namespace {
 struct Scratch {
   std::vector<FeatureEntry> entries;
   std::vector<FeatureView> views;
+  std::vector<int64_t> slots;        // internal::Prefilled::slots
+  std::vector<int64_t> int64_arena;  // var-len int64 values, decoded
   std::vector<std::unique_ptr<std::string>> joined;
 };
 
@@ -300,7 +342,18 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
   const size_t num_specs = schema.specs.size();
   Scratch& scratch = ThreadScratch();
   scratch.views.assign(serialized.size() * num_specs, FeatureView());
+  scratch.slots.assign(serialized.size() * num_specs, internal::kSlotFromView);
   scratch.joined.clear();
+  const auto batch = static_cast<int64_t>(serialized.size());
+  // The FixedLen outputs, filled while parsing where the fast path can.
+  std::vector<Tensor> dense(schema.dense_keys.size());
+  for (const ParsedSchema::Spec& spec : schema.specs) {
+    if (spec.type == ParsedSchema::Type::kFixedLen) {
+      dense[static_cast<size_t>(spec.out_index)] = Tensor::Uninitialized(
+          spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
+    }
+  }
+  size_t arena_used = 0;
   for (size_t b = 0; b < serialized.size(); ++b) {
     if (b + 1 < serialized.size()) {
       // The next record's first and last bytes: its header and, often, a
@@ -311,6 +364,16 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
         __builtin_prefetch(next.data() + next.size() - 1);
       }
     }
+    FeatureView* row = scratch.views.data() + b * num_specs;
+    int64_t* slots = scratch.slots.data() + b * num_specs;
+    if (internal::ParseExampleFast(std::string_view(serialized[b]), schema,
+                                   static_cast<int64_t>(b), &dense, row, slots,
+                                   &scratch.int64_arena, &arena_used)) {
+      continue;
+    }
+    // The general path, from a clean row.
+    std::fill_n(row, num_specs, FeatureView());
+    std::fill_n(slots, num_specs, internal::kSlotFromView);
     scratch.entries.clear();
     bool has_features = false;
     Status s = internal::ParseExampleEntries(std::string_view(serialized[b]),
@@ -320,7 +383,6 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
       scratch.joined.clear();
       return s.WithContext("Name: <unknown>, Index: " + std::to_string(b));
     }
-    FeatureView* row = scratch.views.data() + b * num_specs;
     // Later entries overwrite earlier ones: the last key wins. As in
     // TensorFlow's parsers, an entry with no kind set does not count (a key
     // given twice keeps its last value that has a kind), except for
@@ -338,9 +400,10 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
       row[i] = e.value;
     }
   }
+  const internal::Prefilled prefilled{&dense, scratch.slots,
+                                      scratch.int64_arena.data()};
   Result<ParsedFeatures> out = internal::BuildOutputs(
-      schema, scratch.views, {}, static_cast<int64_t>(serialized.size()),
-      single, 0);
+      schema, scratch.views, {}, batch, single, 0, &prefilled);
   scratch.joined.clear();
   if (out.ok()) out->schema_ = schema_;
   return out;

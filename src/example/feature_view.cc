@@ -2,9 +2,11 @@
 
 #include "inflow/example/feature_view.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
+#include "example/parsed_schema.h"
 #include "example/wire.h"
 
 namespace inflow {
@@ -581,6 +583,179 @@ static inline bool ParseExampleEntriesFast(
       if (!try_parse_list(
               std::string_view(reinterpret_cast<const char*>(p), len),
               &e.value)) {
+        return false;
+      }
+      p = entry_end;
+    }
+  }
+  return true;
+}
+
+struct FeatureViewAccess {
+  static void SetList(FeatureView* v, FeatureKind kind, const uint8_t* data,
+                      size_t len, int64_t size) {
+    v->kind_ = kind;
+    v->size_ = size;
+    v->single_list_ = true;
+    v->data_ = std::string_view(reinterpret_cast<const char*>(data), len);
+  }
+  static bool TryParseList(std::string_view feature, FeatureView* out) {
+    return FeatureView::TryParseList(feature, out);
+  }
+};
+
+namespace {
+
+// The list payload [p, end) of a float or int64 feature as encoders write
+// it: nothing, or one packed field. False for any other layout.
+inline bool PackedPayload(const uint8_t* p, const uint8_t* end,
+                          const uint8_t** data, size_t* len) {
+  if (p == end) {
+    *data = p;
+    *len = 0;
+    return true;
+  }
+  if (*p++ != Tag1(1, kWireLen)) return false;
+  if (!ReadShortLength(&p, end, len) || p + *len != end) return false;
+  *data = p;
+  return true;
+}
+
+// Parses one Feature [p, end) for spec `spec` (see ParseExampleFast) into
+// *view and *slot.
+inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
+                             const uint8_t* record_end,
+                             const ParsedSchema::Spec& spec, int64_t b,
+                             std::vector<Tensor>* dense, FeatureView* view,
+                             int64_t* slot, std::vector<int64_t>* arena,
+                             size_t* arena_used) {
+  // One list field covering the Feature (an empty Feature, kind none, takes
+  // the general path).
+  if (p == end) return false;
+  const uint8_t tag = *p++;
+  if (tag != Tag1(1, kWireLen) && tag != Tag1(2, kWireLen) &&
+      tag != Tag1(3, kWireLen)) {
+    return false;
+  }
+  size_t list_len;
+  if (!ReadShortLength(&p, end, &list_len) || p + list_len != end) {
+    return false;
+  }
+  const auto kind = static_cast<FeatureKind>(tag >> 3);
+  int64_t n;
+  *slot = kSlotFromView;
+  const bool fixed = spec.type == ParsedSchema::Type::kFixedLen;
+  if (kind != spec.kind ||
+      (!fixed && spec.type != ParsedSchema::Type::kVarLen)) {
+    n = CountSimpleList(kind, p, end);
+    if (n < 0) return false;
+  } else if (kind == FeatureKind::kInt64) {
+    const uint8_t* data;
+    size_t len;
+    if (!PackedPayload(p, end, &data, &len)) return false;
+    const std::string_view packed(reinterpret_cast<const char*>(data), len);
+    // The rest of the record may be read past the payload.
+    const auto slack = static_cast<size_t>(record_end - end);
+    if (fixed) {
+      int64_t* row =
+          (*dense)[static_cast<size_t>(spec.out_index)].data<int64_t>() +
+          b * spec.stride;
+      n = DecodePackedVarintsChecked(packed, row, spec.stride, slack);
+      if (n < 0) return false;
+      if (n == spec.stride) *slot = kSlotInPlace;
+    } else {
+      // At most one value per byte.
+      if (arena->size() < *arena_used + len) {
+        arena->resize(std::max(*arena_used + len, 2 * arena->size()));
+      }
+      n = DecodePackedVarintsChecked(packed, arena->data() + *arena_used,
+                                     static_cast<int64_t>(len), slack);
+      if (n < 0) return false;
+      *slot = static_cast<int64_t>(*arena_used);
+      *arena_used += static_cast<size_t>(n);
+    }
+  } else if (kind == FeatureKind::kFloat) {
+    const uint8_t* data;
+    size_t len;
+    if (!PackedPayload(p, end, &data, &len) || len % 4 != 0) return false;
+    n = static_cast<int64_t>(len / 4);
+    if (fixed && n == spec.stride) {
+      if (len > 0) {
+        std::memcpy(
+            (*dense)[static_cast<size_t>(spec.out_index)].data<float>() +
+                b * spec.stride,
+            data, len);
+      }
+      *slot = kSlotInPlace;
+    }
+  } else if (fixed) {
+    // Bytes values as a run of field-1 values, assigned to the output row
+    // while they fit.
+    std::string* row =
+        (*dense)[static_cast<size_t>(spec.out_index)].data<std::string>() +
+        b * spec.stride;
+    n = 0;
+    for (const uint8_t* q = p; q != end;) {
+      if (*q++ != Tag1(1, kWireLen)) return false;
+      size_t len;
+      if (!ReadShortLength(&q, end, &len)) return false;
+      if (n < spec.stride) {
+        row[n].assign(reinterpret_cast<const char*>(q), len);
+      }
+      q += len;
+      ++n;
+    }
+    if (n == spec.stride) *slot = kSlotInPlace;
+  } else {
+    n = CountSimpleList(kind, p, end);
+    if (n < 0) return false;
+  }
+  FeatureViewAccess::SetList(view, kind, p, list_len, n);
+  return true;
+}
+
+}  // namespace
+
+bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
+                      int64_t b, std::vector<Tensor>* dense, FeatureView* row,
+                      int64_t* slots, std::vector<int64_t>* arena,
+                      size_t* arena_used) {
+  // The walk of ParseExampleEntriesFast, each feature parsed for its spec.
+  const auto* p = reinterpret_cast<const uint8_t*>(record.data());
+  const auto* end = p + record.size();
+  int next = 0;  // records usually list their keys in one order
+  while (p != end) {
+    if (*p++ != Tag1(1, kWireLen)) return false;
+    size_t len;
+    if (!ReadLength(&p, end, &len)) return false;
+    const uint8_t* features_end = p + len;
+    while (p != features_end) {
+      if (*p++ != Tag1(1, kWireLen)) return false;
+      if (!ReadLength(&p, features_end, &len)) return false;
+      const uint8_t* entry_end = p + len;
+      if (len < 3 || p[0] != Tag1(1, kWireLen) || p[1] >= 0x80 ||
+          static_cast<size_t>(p[1]) + 3 > len ||
+          p[2 + p[1]] != Tag1(2, kWireLen)) {
+        return false;
+      }
+      const std::string_view key(reinterpret_cast<const char*>(p + 2), p[1]);
+      p += 3 + p[1];
+      if (!ReadLength(&p, entry_end, &len) || p + len != entry_end) {
+        return false;
+      }
+      const int i = schema.LookupFrom(key, next);
+      next = i + 1;
+      if (i < 0) {
+        // Not wanted: validated only.
+        FeatureView unused;
+        if (!FeatureViewAccess::TryParseList(
+                std::string_view(reinterpret_cast<const char*>(p), len),
+                &unused)) {
+          return false;
+        }
+      } else if (!ParseFeatureFast(
+                     p, entry_end, end, schema.specs[static_cast<size_t>(i)], b,
+                     dense, &row[i], &slots[i], arena, arena_used)) {
         return false;
       }
       p = entry_end;

@@ -124,17 +124,47 @@ inline void CopyValues(const FeatureView& view, DType dtype, void* dst) {
   }
 }
 
+// Where the values of view slot b * S + s already are, when ExampleParser's
+// fast path (ParseExampleFast) filled them while parsing.
+inline constexpr int64_t kSlotFromView = -1;  // nowhere yet: copy the view
+inline constexpr int64_t kSlotInPlace = -2;   // in the FixedLen output row
+// (>= 0: int64 values decoded at that offset of the int64 arena)
+
+// Outputs filled while parsing, for BuildOutputs.
+struct Prefilled {
+  // By out_index: the FixedLen outputs, allocated before parsing (other
+  // entries unused). BuildOutputs moves them out.
+  std::vector<Tensor>* dense;
+  std::span<const int64_t> slots;  // per view slot, as views
+  const int64_t* int64_arena;
+};
+
+// Parses Example `record` (example b of the batch) when it is laid out as
+// every encoder writes it, for the specs of `schema`: sets row[s] to the
+// winning feature of spec s, as the general path does, and slots[s] to
+// where its values went. A FixedLen float or int64 feature whose kind and
+// count match goes straight into row b of (*dense)[out_index]; var-len
+// int64 values are decoded into *arena from *arena_used on. False when the
+// record needs the general path (any other layout, malformed input
+// included); row and slots are then partly written.
+bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
+                      int64_t b, std::vector<Tensor>* dense, FeatureView* row,
+                      int64_t* slots, std::vector<int64_t>* arena,
+                      size_t* arena_used);
+
 // Builds the tensors of `schema` from views[b * S + s], the winning feature
 // of spec s in example b (kind kNone when missing). When `present` is not
 // empty, present[b * S + s] marks a kNone view as a feature that is there
 // with no kind (SequenceExample context, where TensorFlow counts it as
 // zero values) rather than missing. `single` drops the batch dimension
 // (then batch is 1). Error messages name example b + index_offset.
+// `prefilled`, when given, says which values are already in place.
 Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
                                     std::span<const FeatureView> views,
                                     std::span<const uint8_t> present,
                                     int64_t batch, bool single,
-                                    int64_t index_offset);
+                                    int64_t index_offset,
+                                    const Prefilled* prefilled = nullptr);
 
 }  // namespace internal
 

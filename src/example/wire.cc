@@ -251,6 +251,89 @@ template <uint64_t (*kValue)(uint64_t, size_t)>
   return out - first;
 }
 
+// Whether `c` holds 8 set bits in a row (a varint longer than 8 bytes
+// ends in or after this block).
+inline bool HasRunOf8(uint64_t c) {
+  uint64_t x = c & (c >> 1);
+  x &= x >> 2;
+  return (x & (x >> 4)) != 0;
+}
+
+// DecodePackedVarintsChecked's body, over kValue. CountPackedVarints's
+// checks per 64-byte block, and the block's values decoded while they fit
+// in `capacity`.
+template <uint64_t (*kValue)(uint64_t, size_t), int (*kPopCount)(uint64_t)>
+[[gnu::always_inline]] inline int64_t DecodeCheckedWith(
+    std::string_view payload, int64_t* out, int64_t capacity, size_t slack) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const size_t n = payload.size();
+  if (n == 0) return 0;
+  if (p[n - 1] >= 0x80) return -1;  // the last varint runs past the end
+  // With 64 bytes of slack, whole blocks and 8-byte loads never leave the
+  // buffer: the last block's mask is cut to the payload instead, and bytes
+  // past a value's end are dropped by kValue anyway.
+  const bool wide = slack >= kBlock;
+  const size_t loadable = wide ? n + kBlock : n;
+  int64_t count = 0;
+  int run = 0;       // continuation bytes at the end of the previous block
+  size_t start = 0;  // of the current varint
+  bool writing = true;
+  for (size_t i = 0; i < n; i += kBlock) {
+    const size_t len = std::min(kBlock, n - i);
+    uint64_t c;
+    if (len == kBlock) {
+      c = ContinuationMask(p + i);
+    } else if (wide) {
+      c = ContinuationMask(p + i) & ((uint64_t{1} << len) - 1);
+    } else {
+      c = ContinuationMaskTail(p + i, len);
+    }
+    const int lead = std::countr_one(c);
+    if (run + lead >= 10 || HasRunOf10(c)) return -1;
+    uint64_t ends = ~c;
+    if (len < kBlock) ends &= (uint64_t{1} << len) - 1;
+    const int64_t k = kPopCount(ends);
+    if (writing && count + k > capacity) writing = false;
+    if (writing) {
+      if (i + kBlock + 8 <= loadable && run + lead < 8 && !HasRunOf8(c)) {
+        // Every varint ending here has at most 8 bytes, and an 8-byte load
+        // from its start stays in the payload.
+        while (ends != 0) {
+          const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
+          ends &= ends - 1;
+          uint64_t w;
+          std::memcpy(&w, p + start, 8);
+          *out++ = static_cast<int64_t>(kValue(w, stop + 1 - start));
+          start = stop + 1;
+        }
+      } else {
+        while (ends != 0) {
+          const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
+          ends &= ends - 1;
+          const size_t bytes = stop + 1 - start;
+          uint64_t v;
+          if (bytes <= 8 && start + 8 <= loadable) [[likely]] {
+            uint64_t w;
+            std::memcpy(&w, p + start, 8);
+            v = kValue(w, bytes);
+          } else if (bytes <= 8 && n >= 8) {
+            uint64_t w;
+            std::memcpy(&w, p + n - 8, 8);
+            v = kValue(w >> (8 * (start + 8 - n)), bytes);
+          } else {
+            v = DecodeBytes(p + start, bytes);
+          }
+          *out++ = static_cast<int64_t>(v);
+          start = stop + 1;
+        }
+      }
+    }
+    count += k;
+    run = c == ~uint64_t{0} ? run + 64 : std::countl_one(c);
+  }
+  return count;
+}
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 // BMI2's pext does the compaction in one instruction; chosen at run time,
 // since the build targets baseline x86-64.
@@ -264,15 +347,28 @@ __attribute__((target("bmi,bmi2"))) int64_t DecodeBmi2(std::string_view payload,
                                                        int64_t* out) {
   return DecodeWith<ValuePext>(payload, out);
 }
+__attribute__((target("popcnt"))) inline int PopCnt(uint64_t x) {
+  return __builtin_popcountll(x);
+}
+__attribute__((target("bmi,bmi2,popcnt"))) int64_t DecodeCheckedBmi2(
+    std::string_view payload, int64_t* out, int64_t capacity, size_t slack) {
+  return DecodeCheckedWith<ValuePext, PopCnt>(payload, out, capacity, slack);
+}
 bool HasBmi2() {
   static const bool kHas =
-      (__builtin_cpu_init(), __builtin_cpu_supports("bmi2"));
+      (__builtin_cpu_init(),
+       __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"));
   return kHas;
 }
 #else
 bool HasBmi2() { return false; }
 int64_t DecodeBmi2(std::string_view payload, int64_t* out) {
   return DecodeWith<ValuePortable>(payload, out);
+}
+int64_t DecodeCheckedBmi2(std::string_view payload, int64_t* out,
+                          int64_t capacity, size_t slack) {
+  return DecodeCheckedWith<ValuePortable, PopCount>(payload, out, capacity,
+                                                    slack);
 }
 #endif
 
@@ -285,6 +381,20 @@ int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
 
 int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out) {
   return DecodeWith<ValuePortable>(payload, out);
+}
+
+int64_t DecodePackedVarintsChecked(std::string_view payload, int64_t* out,
+                                   int64_t capacity, size_t slack) {
+  if (HasBmi2()) return DecodeCheckedBmi2(payload, out, capacity, slack);
+  return DecodeCheckedWith<ValuePortable, PopCount>(payload, out, capacity,
+                                                    slack);
+}
+
+int64_t DecodePackedVarintsCheckedPortable(std::string_view payload,
+                                           int64_t* out, int64_t capacity,
+                                           size_t slack) {
+  return DecodeCheckedWith<ValuePortable, PopCount>(payload, out, capacity,
+                                                    slack);
 }
 
 }  // namespace inflow::internal

@@ -118,6 +118,19 @@ int64_t DecodePackedVarints(std::string_view payload, int64_t* out);
 // has it); exposed so that tests cover both.
 int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out);
 
+// Validates and decodes in one pass: -1 when CountPackedVarints would say
+// so, else the number of varints. Values are written to out[0, capacity)
+// only when all of them fit (count <= capacity); otherwise the first
+// values may or may not have been written, and none past capacity.
+// `slack` is how many bytes after the payload may be read (they lie in the
+// same buffer); with 64 or more, no load needs a bounds check.
+int64_t DecodePackedVarintsChecked(std::string_view payload, int64_t* out,
+                                   int64_t capacity, size_t slack = 0);
+// The same without BMI2, for tests.
+int64_t DecodePackedVarintsCheckedPortable(std::string_view payload,
+                                           int64_t* out, int64_t capacity,
+                                           size_t slack = 0);
+
 // Encoding.
 inline size_t VarintSize(uint64_t v) {
   size_t n = 1;

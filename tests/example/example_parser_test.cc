@@ -5,12 +5,15 @@
 #include "inflow/example/example_parser.h"
 
 #include <atomic>
+#include <random>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "inflow/example/example.h"
+
+#include "wire_builder.h"
 
 namespace inflow {
 namespace {
@@ -306,6 +309,139 @@ TEST(ExampleParserTest, FreeFunctionsMatchTheParser) {
       ParseExample(batch, {{"a", FixedLenFeature{{}, DType::kFloat32}}});
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(two->dense[0].shape(), TensorShape({2}));
+}
+
+// Records as every encoder lays them out take a fused fast path (values
+// decoded straight into the outputs); anything else takes the general
+// path. The same random records with an unknown field appended (which
+// sends them down the general path) must give the same tensors, or the
+// same error, in batches and one by one: duplicates, wrong kinds, wrong
+// counts, empty lists, long varints, 2-byte lengths, missing features.
+TEST(ExampleParserTest, FastPathMatchesTheGeneralPathOnRandomRecords) {
+  using testing::Len;
+  using testing::Varint;
+  std::mt19937_64 rng(23);
+  auto coin = [&](int percent) {
+    return static_cast<int>(rng() % 100) < percent;
+  };
+  const std::vector<std::string> keys = {"i3",
+                                         "f2",
+                                         "b2",
+                                         "i0",
+                                         "vi",
+                                         "vf",
+                                         "vb",
+                                         "seq",
+                                         "d",
+                                         "z0",
+                                         "a_key_longer_than_sixteen",
+                                         "unknown"};
+  const std::vector<FeatureKind> kinds = {
+      FeatureKind::kInt64, FeatureKind::kFloat, FeatureKind::kBytes,
+      FeatureKind::kInt64, FeatureKind::kInt64, FeatureKind::kFloat,
+      FeatureKind::kBytes, FeatureKind::kInt64, FeatureKind::kInt64,
+      FeatureKind::kFloat, FeatureKind::kBytes, FeatureKind::kInt64};
+  const std::vector<int> counts = {3, 2, 2, 1, -1, -1, -1, -1, 2, 0, 1, -1};
+  FeatureSpecs specs = {
+      {"i3", FixedLenFeature({3}, DType::kInt64)},
+      {"f2", FixedLenFeature({2}, DType::kFloat32)},
+      {"b2", FixedLenFeature({2}, DType::kString)},
+      {"i0", FixedLenFeature({}, DType::kInt64)},
+      {"vi", VarLenFeature(DType::kInt64)},
+      {"vf", VarLenFeature(DType::kFloat32)},
+      {"vb", VarLenFeature(DType::kString)},
+      {"seq", FixedLenSequenceFeature({}, DType::kInt64, true)},
+      {"d", FixedLenFeature({2}, DType::kInt64,
+                            Tensor::FromVector(std::vector<int64_t>{7, 8}))},
+      {"z0", FixedLenFeature({0}, DType::kFloat32)},
+      {"a_key_longer_than_sixteen", FixedLenFeature({}, DType::kString)},
+  };
+  ExampleParser parser = MustCreate(specs);
+  int noise = 0;  // percent
+  auto feature = [&](FeatureKind kind, int n) {
+    std::string list;
+    if (kind == FeatureKind::kBytes) {
+      for (int i = 0; i < n; ++i) {
+        list += Len(1, std::string(rng() % (coin(10) ? 300 : 20), 'x'));
+      }
+    } else if (kind == FeatureKind::kFloat) {
+      std::string packed;
+      for (int i = 0; i < n; ++i) {
+        const float v = static_cast<float>(rng() % 1000) / 8;
+        packed.append(reinterpret_cast<const char*>(&v), 4);
+      }
+      if (n > 0 || coin(30)) list = Len(1, packed);
+    } else {
+      std::string packed;
+      for (int i = 0; i < n; ++i) {
+        const int bits = static_cast<int>(rng() % 65);
+        packed += Varint(bits == 0 ? 0 : rng() >> (64 - bits));
+      }
+      if (n > 0 || coin(30)) list = Len(1, packed);
+    }
+    std::string f = Len(static_cast<uint32_t>(kind), list);
+    if (coin(noise / 4)) f = "";  // no kind
+    if (!f.empty() && coin(noise / 4)) f.back() = static_cast<char>(0x80);
+    return f;
+  };
+  auto record = [&] {
+    std::string entries;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      if (coin(noise)) continue;  // missing
+      for (int times = coin(10) ? 2 : 1; times > 0; --times) {
+        const FeatureKind kind =
+            !coin(noise)
+                ? kinds[k]
+                : static_cast<FeatureKind>(1 + static_cast<int>(rng() % 3));
+        const int n = counts[k] >= 0 && !coin(noise)
+                          ? counts[k]
+                          : static_cast<int>(rng() % (coin(20) ? 80 : 5));
+        entries += testing::Entry(keys[k], feature(kind, n));
+      }
+    }
+    return testing::ExampleOf(entries);
+  };
+  const std::string trailer = testing::VarintField(2, 1);
+  auto same = [&](const Result<ParsedFeatures>& fast,
+                  const Result<ParsedFeatures>& general, int round) {
+    ASSERT_EQ(fast.ok(), general.ok())
+        << round << " " << fast.status() << " vs " << general.status();
+    if (!fast.ok()) {
+      ASSERT_EQ(fast.status().ToString(), general.status().ToString()) << round;
+      return;
+    }
+    ASSERT_EQ(fast->dense.size(), general->dense.size());
+    for (size_t i = 0; i < fast->dense.size(); ++i) {
+      ASSERT_TRUE(fast->dense[i] == general->dense[i]) << round << " " << i;
+    }
+    for (size_t i = 0; i < fast->sparse.size(); ++i) {
+      ASSERT_TRUE(fast->sparse[i].indices == general->sparse[i].indices);
+      ASSERT_TRUE(fast->sparse[i].values == general->sparse[i].values)
+          << round << " " << i;
+      ASSERT_TRUE(fast->sparse[i].dense_shape ==
+                  general->sparse[i].dense_shape);
+    }
+  };
+  int ok = 0;
+  for (int round = 0; round < 600; ++round) {
+    // Errors are rare in half of the rounds, common in the others.
+    noise = round % 2 == 0 ? 0 : 8;
+    const int batch = 1 + static_cast<int>(rng() % 6);
+    std::vector<std::string> fast_records;
+    std::vector<std::string> general_records;
+    for (int b = 0; b < batch; ++b) {
+      fast_records.push_back(record());
+      general_records.push_back(fast_records.back() + trailer);
+    }
+    const Result<ParsedFeatures> fast = parser.ParseBatch(fast_records);
+    ok += fast.ok() ? 1 : 0;
+    same(fast, parser.ParseBatch(general_records), round);
+    same(parser.ParseSingle(fast_records[0]),
+         parser.ParseSingle(general_records[0]), round);
+  }
+  // Both outcomes are exercised.
+  EXPECT_GT(ok, 30);
+  EXPECT_LT(ok, 570);
 }
 
 }  // namespace

@@ -88,5 +88,88 @@ TEST(WireTest, TenByteVarintsAndOverlongRunsAtEveryOffsetAcross64ByteBlocks) {
   }
 }
 
+// DecodePackedVarintsChecked against CountPackedVarints and the byte loop:
+// the count, the values when they fit, no write past the capacity, with and
+// without readable bytes after the payload.
+TEST(WireTest, CheckedDecodeCountsValidatesAndStaysWithinCapacity) {
+  std::mt19937_64 rng(17);
+  constexpr int64_t kCanary = 0x5a5a5a5a5a5a5a5a;
+  for (int round = 0; round < 4000; ++round) {
+    std::string payload;
+    const int n = static_cast<int>(rng() % 60);
+    for (int i = 0; i < n; ++i) {
+      const int bits = static_cast<int>(rng() % 65);
+      const uint64_t v = bits == 0 ? 0 : rng() >> (64 - bits);
+      PutVarint(&payload, v);
+    }
+    if (round % 7 == 0 && !payload.empty()) {
+      // Malformed: an unterminated tail, or an 11-byte varint.
+      if (rng() % 2 == 0) {
+        payload.back() = static_cast<char>(payload.back() | 0x80);
+      } else {
+        payload.insert(rng() % payload.size(), std::string(10, '\x80'));
+      }
+    }
+    const int64_t count = CountPackedVarints(payload);
+    const std::vector<uint64_t> want = Reference(payload);
+    if (count >= 0) {
+      ASSERT_EQ(count, static_cast<int64_t>(want.size()));
+    }
+    // The payload inside a buffer with `slack` readable bytes after it.
+    for (size_t slack : {size_t{0}, size_t{5}, size_t{64}, size_t{100}}) {
+      std::string buffer = payload + std::string(slack, '\xff');
+      const std::string_view in(buffer.data(), payload.size());
+      const int64_t capacity =
+          count < 0
+              ? 0
+              : (rng() % 3 == 0 ? static_cast<int64_t>(rng() % (count + 1))
+                                : count);
+      for (bool portable : {false, true}) {
+        std::vector<int64_t> out(static_cast<size_t>(capacity) + 1, kCanary);
+        const int64_t got = portable ? DecodePackedVarintsCheckedPortable(
+                                           in, out.data(), capacity, slack)
+                                     : DecodePackedVarintsChecked(
+                                           in, out.data(), capacity, slack);
+        ASSERT_EQ(got, count) << round << " slack " << slack;
+        ASSERT_EQ(out[static_cast<size_t>(capacity)], kCanary) << round;
+        if (count >= 0 && count <= capacity) {
+          for (size_t i = 0; i < want.size(); ++i) {
+            ASSERT_EQ(static_cast<uint64_t>(out[i]), want[i])
+                << round << " " << i << " slack " << slack;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(WireTest, CheckedDecodeHandlesLongVarintsAcrossBlocks) {
+  for (size_t offset = 0; offset < 140; ++offset) {
+    const std::string head(offset, '\x05');
+    const std::string payload =
+        head + std::string(9, '\xff') + "\x01" + "\x07" + head;
+    const std::vector<uint64_t> want = Reference(payload);
+    for (size_t slack : {size_t{0}, size_t{64}}) {
+      const std::string buffer = payload + std::string(slack, '\x80');
+      const std::string_view in(buffer.data(), payload.size());
+      for (bool portable : {false, true}) {
+        std::vector<int64_t> out(want.size());
+        const auto cap = static_cast<int64_t>(want.size());
+        ASSERT_EQ(
+            portable
+                ? DecodePackedVarintsCheckedPortable(in, out.data(), cap, slack)
+                : DecodePackedVarintsChecked(in, out.data(), cap, slack),
+            cap);
+        for (size_t i = 0; i < want.size(); ++i) {
+          ASSERT_EQ(static_cast<uint64_t>(out[i]), want[i]) << offset;
+        }
+      }
+      const std::string bad = head + std::string(10, '\x80') + "\x01" + head;
+      ASSERT_EQ(DecodePackedVarintsChecked(bad, nullptr, 0, 0), -1);
+      ASSERT_EQ(DecodePackedVarintsCheckedPortable(bad, nullptr, 0, 0), -1);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace inflow::internal

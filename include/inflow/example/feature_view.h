@@ -42,6 +42,7 @@ struct FeatureEntry;
 class FeatureView;
 
 namespace internal {
+struct FeatureViewAccess;
 Status ParseExampleEntries(std::string_view example,
                            std::vector<FeatureEntry>* entries,
                            std::vector<std::unique_ptr<std::string>>* joined,
@@ -95,6 +96,7 @@ class FeatureView {
 
  private:
   friend class BytesIterator;
+  friend struct internal::FeatureViewAccess;
   friend Status internal::ParseExampleEntries(
       std::string_view example, std::vector<FeatureEntry>* entries,
       std::vector<std::unique_ptr<std::string>>* joined, bool* has_features);
