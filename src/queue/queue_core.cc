@@ -97,6 +97,14 @@ bool SpinUntil(Ready ready) {
   return false;
 }
 
+// Whether a queue of `spec` has the lock-free path (see queue_core.h).
+bool HasFastPath(const QueueSpec& spec) {
+  // One slot could not tell a full slot from a free one a lap later.
+  return (spec.kind == QueueKind::kFIFO ||
+          spec.kind == QueueKind::kPaddingFIFO) &&
+         spec.capacity >= 2;
+}
+
 bool NoWait(const CallOptions& options) {
   return options.timeout.has_value() && options.timeout->count() <= 0;
 }
@@ -125,6 +133,23 @@ struct QueueCore::Attempt {
 // list is destroyed, which callers arrange to happen after the lock is
 // released (declare the WakeList before the MutexLock). Holding a
 // reference keeps each Attempt, and so its CondVar, alive until then.
+// Keeps the lock-free path's gate closed for a locked section: declare it
+// right after the lock, so that it reopens the gate (if (a)-(c) of
+// queue_core.h hold) before the lock is released.
+class QueueCore::FreezeScope {
+ public:
+  explicit FreezeScope(const QueueCore* core) INFLOW_NO_THREAD_SAFETY_ANALYSIS
+      : core_(core) {
+    core_->FreezeLocked();
+  }
+  ~FreezeScope() INFLOW_NO_THREAD_SAFETY_ANALYSIS { core_->ThawLocked(); }
+  FreezeScope(const FreezeScope&) = delete;
+  FreezeScope& operator=(const FreezeScope&) = delete;
+
+ private:
+  const QueueCore* const core_;
+};
+
 class QueueCore::WakeList {
  public:
   WakeList() = default;
@@ -162,11 +187,87 @@ QueueCore::QueueCore(QueueSpec spec)
       specified_shapes_(!spec_.shapes.empty()),
       keep_(spec_.kind == QueueKind::kRandomShuffle ? spec_.min_after_dequeue
                                                     : 0),
-      random_(MakeSampler(spec_)) {}
+      fast_(HasFastPath(spec_)),
+      random_(MakeSampler(spec_)) {
+  if (fast_) {
+    MutexLock lock(&mu_);
+    AddSegmentLocked(
+        static_cast<size_t>(std::min(spec_.capacity, kSegmentSlots)));
+    ThawLocked();
+  }
+}
 
 QueueCore::~QueueCore() = default;
 
 // ---------------------------------------------------------------- storage
+
+void QueueCore::FreezeLocked() const {
+  if (!gate_.is_open()) return;
+  gate_.Close();
+  // Lock-free calls left the size hint behind.
+  UpdateHintLocked();
+}
+
+void QueueCore::ThawLocked() const {
+  if (!fast_ || gate_.is_open()) return;
+  if (closed_ || !enqueue_attempts_.empty() || !dequeue_attempts_.empty() ||
+      !front_.empty() || !ring_.empty()) {
+    return;
+  }
+  gate_.Open();
+}
+
+SlotRing::Outcome QueueCore::TryPushFast(Tuple& element) {
+  Gate::Ticket ticket(&gate_, Gate::kPush);
+  if (!ticket.admitted()) return SlotRing::Outcome::kGated;
+  return push_segment_->TryPush(element);
+}
+
+SlotRing::Outcome QueueCore::TryPopFast(Tuple* element) {
+  Gate::Ticket ticket(&gate_, Gate::kPop);
+  if (!ticket.admitted()) return SlotRing::Outcome::kGated;
+  const SlotRing::Outcome outcome = pop_segment_->TryPop(element);
+  // The first segment is used up and the next has elements: the lock
+  // drops it.
+  if (outcome == SlotRing::Outcome::kFullOrEmpty && pop_segment_has_next_) {
+    return SlotRing::Outcome::kGated;
+  }
+  return outcome;
+}
+
+void QueueCore::AddSegmentLocked(size_t slots) {
+  // The last segment, full, becomes one between the first and the last.
+  if (segments_.size() >= 2) {
+    middle_size_ += static_cast<int64_t>(segments_.back()->SizeExclusive());
+  }
+  std::unique_ptr<SlotRing> segment;
+  if (spare_ != nullptr && spare_->slot_count() == slots) {
+    segment = std::move(spare_);
+  } else {
+    segment = std::make_unique<SlotRing>(slots);
+  }
+  total_slots_ += static_cast<int64_t>(slots);
+  segments_.push_back(std::move(segment));
+  PointFastPathLocked();
+}
+
+void QueueCore::DropFirstSegmentLocked() {
+  std::unique_ptr<SlotRing> first = std::move(segments_.front());
+  segments_.pop_front();
+  total_slots_ -= static_cast<int64_t>(first->slot_count());
+  spare_ = std::move(first);  // empty
+  // The new first segment was between the first and the last.
+  if (segments_.size() >= 2) {
+    middle_size_ -= static_cast<int64_t>(segments_.front()->SizeExclusive());
+  }
+  PointFastPathLocked();
+}
+
+void QueueCore::PointFastPathLocked() {
+  push_segment_ = segments_.back().get();
+  pop_segment_ = segments_.front().get();
+  pop_segment_has_next_ = segments_.size() > 1;
+}
 
 int64_t QueueCore::StoredLocked() const {
   switch (spec_.kind) {
@@ -174,8 +275,14 @@ int64_t QueueCore::StoredLocked() const {
       return static_cast<int64_t>(bag_.size());
     case QueueKind::kPriority:
       return static_cast<int64_t>(heap_.size());
-    default:
-      return static_cast<int64_t>(ring_.size());
+    default: {
+      if (!fast_) return static_cast<int64_t>(ring_.size());
+      size_t size = front_.size() + ring_.size() +
+                    segments_.front()->SizeExclusive() +
+                    static_cast<size_t>(middle_size_);
+      if (segments_.size() > 1) size += segments_.back()->SizeExclusive();
+      return static_cast<int64_t>(size);
+    }
   }
 }
 
@@ -187,7 +294,7 @@ int64_t QueueCore::TakeableLocked() const {
   return size;
 }
 
-void QueueCore::UpdateHintLocked() {
+void QueueCore::UpdateHintLocked() const {
   // Pollers only compare the hint with keep_ and the capacity, so it is
   // rewritten only when one of those comparisons changes: a queue that
   // stays non-empty and not full never writes it, and its cache line stays
@@ -224,6 +331,19 @@ void QueueCore::PushStorageLocked(Tuple&& element) {
       break;
     }
     default:
+      if (fast_ && ring_.empty()) {
+        if (!segments_.back()->FullExclusive()) {
+          segments_.back()->PushBackExclusive(std::move(element));
+          break;
+        }
+        const int64_t room = spec_.capacity - total_slots_;
+        if (room >= 2) {
+          AddSegmentLocked(
+              static_cast<size_t>(std::min<int64_t>(room, kSegmentSlots)));
+          segments_.back()->PushBackExclusive(std::move(element));
+          break;
+        }
+      }
       ring_.PushBack(std::move(element));
   }
 }
@@ -245,6 +365,16 @@ Tuple QueueCore::TakeStorageLocked() {
       return t;
     }
     default:
+      if (fast_) {
+        if (!front_.empty()) return front_.PopFront();
+        while (segments_.size() > 1 &&
+               segments_.front()->SizeExclusive() == 0) {
+          DropFirstSegmentLocked();
+        }
+        if (segments_.front()->SizeExclusive() > 0) {
+          return segments_.front()->PopFrontExclusive();
+        }
+      }
       return ring_.PopFront();
   }
 }
@@ -261,7 +391,13 @@ void QueueCore::RestoreLocked(std::vector<Tuple>* taken) {
         PushStorageLocked(std::move(*it));
         break;
       default:
-        ring_.PushFront(std::move(*it));
+        if (!fast_) {
+          ring_.PushFront(std::move(*it));
+        } else if (front_.empty() && !segments_.front()->FullExclusive()) {
+          segments_.front()->PushFrontExclusive(std::move(*it));
+        } else {
+          front_.PushFront(std::move(*it));
+        }
     }
   }
   taken->clear();
@@ -432,6 +568,7 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
 
   WakeList wake;
   MutexLock lock(&mu_);
+  FreezeScope freeze(this);
   if (raw->stop_requested) {
     raw->status = CancelledError(cancelled);
     return;
@@ -445,6 +582,8 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
       mu_.unlock();
       wake.SignalNow();
       mu_.lock();
+      // Closed still (this attempt was waiting), unless it completed.
+      FreezeLocked();
       continue;
     }
     if (raw->stop_requested) {
@@ -465,6 +604,7 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
     } else {
       raw->cv.Wait(&mu_);
     }
+    FreezeLocked();
   }
 }
 
@@ -479,13 +619,30 @@ Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
   if (options.stop.stop_requested()) {
     return CancelledError("Enqueue operation was cancelled");
   }
+  bool spun = false;
+  if (fast_) {
+    SlotRing::Outcome outcome = TryPushFast(element);
+    // A full segment is a full queue if it is the only one there can be;
+    // else the lock adds a segment.
+    if (outcome == SlotRing::Outcome::kFullOrEmpty && !NoWait(options) &&
+        spec_.capacity <= kSegmentSlots) {
+      SpinUntil([&] {
+        outcome = TryPushFast(element);
+        return outcome != SlotRing::Outcome::kFullOrEmpty;
+      });
+      spun = true;
+    }
+    if (outcome == SlotRing::Outcome::kDone) return OkStatus();
+    // Full, or gated (someone waits, the queue is closed, or a segment is
+    // to be added): straight to the lock, which decides exactly.
+    spun = true;
+  }
   const auto has_room = [this] {
     return stored_hint_.load(std::memory_order_relaxed) < spec_.capacity ||
            closed_hint_.load(std::memory_order_relaxed);
   };
   // Looks full: poll before taking the lock (see SpinUntil).
-  bool spun = false;
-  if (!has_room() && !NoWait(options)) {
+  if (!spun && !has_room() && !NoWait(options)) {
     SpinUntil(has_room);
     spun = true;
   }
@@ -494,6 +651,7 @@ Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
     {
       WakeList wake;
       SpinMutexLock lock(&mu_);
+      FreezeScope freeze(this);
       others_wait = !enqueue_attempts_.empty();
       if (!others_wait) {
         if (closed_) return ClosedError();
@@ -534,6 +692,7 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
   {
     WakeList wake;
     SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
     if (enqueue_attempts_.empty()) {
       if (closed_) return ClosedError();
       if (spec_.capacity - StoredLocked() >= rows) {
@@ -556,13 +715,31 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
   if (options.stop.stop_requested()) {
     return CancelledError("Dequeue operation was cancelled");
   }
+  bool spun = false;
+  if (fast_) {
+    Tuple element;
+    SlotRing::Outcome outcome = TryPopFast(&element);
+    // Empty while the gate is open: the queue is empty (or its oldest
+    // element is being written); poll before taking the lock.
+    if (outcome == SlotRing::Outcome::kFullOrEmpty && !NoWait(options)) {
+      SpinUntil([&] {
+        outcome = TryPopFast(&element);
+        return outcome != SlotRing::Outcome::kFullOrEmpty;
+      });
+      spun = true;
+    }
+    if (outcome == SlotRing::Outcome::kDone) return element;
+    // Empty, or gated (someone waits, the queue is closed, or the first
+    // segment is to be dropped): straight to the lock, which decides
+    // exactly.
+    spun = true;
+  }
   const auto has_element = [this] {
     return stored_hint_.load(std::memory_order_relaxed) > keep_ ||
            closed_hint_.load(std::memory_order_relaxed);
   };
   // Looks empty: poll before taking the lock (see SpinUntil).
-  bool spun = false;
-  if (!has_element() && !NoWait(options)) {
+  if (!spun && !has_element() && !NoWait(options)) {
     SpinUntil(has_element);
     spun = true;
   }
@@ -571,6 +748,7 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
     {
       WakeList wake;
       SpinMutexLock lock(&mu_);
+      FreezeScope freeze(this);
       others_wait = !dequeue_attempts_.empty();
       if (!others_wait) {
         if (TakeableLocked() > 0) {
@@ -609,6 +787,7 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   {
     WakeList wake;
     SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
     if (dequeue_attempts_.empty()) {
       const int64_t size = StoredLocked();
       int64_t take = 0;
@@ -645,6 +824,7 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
   if (cancel_pending_enqueues) {
     WakeList wake;
     SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
     closed_ = true;
     closed_hint_.store(true, std::memory_order_relaxed);
     for (auto& a : enqueue_attempts_) {
@@ -662,6 +842,7 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
   {
     WakeList wake;
     SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
     if (enqueue_attempts_.empty()) {
       if (closed_) {
         return CancelledError("Queue '" + spec_.name + "' is already closed.");
@@ -682,6 +863,8 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
 
 int64_t QueueCore::Size() const {
   MutexLock lock(&mu_);
+  // Exact: with the gate closed no lock-free call is in flight.
+  FreezeScope freeze(this);
   return StoredLocked();
 }
 

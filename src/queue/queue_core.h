@@ -8,10 +8,63 @@
 //   - after every state change the head of each list runs, alternately,
 //     until neither makes progress (Flush);
 //   - a call whose side has no pending attempt runs directly under the lock
-//     (the fast path: no allocation, no wake-up unless the other side has
-//     waiters); only a call that has to wait becomes an Attempt.
+//     (no allocation, no wake-up unless the other side has waiters); only a
+//     call that has to wait becomes an Attempt.
 // Wake-ups happen after the lock is released. A timed-out or stopped
 // attempt is removed from its list and gives back what it had taken.
+//
+// The lock-free path (FIFO and PaddingFIFO, capacity >= 2). Their elements
+// live, in order, in
+//   - front_: a TupleRing, non-empty only after an abandoned DequeueMany
+//     gave back more than the first segment had room for;
+//   - segments_: SlotRings (slot_ring.h) of up to kSegmentSlots slots; pops
+//     take from the first, pushes fill the last, the ones between are
+//     full; a new segment is added when the last is full and the slots of
+//     all segments stay within the capacity, an empty first one is dropped;
+//   - ring_: an overflow TupleRing, non-empty only once no segment can be
+//     added (a bounded capacity that is not a multiple of the segment
+//     size, or slots still held by a partly emptied first segment).
+// A single-element Enqueue or Dequeue first tries SlotRing::TryPush on the
+// last segment / TryPop on the first, which take no lock; the Gate admits
+// them only while all of these hold:
+//   (a) the queue is open,
+//   (b) no Attempt waits on either side,
+//   (c) front_ and ring_ are empty (every element is in a segment).
+// A TryPop that finds the first segment empty while another follows goes
+// to the lock, which drops that segment. Every locked section first closes
+// the gate (FreezeLocked: Gate::Close returns once no admitted call is in
+// flight and none can be admitted), and reopens it when it ends if (a)-(c)
+// hold (ThawLocked). So the lock holder sees and changes the exact state
+// (size, order, closed) as before, and lock-free calls run only in the
+// stretches between locked sections where (a)-(c) hold. Lock-free pushes
+// need a free slot, and all slots together are at most the capacity, so
+// they never go beyond it.
+//
+// Linearization. A lock-free push takes effect at its successful CAS on
+// the ring's push position, a pop at its CAS on the pop position; a pop
+// only claims a position whose element is published, positions are claimed
+// in order on each side, so pops return elements in push order (FIFO). A
+// locked operation takes effect under the lock, after FreezeLocked: every
+// lock-free call ordered before it has finished, every later one either
+// finds the gate closed or runs after the gate reopens, which happens
+// under the lock after the operation. Then:
+//   - FIFO order and exactly-once: one ring position per element, claimed
+//     by exactly one CAS per side; the locked path moves elements between
+//     the SlotRing and the overflow only at their ends, keeping the order.
+//   - Strict first-come-first-served waiters: while an Attempt waits, (b)
+//     keeps the gate closed, so every new call goes through the lock and
+//     queues behind it as before; a call that fails on the lock-free path
+//     (full, empty, gated) has not arrived yet as far as waiter order goes.
+//   - Close: it closes the gate before setting closed_, and (a) keeps it
+//     closed, so a lock-free Enqueue either finished before the close or
+//     meets closed_ under the lock (CANCELLED). Close() without cancel
+//     behind pending enqueues is an Attempt, so the gate is closed by (b).
+//   - DequeueMany/UpTo, EnqueueMany, Size, timeouts and stops run under the
+//     lock with the gate closed, so a batch is contiguous, Size is exact,
+//     and an abandoned call restores what it took at the front of the
+//     queue (PushFrontExclusive) before any other call can see the queue.
+//   - A lock-free call that fails (full or empty) changes nothing and falls
+//     through to the locked path, which decides exactly.
 //
 // Thread-safe.
 
@@ -34,6 +87,7 @@
 #include "inflow/queue/queue_options.h"
 
 #include "queue/philox.h"
+#include "queue/slot_ring.h"
 #include "queue/tuple_ring.h"
 
 namespace inflow::internal {
@@ -83,6 +137,10 @@ class QueueCore {
   enum class RunResult { kNoProgress, kProgress, kComplete };
   struct Attempt;
   class WakeList;
+  class FreezeScope;
+
+  // The size of a segment (smaller if the capacity is).
+  static constexpr int32_t kSegmentSlots = 1024;
   using AttemptList = std::deque<std::shared_ptr<Attempt>>;
 
   // Validation (before any locking or blocking).
@@ -98,13 +156,26 @@ class QueueCore {
   // min_after_dequeue while open).
   int64_t TakeableLocked() const INFLOW_REQUIRES(mu_);
   // Refreshes stored_hint_ after StoredLocked() changed.
-  void UpdateHintLocked() INFLOW_REQUIRES(mu_);
+  void UpdateHintLocked() const INFLOW_REQUIRES(mu_);
   void PushLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
   Tuple TakeLocked() INFLOW_REQUIRES(mu_);
   void PushStorageLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
   Tuple TakeStorageLocked() INFLOW_REQUIRES(mu_);
   // Puts back elements a dequeue had taken, `taken` in the order taken.
   void RestoreLocked(std::vector<Tuple>* taken) INFLOW_REQUIRES(mu_);
+
+  // The lock-free path's gate (see the top of this file). FreezeLocked
+  // closes it and waits for lock-free calls in flight; ThawLocked reopens
+  // it if the queue is open, nobody waits and the overflow is empty.
+  void FreezeLocked() const INFLOW_REQUIRES(mu_);
+  void ThawLocked() const INFLOW_REQUIRES(mu_);
+  // Lock-free attempts (kGated: take the lock).
+  SlotRing::Outcome TryPushFast(Tuple& element);
+  SlotRing::Outcome TryPopFast(Tuple* element);
+  // Segments (need the gate closed).
+  void AddSegmentLocked(size_t slots) INFLOW_REQUIRES(mu_);
+  void DropFirstSegmentLocked() INFLOW_REQUIRES(mu_);
+  void PointFastPathLocked() INFLOW_REQUIRES(mu_);
 
   Status ClosedError() const;
   Status InsufficientError(int64_t requested, int64_t size) const;
@@ -127,6 +198,8 @@ class QueueCore {
   // Elements a dequeue must leave while open (RandomShuffle's
   // min_after_dequeue, else 0).
   const int64_t keep_;
+  // FIFO and PaddingFIFO with capacity >= 2 (see the top of this file).
+  const bool fast_;
 
   // The lock and the ring's head and size, which every operation on a
   // FIFO queue writes, share one cache line (the ring puts its indices
@@ -134,7 +207,18 @@ class QueueCore {
   // and the slot's, and not a third one. The line starts after spec_,
   // whose fields every operation reads.
   alignas(64) mutable Mutex mu_;
-  TupleRing ring_ INFLOW_GUARDED_BY(mu_);  // FIFO, PaddingFIFO
+  // FIFO, PaddingFIFO: all elements if !fast_, else the overflow behind
+  // segments_.
+  TupleRing ring_ INFLOW_GUARDED_BY(mu_);
+  // With fast_: elements before segments_, and the segments.
+  TupleRing front_ INFLOW_GUARDED_BY(mu_);
+  std::deque<std::unique_ptr<SlotRing>> segments_ INFLOW_GUARDED_BY(mu_);
+  // Elements in the segments between the first and the last (all full).
+  int64_t middle_size_ INFLOW_GUARDED_BY(mu_) = 0;
+  // Slots of all segments; at most the capacity.
+  int64_t total_slots_ INFLOW_GUARDED_BY(mu_) = 0;
+  // An emptied segment kept for the next one added.
+  std::unique_ptr<SlotRing> spare_ INFLOW_GUARDED_BY(mu_);
   bool closed_ INFLOW_GUARDED_BY(mu_) = false;
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
@@ -149,8 +233,17 @@ class QueueCore {
   // likely to block polls them before taking the lock (relaxed: only
   // hints, every decision is made under mu_). On their own cache line,
   // away from the lock's.
-  alignas(64) std::atomic<int64_t> stored_hint_{0};
+  alignas(64) mutable std::atomic<int64_t> stored_hint_{0};
   std::atomic<bool> closed_hint_{false};
+
+  // The lock-free path's gate, and what admitted calls read: the last and
+  // the first segment, and whether another segment follows the first.
+  // Written under mu_ with the gate closed, read by admitted calls (the
+  // Gate orders the two), so not annotated.
+  mutable Gate gate_;
+  SlotRing* push_segment_ = nullptr;
+  SlotRing* pop_segment_ = nullptr;
+  bool pop_segment_has_next_ = false;
 };
 
 }  // namespace inflow::internal

@@ -5,7 +5,10 @@
 // cancel) at a random moment. Checks that every element whose enqueue
 // succeeded is dequeued exactly once (or drained at the end), that failed
 // single enqueues never appear, that a failed EnqueueMany left a prefix of
-// its rows, and that nothing is duplicated.
+// its rows, and that nothing is duplicated. On FIFO kinds, also that each
+// consumer receives each producer's elements in the order it enqueued them,
+// at capacities that exercise the lock-free ring's edges (2, 3, the usual
+// 64, and unbounded, where the overflow behind the ring fills up).
 //
 // Short by default (make test, also under TSan); INFLOW_STRESS=long runs
 // more than 10^6 elements per kind.
@@ -63,14 +66,16 @@ struct ProducerLog {
 class QueueStress {
  public:
   QueueStress(QueueKind kind, int producers, int consumers,
-              int64_t per_producer, uint64_t seed)
+              int64_t per_producer, uint64_t seed, int64_t capacity = 64,
+              int64_t consume_after = 0)
       : kind_(kind),
         producers_(producers),
         consumers_(consumers),
         per_producer_(per_producer),
         seed_(seed),
+        consume_after_(consume_after),
         slots_(producers + consumers) {
-    QueueOptions o{.capacity = 64,
+    QueueOptions o{.capacity = capacity,
                    .dtypes = {DType::kInt64},
                    .shapes = {PartialShape({})}};
     if (kind == QueueKind::kRandomShuffle) o.min_after_dequeue = 8;
@@ -133,6 +138,7 @@ class QueueStress {
         }
       } else {
         const int64_t id = base + next++;
+        ++attempted_;
         const Status s = queue_->Enqueue(Element(id, rng), options);
         if (s.ok()) {
           log.ok.push_back(id);
@@ -147,6 +153,10 @@ class QueueStress {
   void Consume(int c) {
     std::mt19937_64 rng(seed_ * 1000 + 500 + c);
     std::vector<int64_t>& got = received_[c];
+    while (attempted_.load() < consume_after_ &&
+           producers_done_.load() < producers_) {
+      std::this_thread::yield();
+    }
     while (true) {
       const CallOptions options = Options(rng, slots_[producers_ + c]);
       const int op = static_cast<int>(rng() % 4);
@@ -176,7 +186,10 @@ class QueueStress {
     }
     std::vector<std::thread> producers;
     for (int p = 0; p < producers_; ++p) {
-      producers.emplace_back([this, p] { Produce(p); });
+      producers.emplace_back([this, p] {
+        Produce(p);
+        ++producers_done_;
+      });
     }
     std::thread chaos([&] {
       std::mt19937_64 rng(seed_);
@@ -207,9 +220,26 @@ class QueueStress {
       for (int64_t id : Ids(*r).flat<int64_t>()) all.push_back(id);
     }
     const int64_t drained = static_cast<int64_t>(all.size());
+    if (kind_ == QueueKind::kFIFO || kind_ == QueueKind::kPaddingFIFO) {
+      CheckProducerOrder(all);
+      for (const auto& v : received_) CheckProducerOrder(v);
+    }
     for (const auto& v : received_) all.insert(all.end(), v.begin(), v.end());
     Check(all);
     return static_cast<int64_t>(all.size()) - drained;
+  }
+
+  // Ids carry their producer in bits 40 and up and count up from there.
+  static void CheckProducerOrder(const std::vector<int64_t>& got) {
+    std::map<int64_t, int64_t> last;
+    for (int64_t id : got) {
+      auto [it, first] = last.try_emplace(id >> 40, id);
+      if (!first) {
+        ASSERT_LT(it->second, id)
+            << "producer " << (id >> 40) << "'s elements left out of order";
+        it->second = id;
+      }
+    }
   }
 
   void Check(std::vector<int64_t> all) {
@@ -245,6 +275,11 @@ class QueueStress {
   const int consumers_;
   const int64_t per_producer_;
   const uint64_t seed_;
+  // Consumers start once producers have tried this many enqueues (or
+  // finished), so that a backlog builds up.
+  const int64_t consume_after_;
+  std::atomic<int64_t> attempted_{0};
+  std::atomic<int> producers_done_{0};
   std::vector<StopSlot> slots_;
   std::shared_ptr<QueueInterface> queue_;
   std::vector<ProducerLog> logs_;
@@ -271,6 +306,33 @@ TEST_P(QueueStressTest, EveryEnqueuedElementIsDequeuedOnceOrStillQueued) {
   std::printf("%s: %lld elements dequeued\n",
               std::string(QueueKindName(GetParam())).c_str(),
               static_cast<long long>(moved));
+}
+
+class FifoStressTest : public ::testing::TestWithParam<QueueKind> {};
+
+INSTANTIATE_TEST_SUITE_P(FifoKinds, FifoStressTest,
+                         ::testing::Values(QueueKind::kFIFO,
+                                           QueueKind::kPaddingFIFO),
+                         [](const auto& info) {
+                           return std::string(QueueKindName(info.param));
+                         });
+
+TEST_P(FifoStressTest, OrderAndExactlyOnceHoldAtTheLockFreeRingsEdges) {
+  // 2 and 3 slots (a power of two and not), and unbounded: a ring of the
+  // largest size with the overflow behind it.
+  for (const int64_t capacity : {int64_t{2}, int64_t{3}, int64_t{-1}}) {
+    const int64_t target = LongRun() ? 300'000 : 12'000;
+    const int64_t per_producer = LongRun() ? 50'000 : 4'000;
+    // Unbounded: let more than the ring's 4096 slots pile up first.
+    const int64_t consume_after = capacity < 0 ? 6'000 : 0;
+    int64_t moved = 0;
+    for (uint64_t round = 1; moved < target; ++round) {
+      QueueStress stress(GetParam(), 3, 3, per_producer, round, capacity,
+                         consume_after);
+      moved += stress.Run();
+      if (::testing::Test::HasFailure()) return;
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,250 @@
+// Copyright 2026 The inflow Authors.
+//
+// SlotRing: a bounded ring of Tuples with lock-free push and pop (one
+// sequence number per slot, D. Vyukov's bounded MPMC scheme), and
+// exclusive operations for an owner that knows no lock-free call is in
+// flight. Gate: admits lock-free calls while open; closing it waits until
+// the admitted ones have finished. QueueCore combines them (see
+// queue_core.h).
+//
+// Positions are 64-bit and never wrap in practice; slot index = position
+// modulo the slot count (any count >= 2, not only powers of two). A slot
+// whose sequence number equals position p is free for a push at p; p + 1
+// means it holds the element pushed at p; a pop at p sets it to p + slots,
+// freeing it for the push one lap later.
+
+#ifndef INFLOW_QUEUE_SLOT_RING_H_
+#define INFLOW_QUEUE_SLOT_RING_H_
+
+#include <atomic>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "inflow/core/tensor.h"
+
+namespace inflow::internal {
+
+inline void CpuPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Thread-safe for TryPush / TryPop; the *Exclusive operations need that no
+// other operation runs (the owner's Gate is closed).
+class SlotRing {
+ public:
+  enum class Outcome { kDone, kFullOrEmpty, kGated };
+
+  // `slots` >= 2.
+  explicit SlotRing(size_t slots)
+      : slot_count_(slots),
+        mask_((slots & (slots - 1)) == 0 ? slots - 1 : 0),
+        slots_(std::make_unique<Slot[]>(slots)) {
+    assert(slots >= 2);
+    // Start far from zero so that PushFrontExclusive never goes below
+    // zero (the modulo would then jump), at a multiple of the slot count
+    // so that the first position is slot 0.
+    const uint64_t base = kBaseLaps * slots;
+    for (size_t i = 0; i < slots; ++i) {
+      slots_[i].seq.store(base + i, std::memory_order_relaxed);
+    }
+    push_pos_.store(base, std::memory_order_relaxed);
+    pop_pos_.store(base, std::memory_order_relaxed);
+  }
+  SlotRing(const SlotRing&) = delete;
+  SlotRing& operator=(const SlotRing&) = delete;
+
+  size_t slot_count() const { return slot_count_; }
+
+  // Lock-free. kDone: `t` was moved in. kFullOrEmpty: every slot is taken
+  // (or the next one is still being emptied); `t` is untouched.
+  Outcome TryPush(Tuple& t) {
+    uint64_t pos = push_pos_.load(std::memory_order_relaxed);
+    for (;;) {
+      Slot& slot = slots_[Index(pos)];
+      const uint64_t seq = slot.seq.load(std::memory_order_acquire);
+      const int64_t diff = static_cast<int64_t>(seq - pos);
+      if (diff == 0) {
+        if (push_pos_.compare_exchange_weak(pos, pos + 1,
+                                            std::memory_order_relaxed)) {
+          slot.value = std::move(t);
+          slot.seq.store(pos + 1, std::memory_order_release);
+          return Outcome::kDone;
+        }
+      } else if (diff < 0) {
+        return Outcome::kFullOrEmpty;
+      } else {
+        pos = push_pos_.load(std::memory_order_relaxed);
+      }
+    }
+  }
+
+  // Lock-free. kDone: the oldest element was moved into `*t`.
+  // kFullOrEmpty: no element (or the oldest one is still being written).
+  Outcome TryPop(Tuple* t) {
+    uint64_t pos = pop_pos_.load(std::memory_order_relaxed);
+    for (;;) {
+      Slot& slot = slots_[Index(pos)];
+      const uint64_t seq = slot.seq.load(std::memory_order_acquire);
+      const int64_t diff = static_cast<int64_t>(seq - (pos + 1));
+      if (diff == 0) {
+        if (pop_pos_.compare_exchange_weak(pos, pos + 1,
+                                           std::memory_order_relaxed)) {
+          *t = std::move(slot.value);
+          slot.value = Tuple();
+          slot.seq.store(pos + slot_count_, std::memory_order_release);
+          return Outcome::kDone;
+        }
+      } else if (diff < 0) {
+        return Outcome::kFullOrEmpty;
+      } else {
+        pos = pop_pos_.load(std::memory_order_relaxed);
+      }
+    }
+  }
+
+  // Exclusive operations.
+  size_t SizeExclusive() const {
+    return static_cast<size_t>(push_pos_.load(std::memory_order_relaxed) -
+                               pop_pos_.load(std::memory_order_relaxed));
+  }
+  bool FullExclusive() const { return SizeExclusive() == slot_count_; }
+  // Precondition: !FullExclusive().
+  void PushBackExclusive(Tuple&& t) {
+    assert(!FullExclusive());
+    const uint64_t pos = push_pos_.load(std::memory_order_relaxed);
+    Slot& slot = slots_[Index(pos)];
+    slot.value = std::move(t);
+    slot.seq.store(pos + 1, std::memory_order_relaxed);
+    push_pos_.store(pos + 1, std::memory_order_relaxed);
+  }
+  // Precondition: !FullExclusive().
+  void PushFrontExclusive(Tuple&& t) {
+    assert(!FullExclusive());
+    const uint64_t pos = pop_pos_.load(std::memory_order_relaxed) - 1;
+    Slot& slot = slots_[Index(pos)];
+    slot.value = std::move(t);
+    slot.seq.store(pos + 1, std::memory_order_relaxed);
+    pop_pos_.store(pos, std::memory_order_relaxed);
+  }
+  // Precondition: SizeExclusive() > 0.
+  Tuple PopFrontExclusive() {
+    assert(SizeExclusive() > 0);
+    const uint64_t pos = pop_pos_.load(std::memory_order_relaxed);
+    Slot& slot = slots_[Index(pos)];
+    Tuple t = std::move(slot.value);
+    slot.value = Tuple();
+    slot.seq.store(pos + slot_count_, std::memory_order_relaxed);
+    pop_pos_.store(pos + 1, std::memory_order_relaxed);
+    return t;
+  }
+
+ private:
+  static constexpr uint64_t kBaseLaps = uint64_t{1} << 32;
+
+  // One slot per cache line: a producer filling slot i + 1 does not take
+  // the line from a consumer emptying slot i.
+  struct alignas(64) Slot {
+    std::atomic<uint64_t> seq{0};
+    Tuple value;
+  };
+
+  size_t Index(uint64_t pos) const {
+    return mask_ != 0 ? static_cast<size_t>(pos & mask_)
+                      : static_cast<size_t>(pos % slot_count_);
+  }
+
+  const size_t slot_count_;
+  const size_t mask_;  // slot_count_ - 1 if a power of two, else 0
+  const std::unique_ptr<Slot[]> slots_;
+  // Each on its own line: with one producer and one consumer, each line
+  // stays in its thread's cache.
+  alignas(64) std::atomic<uint64_t> push_pos_{0};
+  alignas(64) std::atomic<uint64_t> pop_pos_{0};
+};
+
+// Gate: admits lock-free calls while open. A call takes a Ticket (it
+// announces itself in its side's busy count, then reads the gate) and
+// touches the guarded state only if admitted. Close() shuts the gate and
+// waits until both busy counts are zero: from then on no admitted call is
+// in flight and none will be admitted, so the owner has the guarded state
+// to itself until Open(). Close, Open and is_open are for one owner at a
+// time (QueueCore calls them under its lock); tickets are thread-safe.
+//
+// Why an admitted call cannot straddle a Close: the call increments busy
+// and then loads the gate, Close stores the gate and then loads busy, all
+// sequentially consistent. Either the call's load sees the gate shut (not
+// admitted), or Close's load sees the increment and waits for the
+// decrement, which comes after the call's last access. So every admitted
+// call finishes before Close returns, and its writes are visible to the
+// owner (busy's decrement is a release, Close's load an acquire); the
+// owner's writes are visible to every call admitted after Open (Open's
+// store is a release, the ticket's load an acquire).
+class Gate {
+ public:
+  enum Side { kPush = 0, kPop = 1 };
+
+  class Ticket {
+   public:
+    Ticket(Gate* gate, Side side) : busy_(&gate->busy_[side].count) {
+      busy_->fetch_add(1, std::memory_order_seq_cst);
+      admitted_ = gate->open_flag_.load(std::memory_order_seq_cst);
+    }
+    ~Ticket() { busy_->fetch_sub(1, std::memory_order_release); }
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    bool admitted() const { return admitted_; }
+
+   private:
+    std::atomic<uint32_t>* const busy_;
+    bool admitted_;
+  };
+
+  // Shuts the gate and waits for admitted calls to finish (at once if
+  // already shut).
+  void Close() {
+    if (!open_) return;
+    open_flag_.store(false, std::memory_order_seq_cst);
+    for (int spins = 0;
+         busy_[kPush].count.load(std::memory_order_seq_cst) != 0 ||
+         busy_[kPop].count.load(std::memory_order_seq_cst) != 0;
+         ++spins) {
+      // An admitted call is a few instructions from done unless its
+      // thread was preempted; then let it run.
+      if (spins < 64) {
+        CpuPause();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    open_ = false;
+  }
+  void Open() {
+    if (open_) return;
+    open_ = true;
+    open_flag_.store(true, std::memory_order_seq_cst);
+  }
+  bool is_open() const { return open_; }
+
+ private:
+  // Read by every call, written only by Close/Open: a line that stays
+  // shared.
+  alignas(64) std::atomic<bool> open_flag_{false};
+  bool open_ = false;  // the owner's view
+  // Each side's count on its own line.
+  struct alignas(64) Busy {
+    std::atomic<uint32_t> count{0};
+  };
+  Busy busy_[2];
+};
+
+}  // namespace inflow::internal
+
+#endif  // INFLOW_QUEUE_SLOT_RING_H_
