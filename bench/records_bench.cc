@@ -104,7 +104,9 @@ const std::string& RecordFile(const SizeCase& c) {
 
 void BM_PlainRead(benchmark::State& state, SizeCase c) {
   const std::string& path = RecordFile(c);
-  std::unique_ptr<char[]> buf(new char[kBufferSize]);
+  // Page-aligned, as the kernel copies fastest.
+  std::unique_ptr<char, void (*)(void*)> buf(
+      static_cast<char*>(std::aligned_alloc(4096, kBufferSize)), std::free);
   size_t total = 0;
   for (auto _ : state) {
     const int fd = ::open(path.c_str(), O_RDONLY);
