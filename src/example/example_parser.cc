@@ -246,7 +246,11 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
               prefilled != nullptr
                   ? prefilled->slots[static_cast<size_t>(b) * num_specs + s]
                   : kSlotFromView;
-          if (slot >= 0) {
+          if (slot >= 0 && spec.dtype == DType::kString) {
+            std::string* dst = reinterpret_cast<std::string*>(values) + at;
+            const std::string_view* src = prefilled->bytes_arena + slot;
+            for (int64_t j = 0; j < n; ++j) dst[j] = std::string(src[j]);
+          } else if (slot >= 0) {
             std::memcpy(values + static_cast<size_t>(at) * value_bytes,
                         prefilled->int64_arena + slot,
                         static_cast<size_t>(n) * sizeof(int64_t));
@@ -323,8 +327,10 @@ namespace {
 struct Scratch {
   std::vector<FeatureEntry> entries;
   std::vector<FeatureView> views;
-  std::vector<int64_t> slots;        // internal::Prefilled::slots
-  std::vector<int64_t> int64_arena;  // var-len int64 values, decoded
+  std::vector<int64_t> slots;  // internal::Prefilled::slots
+  std::vector<int64_t> int64_arena;
+  std::vector<std::string_view> bytes_arena;
+  std::vector<char*> fixed;  // internal::FastOutputs::fixed
   std::vector<std::unique_ptr<std::string>> joined;
 };
 
@@ -347,13 +353,18 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
   const auto batch = static_cast<int64_t>(serialized.size());
   // The FixedLen outputs, filled while parsing where the fast path can.
   std::vector<Tensor> dense(schema.dense_keys.size());
-  for (const ParsedSchema::Spec& spec : schema.specs) {
+  scratch.fixed.assign(num_specs, nullptr);
+  for (size_t s = 0; s < num_specs; ++s) {
+    const ParsedSchema::Spec& spec = schema.specs[s];
     if (spec.type == ParsedSchema::Type::kFixedLen) {
-      dense[static_cast<size_t>(spec.out_index)] = Tensor::Uninitialized(
+      Tensor& t = dense[static_cast<size_t>(spec.out_index)];
+      t = Tensor::Uninitialized(
           spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
+      scratch.fixed[s] = static_cast<char*>(t.raw_data());
     }
   }
-  size_t arena_used = 0;
+  internal::FastOutputs fast{scratch.fixed, &scratch.int64_arena, 0,
+                             &scratch.bytes_arena, 0};
   for (size_t b = 0; b < serialized.size(); ++b) {
     if (b + 1 < serialized.size()) {
       // The next record's first and last bytes: its header and, often, a
@@ -367,8 +378,8 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
     FeatureView* row = scratch.views.data() + b * num_specs;
     int64_t* slots = scratch.slots.data() + b * num_specs;
     if (internal::ParseExampleFast(std::string_view(serialized[b]), schema,
-                                   static_cast<int64_t>(b), &dense, row, slots,
-                                   &scratch.int64_arena, &arena_used)) {
+                                   static_cast<int64_t>(b), row, slots,
+                                   &fast)) {
       continue;
     }
     // The general path, from a clean row.
@@ -401,7 +412,8 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
     }
   }
   const internal::Prefilled prefilled{&dense, scratch.slots,
-                                      scratch.int64_arena.data()};
+                                      scratch.int64_arena.data(),
+                                      scratch.bytes_arena.data()};
   Result<ParsedFeatures> out = internal::BuildOutputs(
       schema, scratch.views, {}, batch, single, 0, &prefilled);
   scratch.joined.clear();

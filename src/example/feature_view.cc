@@ -621,14 +621,22 @@ inline bool PackedPayload(const uint8_t* p, const uint8_t* end,
   return true;
 }
 
-// Parses one Feature [p, end) for spec `spec` (see ParseExampleFast) into
-// *view and *slot.
+// Validates and decodes packed int64 values (DecodePackedVarintsChecked).
+inline int64_t DecodeInt64s(std::string_view packed, int64_t* out,
+                            int64_t capacity, size_t slack) {
+  if (packed.size() <= 16) {
+    return DecodeShortPackedVarintsChecked(packed, out, capacity);
+  }
+  return DecodePackedVarintsChecked(packed, out, capacity, slack);
+}
+
+// Parses one Feature [p, end) for spec `spec` (spec index s, see
+// ParseExampleFast) into *view and *slot.
 inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
                              const uint8_t* record_end,
-                             const ParsedSchema::Spec& spec, int64_t b,
-                             std::vector<Tensor>* dense, FeatureView* view,
-                             int64_t* slot, std::vector<int64_t>* arena,
-                             size_t* arena_used) {
+                             const ParsedSchema::Spec& spec, char* fixed,
+                             int64_t b, FeatureView* view, int64_t* slot,
+                             FastOutputs* out) {
   // One list field covering the Feature (an empty Feature, kind none, takes
   // the general path).
   if (p == end) return false;
@@ -644,9 +652,9 @@ inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
   const auto kind = static_cast<FeatureKind>(tag >> 3);
   int64_t n;
   *slot = kSlotFromView;
-  const bool fixed = spec.type == ParsedSchema::Type::kFixedLen;
+  const bool is_fixed = spec.type == ParsedSchema::Type::kFixedLen;
   if (kind != spec.kind ||
-      (!fixed && spec.type != ParsedSchema::Type::kVarLen)) {
+      (!is_fixed && spec.type != ParsedSchema::Type::kVarLen)) {
     n = CountSimpleList(kind, p, end);
     if (n < 0) return false;
   } else if (kind == FeatureKind::kInt64) {
@@ -656,59 +664,68 @@ inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
     const std::string_view packed(reinterpret_cast<const char*>(data), len);
     // The rest of the record may be read past the payload.
     const auto slack = static_cast<size_t>(record_end - end);
-    if (fixed) {
-      int64_t* row =
-          (*dense)[static_cast<size_t>(spec.out_index)].data<int64_t>() +
-          b * spec.stride;
-      n = DecodePackedVarintsChecked(packed, row, spec.stride, slack);
+    if (is_fixed) {
+      int64_t* row = reinterpret_cast<int64_t*>(fixed) + b * spec.stride;
+      n = DecodeInt64s(packed, row, spec.stride, slack);
       if (n < 0) return false;
       if (n == spec.stride) *slot = kSlotInPlace;
     } else {
       // At most one value per byte.
-      if (arena->size() < *arena_used + len) {
-        arena->resize(std::max(*arena_used + len, 2 * arena->size()));
+      std::vector<int64_t>& arena = *out->int64_arena;
+      if (arena.size() < out->int64_used + len) {
+        arena.resize(std::max(out->int64_used + len, 2 * arena.size()));
       }
-      n = DecodePackedVarintsChecked(packed, arena->data() + *arena_used,
-                                     static_cast<int64_t>(len), slack);
+      n = DecodeInt64s(packed, arena.data() + out->int64_used,
+                       static_cast<int64_t>(len), slack);
       if (n < 0) return false;
-      *slot = static_cast<int64_t>(*arena_used);
-      *arena_used += static_cast<size_t>(n);
+      *slot = static_cast<int64_t>(out->int64_used);
+      out->int64_used += static_cast<size_t>(n);
     }
   } else if (kind == FeatureKind::kFloat) {
     const uint8_t* data;
     size_t len;
     if (!PackedPayload(p, end, &data, &len) || len % 4 != 0) return false;
     n = static_cast<int64_t>(len / 4);
-    if (fixed && n == spec.stride) {
+    if (is_fixed && n == spec.stride) {
       if (len > 0) {
-        std::memcpy(
-            (*dense)[static_cast<size_t>(spec.out_index)].data<float>() +
-                b * spec.stride,
-            data, len);
+        std::memcpy(reinterpret_cast<float*>(fixed) + b * spec.stride, data,
+                    len);
       }
       *slot = kSlotInPlace;
     }
-  } else if (fixed) {
+  } else if (is_fixed) {
     // Bytes values as a run of field-1 values, assigned to the output row
     // while they fit.
-    std::string* row =
-        (*dense)[static_cast<size_t>(spec.out_index)].data<std::string>() +
-        b * spec.stride;
+    std::string* row = reinterpret_cast<std::string*>(fixed) + b * spec.stride;
     n = 0;
     for (const uint8_t* q = p; q != end;) {
       if (*q++ != Tag1(1, kWireLen)) return false;
       size_t len;
       if (!ReadShortLength(&q, end, &len)) return false;
       if (n < spec.stride) {
-        row[n].assign(reinterpret_cast<const char*>(q), len);
+        row[n] = std::string(reinterpret_cast<const char*>(q), len);
       }
       q += len;
       ++n;
     }
     if (n == spec.stride) *slot = kSlotInPlace;
   } else {
-    n = CountSimpleList(kind, p, end);
-    if (n < 0) return false;
+    // Var-len bytes: the values listed for BuildOutputs (each takes at
+    // least 2 bytes of the list).
+    std::vector<std::string_view>& arena = *out->bytes_arena;
+    const size_t most = out->bytes_used + list_len / 2;
+    if (arena.size() < most) arena.resize(std::max(most, 2 * arena.size()));
+    std::string_view* values = arena.data() + out->bytes_used;
+    n = 0;
+    for (const uint8_t* q = p; q != end;) {
+      if (*q++ != Tag1(1, kWireLen)) return false;
+      size_t len;
+      if (!ReadShortLength(&q, end, &len)) return false;
+      values[n++] = std::string_view(reinterpret_cast<const char*>(q), len);
+      q += len;
+    }
+    *slot = static_cast<int64_t>(out->bytes_used);
+    out->bytes_used += static_cast<size_t>(n);
   }
   FeatureViewAccess::SetList(view, kind, p, list_len, n);
   return true;
@@ -717,9 +734,8 @@ inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
 }  // namespace
 
 bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
-                      int64_t b, std::vector<Tensor>* dense, FeatureView* row,
-                      int64_t* slots, std::vector<int64_t>* arena,
-                      size_t* arena_used) {
+                      int64_t b, FeatureView* row, int64_t* slots,
+                      FastOutputs* out) {
   // The walk of ParseExampleEntriesFast, each feature parsed for its spec.
   const auto* p = reinterpret_cast<const uint8_t*>(record.data());
   const auto* end = p + record.size();
@@ -753,9 +769,10 @@ bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
                 &unused)) {
           return false;
         }
-      } else if (!ParseFeatureFast(
-                     p, entry_end, end, schema.specs[static_cast<size_t>(i)], b,
-                     dense, &row[i], &slots[i], arena, arena_used)) {
+      } else if (!ParseFeatureFast(p, entry_end, end,
+                                   schema.specs[static_cast<size_t>(i)],
+                                   out->fixed[static_cast<size_t>(i)], b,
+                                   &row[i], &slots[i], out)) {
         return false;
       }
       p = entry_end;

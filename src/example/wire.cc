@@ -288,24 +288,32 @@ template <uint64_t (*kValue)(uint64_t, size_t), int (*kPopCount)(uint64_t)>
     } else {
       c = ContinuationMaskTail(p + i, len);
     }
-    const int lead = std::countr_one(c);
-    if (run + lead >= 10 || HasRunOf10(c)) return -1;
+    // A varint of 9 or more bytes ends in (or runs through) this block when
+    // 8 continuation bytes come in a row; rare, so the check for 11 or
+    // more bytes (malformed) waits for it.
+    const int lead = run + std::countr_one(c);
+    const bool long_varint = lead >= 8 || HasRunOf8(c);
+    if (long_varint && (lead >= 10 || HasRunOf10(c))) return -1;
     uint64_t ends = ~c;
     if (len < kBlock) ends &= (uint64_t{1} << len) - 1;
     const int64_t k = kPopCount(ends);
     if (writing && count + k > capacity) writing = false;
     if (writing) {
-      if (i + kBlock + 8 <= loadable && run + lead < 8 && !HasRunOf8(c)) {
+      if (i + kBlock + 8 <= loadable && !long_varint) {
         // Every varint ending here has at most 8 bytes, and an 8-byte load
         // from its start stays in the payload.
+        const uint8_t* from = p + start;
+        const uint8_t* const after = p + i + 1;  // one past bit 0's byte
         while (ends != 0) {
-          const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
+          const uint8_t* to = after + std::countr_zero(ends);
           ends &= ends - 1;
           uint64_t w;
-          std::memcpy(&w, p + start, 8);
-          *out++ = static_cast<int64_t>(kValue(w, stop + 1 - start));
-          start = stop + 1;
+          std::memcpy(&w, from, 8);
+          *out++ =
+              static_cast<int64_t>(kValue(w, static_cast<size_t>(to - from)));
+          from = to;
         }
+        start = static_cast<size_t>(from - p);
       } else {
         while (ends != 0) {
           const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
@@ -339,9 +347,10 @@ template <uint64_t (*kValue)(uint64_t, size_t), int (*kPopCount)(uint64_t)>
 // since the build targets baseline x86-64.
 __attribute__((target("bmi,bmi2"))) inline uint64_t ValuePext(uint64_t w,
                                                               size_t bytes) {
-  return __builtin_ia32_bzhi_di(
-      __builtin_ia32_pext_di(w, 0x7f7f7f7f7f7f7f7full),
-      static_cast<unsigned>(7 * bytes));
+  // The payload bits of the first `bytes` bytes.
+  return __builtin_ia32_pext_di(
+      w, __builtin_ia32_bzhi_di(0x7f7f7f7f7f7f7f7full,
+                                static_cast<unsigned>(8 * bytes)));
 }
 __attribute__((target("bmi,bmi2"))) int64_t DecodeBmi2(std::string_view payload,
                                                        int64_t* out) {

@@ -126,6 +126,28 @@ int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out);
 // same buffer); with 64 or more, no load needs a bounds check.
 int64_t DecodePackedVarintsChecked(std::string_view payload, int64_t* out,
                                    int64_t capacity, size_t slack = 0);
+// DecodePackedVarintsChecked for short payloads (a few values): a byte
+// loop, cheaper there than the block machinery.
+inline int64_t DecodeShortPackedVarintsChecked(std::string_view payload,
+                                               int64_t* out, int64_t capacity) {
+  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
+  const auto* end = p + payload.size();
+  int64_t count = 0;
+  while (p != end) {
+    uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      // An 11th byte, or the payload ends inside the varint.
+      if (shift > 63 || p == end) return -1;
+      const uint8_t byte = *p++;
+      v |= uint64_t{byte & 0x7fu} << shift;
+      if (byte < 0x80) break;
+    }
+    if (count < capacity) out[count] = static_cast<int64_t>(v);
+    ++count;
+  }
+  return count;
+}
+
 // The same without BMI2, for tests.
 int64_t DecodePackedVarintsCheckedPortable(std::string_view payload,
                                            int64_t* out, int64_t capacity,

@@ -124,12 +124,15 @@ TEST(WireTest, CheckedDecodeCountsValidatesAndStaysWithinCapacity) {
               ? 0
               : (rng() % 3 == 0 ? static_cast<int64_t>(rng() % (count + 1))
                                 : count);
-      for (bool portable : {false, true}) {
+      for (int variant = 0; variant < 3; ++variant) {
         std::vector<int64_t> out(static_cast<size_t>(capacity) + 1, kCanary);
-        const int64_t got = portable ? DecodePackedVarintsCheckedPortable(
-                                           in, out.data(), capacity, slack)
-                                     : DecodePackedVarintsChecked(
-                                           in, out.data(), capacity, slack);
+        const int64_t got =
+            variant == 0
+                ? DecodePackedVarintsChecked(in, out.data(), capacity, slack)
+            : variant == 1
+                ? DecodePackedVarintsCheckedPortable(in, out.data(), capacity,
+                                                     slack)
+                : DecodeShortPackedVarintsChecked(in, out.data(), capacity);
         ASSERT_EQ(got, count) << round << " slack " << slack;
         ASSERT_EQ(out[static_cast<size_t>(capacity)], kCanary) << round;
         if (count >= 0 && count <= capacity) {
@@ -167,6 +170,7 @@ TEST(WireTest, CheckedDecodeHandlesLongVarintsAcrossBlocks) {
       const std::string bad = head + std::string(10, '\x80') + "\x01" + head;
       ASSERT_EQ(DecodePackedVarintsChecked(bad, nullptr, 0, 0), -1);
       ASSERT_EQ(DecodePackedVarintsCheckedPortable(bad, nullptr, 0, 0), -1);
+      ASSERT_EQ(DecodeShortPackedVarintsChecked(bad, nullptr, 0), -1);
     }
   }
 }
