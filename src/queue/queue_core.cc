@@ -241,8 +241,9 @@ void QueueCore::AddSegmentLocked(size_t slots) {
     middle_size_ += static_cast<int64_t>(segments_.back()->SizeExclusive());
   }
   std::unique_ptr<SlotRing> segment;
-  if (spare_ != nullptr && spare_->slot_count() == slots) {
-    segment = std::move(spare_);
+  if (!spares_.empty() && spares_.back()->slot_count() == slots) {
+    segment = std::move(spares_.back());
+    spares_.pop_back();
   } else {
     segment = std::make_unique<SlotRing>(slots);
   }
@@ -255,7 +256,9 @@ void QueueCore::DropFirstSegmentLocked() {
   std::unique_ptr<SlotRing> first = std::move(segments_.front());
   segments_.pop_front();
   total_slots_ -= static_cast<int64_t>(first->slot_count());
-  spare_ = std::move(first);  // empty
+  if (spares_.size() < kMaxSpareSegments) {
+    spares_.push_back(std::move(first));  // empty
+  }
   // The new first segment was between the first and the last.
   if (segments_.size() >= 2) {
     middle_size_ -= static_cast<int64_t>(segments_.front()->SizeExclusive());

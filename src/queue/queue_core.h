@@ -141,6 +141,7 @@ class QueueCore {
 
   // The size of a segment (smaller if the capacity is).
   static constexpr int32_t kSegmentSlots = 1024;
+  static constexpr size_t kMaxSpareSegments = 16;
   using AttemptList = std::deque<std::shared_ptr<Attempt>>;
 
   // Validation (before any locking or blocking).
@@ -217,8 +218,10 @@ class QueueCore {
   int64_t middle_size_ INFLOW_GUARDED_BY(mu_) = 0;
   // Slots of all segments; at most the capacity.
   int64_t total_slots_ INFLOW_GUARDED_BY(mu_) = 0;
-  // An emptied segment kept for the next one added.
-  std::unique_ptr<SlotRing> spare_ INFLOW_GUARDED_BY(mu_);
+  // Emptied segments kept for the next ones added (at most
+  // kMaxSpareSegments), so that a backlog that comes and goes does not
+  // allocate and free a segment every kSegmentSlots elements.
+  std::vector<std::unique_ptr<SlotRing>> spares_ INFLOW_GUARDED_BY(mu_);
   bool closed_ INFLOW_GUARDED_BY(mu_) = false;
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
