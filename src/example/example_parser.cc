@@ -116,7 +116,11 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
                                     int64_t index_offset,
                                     const Prefilled* prefilled) {
   ParsedFeatures out;
-  out.dense.resize(schema.dense_keys.size());
+  if (prefilled != nullptr) {
+    out.dense = std::move(*prefilled->dense);
+  } else {
+    out.dense.resize(schema.dense_keys.size());
+  }
   out.sparse.resize(schema.sparse_keys.size());
   const size_t num_specs = schema.specs.size();
   for (size_t s = 0; s < num_specs; ++s) {
@@ -126,13 +130,11 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
     };
     switch (spec.type) {
       case Type::kFixedLen: {
-        Tensor t =
-            prefilled != nullptr
-                ? std::move(
-                      (*prefilled->dense)[static_cast<size_t>(spec.out_index)])
-                : Tensor::Uninitialized(
-                      spec.dtype,
-                      single ? spec.shape : spec.shape.Prepend(batch));
+        Tensor& t = out.dense[static_cast<size_t>(spec.out_index)];
+        if (prefilled == nullptr) {
+          t = Tensor::Uninitialized(
+              spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
+        }
         char* const base = static_cast<char*>(t.raw_data());
         const size_t row_bytes =
             static_cast<size_t>(spec.stride) * (spec.dtype == DType::kString
@@ -173,7 +175,6 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
           }
           CopyValues(v, spec.dtype, dst);
         }
-        out.dense[static_cast<size_t>(spec.out_index)] = std::move(t);
         break;
       }
       case Type::kFixedLenSequence: {

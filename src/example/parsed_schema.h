@@ -145,7 +145,8 @@ struct FastOutputs {
 // Outputs filled while parsing, for BuildOutputs.
 struct Prefilled {
   // By out_index: the FixedLen outputs, allocated before parsing (other
-  // entries unused). BuildOutputs moves them out.
+  // entries empty). BuildOutputs takes the vector over as its dense
+  // outputs.
   std::vector<Tensor>* dense;
   std::span<const int64_t> slots;  // per view slot, as views
   const int64_t* int64_arena;
