@@ -322,6 +322,29 @@ Tuple QueueCore::TakeLocked() {
   return t;
 }
 
+void QueueCore::TakeManyLocked(int64_t n, std::vector<Tuple>* taken) {
+  if (fast_ && front_.empty()) {
+    // Straight from the first segment, one size-hint update at the end.
+    while (n > 0) {
+      SlotRing* first = segments_.front().get();
+      int64_t here =
+          std::min<int64_t>(n, static_cast<int64_t>(first->SizeExclusive()));
+      if (here == 0) {
+        if (segments_.size() == 1) break;  // the rest is in ring_
+        DropFirstSegmentLocked();
+        continue;
+      }
+      n -= here;
+      for (; here > 0; --here) taken->push_back(first->PopFrontExclusive());
+      if (first->SizeExclusive() == 0 && segments_.size() > 1) {
+        DropFirstSegmentLocked();
+      }
+    }
+  }
+  for (; n > 0; --n) taken->push_back(TakeStorageLocked());
+  UpdateHintLocked();
+}
+
 void QueueCore::PushStorageLocked(Tuple&& element) {
   switch (spec_.kind) {
     case QueueKind::kRandomShuffle:
@@ -804,7 +827,7 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
       }
       if (take > 0) {
         taken.reserve(static_cast<size_t>(take));
-        for (int64_t i = 0; i < take; ++i) taken.push_back(TakeLocked());
+        TakeManyLocked(take, &taken);
         if (!enqueue_attempts_.empty()) FlushLocked(&wake);
       }
     }

@@ -41,16 +41,21 @@
 // they never go beyond it.
 //
 // Linearization. A lock-free push takes effect at its successful CAS on
-// the ring's push position, a pop at its CAS on the pop position; a pop
-// only claims a position whose element is published, positions are claimed
-// in order on each side, so pops return elements in push order (FIFO). A
-// locked operation takes effect under the lock, after FreezeLocked: every
-// lock-free call ordered before it has finished, every later one either
-// finds the gate closed or runs after the gate reopens, which happens
-// under the lock after the operation. Then:
-//   - FIFO order and exactly-once: one ring position per element, claimed
-//     by exactly one CAS per side; the locked path moves elements between
-//     the SlotRing and the overflow only at their ends, keeping the order.
+// the last segment's push position, a pop at its CAS on the first
+// segment's pop position. A pop only claims a position whose element is
+// published, and each side claims positions in order, so within a segment
+// pops return elements in push order. A locked operation takes effect
+// under the lock, after FreezeLocked: every lock-free call ordered before
+// it has finished, every later one either finds the gate closed or runs
+// after the gate reopens, which happens under the lock after the
+// operation. Then:
+//   - FIFO order and exactly-once: one position per element, claimed by
+//     exactly one CAS per side. Lock-free pushes go only to the last
+//     segment and pops only to the first; segments are added behind the
+//     last (once it is full) and dropped at the front (once empty) only
+//     under the lock, and the locked path adds and takes elements only at
+//     the ends of front_ + segments_ + ring_, so the order is kept across
+//     segments too.
 //   - Strict first-come-first-served waiters: while an Attempt waits, (b)
 //     keeps the gate closed, so every new call goes through the lock and
 //     queues behind it as before; a call that fails on the lock-free path
@@ -160,6 +165,9 @@ class QueueCore {
   void UpdateHintLocked() const INFLOW_REQUIRES(mu_);
   void PushLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
   Tuple TakeLocked() INFLOW_REQUIRES(mu_);
+  // Appends the next `n` elements (n <= StoredLocked()) to `taken`.
+  void TakeManyLocked(int64_t n, std::vector<Tuple>* taken)
+      INFLOW_REQUIRES(mu_);
   void PushStorageLocked(Tuple&& element) INFLOW_REQUIRES(mu_);
   Tuple TakeStorageLocked() INFLOW_REQUIRES(mu_);
   // Puts back elements a dequeue had taken, `taken` in the order taken.
