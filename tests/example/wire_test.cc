@@ -146,6 +146,46 @@ TEST(WireTest, CheckedDecodeCountsValidatesAndStaysWithinCapacity) {
   }
 }
 
+// Long lists (where the AVX-512 path, if the CPU has it, decodes groups of
+// eight) of short, long and mixed varints, some damaged, against a byte loop.
+TEST(WireTest, CheckedDecodeOfLongListsMatchesAByteLoop) {
+  std::mt19937_64 rng(29);
+  constexpr int64_t kCanary = 0x5a5a5a5a5a5a5a5a;
+  for (int round = 0; round < 20000; ++round) {
+    std::string payload;
+    const int n = static_cast<int>(rng() % 150);
+    const int mix = static_cast<int>(rng() % 4);
+    for (int i = 0; i < n; ++i) {
+      int bits = static_cast<int>(rng() % 65);
+      if (mix == 0 || rng() % 3 == 0) bits = static_cast<int>(rng() % 8);
+      if (mix == 1) bits = 28 + static_cast<int>(rng() % 29);  // 4-9 bytes
+      PutVarint(&payload, bits == 0 ? 0 : rng() >> (64 - bits));
+    }
+    if (rng() % 10 == 0 && !payload.empty()) {
+      payload[rng() % payload.size()] |= '\x80';
+    }
+    if (rng() % 20 == 0) payload.append(std::string(11, '\x80') + "\x01");
+    const size_t slack = rng() % 2 == 0 ? 64 + rng() % 10 : rng() % 70;
+    const std::string buffer = payload + std::string(slack, '\xff');
+    const std::string_view in(buffer.data(), payload.size());
+    const int64_t capacity =
+        rng() % 4 == 0 ? static_cast<int64_t>(rng() % 160) : 200;
+    std::vector<int64_t> want(201, kCanary), got(201, kCanary);
+    const int64_t count =
+        DecodeShortPackedVarintsChecked(in, want.data(), capacity);
+    ASSERT_EQ(DecodePackedVarintsChecked(in, got.data(), capacity, slack),
+              count)
+        << round;
+    ASSERT_EQ(got[static_cast<size_t>(capacity)], kCanary) << round;
+    if (count >= 0 && count <= capacity) {
+      for (int64_t i = 0; i < count; ++i) {
+        ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)])
+            << round << " " << i;
+      }
+    }
+  }
+}
+
 TEST(WireTest, CheckedDecodeHandlesLongVarintsAcrossBlocks) {
   for (size_t offset = 0; offset < 140; ++offset) {
     const std::string head(offset, '\x05');
