@@ -9,8 +9,10 @@
 // 1024 like the FIFOQueue it is compared with. Ends with one JSON line:
 //   {"bench": "queue", "ratio_vs_moodycamel": {...}, "ratio_vs_tbb": {...},
 //    "dequeue_many_speedup": k}
-// Ratios are ops/s, inflow over the peer; with --benchmark_repetitions=N
-// each rate is the median of the N runs.
+// Ratios are ops/s, inflow over the peer. Each comparison runs in
+// kRounds rounds, every round running ours and the peers one right after
+// the other; a ratio is the median over the rounds of that round's ratio,
+// since on a shared machine the speed threads get drifts over seconds.
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <tbb/concurrent_queue.h>
@@ -169,6 +171,20 @@ class RateReporter : public benchmark::ConsoleReporter {
     const double b = Rate(theirs);
     return b > 0 ? Rate(ours) / b : 0;
   }
+  // The median over rounds of ours/label/round:i over theirs/label/round:i.
+  double RoundsRatio(const std::string& ours, const std::string& theirs,
+                     const std::string& label, int rounds) const {
+    std::vector<double> v;
+    for (int i = 0; i < rounds; ++i) {
+      const std::string suffix = "/" + label + "/round:" + std::to_string(i);
+      const double r = Ratio(ours + suffix, theirs + suffix);
+      if (r > 0) v.push_back(r);
+    }
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+  }
 
  private:
   std::map<std::string, std::vector<double>> rates_;
@@ -181,24 +197,30 @@ int main(int argc, char** argv) {
   using namespace inflow;
   const std::vector<std::pair<std::string, int>> configs = {
       {"1p1c", 2}, {"2p2c", 4}, {"4p4c", 8}};
-  for (const auto& [label, threads] : configs) {
-    // Unbounded against moodycamel (which has no bound), capacity 1024
-    // against TBB's queue bounded to 1024.
-    benchmark::RegisterBenchmark(("inflow_unbounded/" + label).c_str(),
-                                 BM_Inflow)
-        ->Arg(-1)
-        ->Threads(threads)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark(("inflow/" + label).c_str(), BM_Inflow)
-        ->Arg(kCapacity)
-        ->Threads(threads)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark(("moodycamel/" + label).c_str(), BM_Moodycamel)
-        ->Threads(threads)
-        ->UseRealTime();
-    benchmark::RegisterBenchmark(("tbb/" + label).c_str(), BM_Tbb)
-        ->Threads(threads)
-        ->UseRealTime();
+  constexpr int kRounds = 5;
+  for (int round = 0; round < kRounds; ++round) {
+    for (const auto& [label, threads] : configs) {
+      const std::string suffix =
+          "/" + label + "/round:" + std::to_string(round);
+      // Unbounded against moodycamel (which has no bound), capacity 1024
+      // against TBB's queue bounded to 1024.
+      benchmark::RegisterBenchmark(("inflow_unbounded" + suffix).c_str(),
+                                   BM_Inflow)
+          ->Arg(-1)
+          ->Threads(threads)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("moodycamel" + suffix).c_str(),
+                                   BM_Moodycamel)
+          ->Threads(threads)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("inflow" + suffix).c_str(), BM_Inflow)
+          ->Arg(kCapacity)
+          ->Threads(threads)
+          ->UseRealTime();
+      benchmark::RegisterBenchmark(("tbb" + suffix).c_str(), BM_Tbb)
+          ->Threads(threads)
+          ->UseRealTime();
+    }
   }
   benchmark::RegisterBenchmark("inflow/take128_dequeue", BM_InflowTake128)
       ->Arg(0);
@@ -218,7 +240,7 @@ int main(int argc, char** argv) {
       char buf[64];
       std::snprintf(buf, sizeof(buf), "%s\"%s\": %.3f", i ? ", " : "",
                     label.c_str(),
-                    reporter.Ratio(ours + "/" + label, peer + "/" + label));
+                    reporter.RoundsRatio(ours, peer, label, kRounds));
       s += buf;
     }
     return s + "}";
