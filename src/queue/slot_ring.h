@@ -194,7 +194,8 @@ class Gate {
 
   class Ticket {
    public:
-    Ticket(Gate* gate, Side side) : busy_(&gate->busy_[side].count) {
+    Ticket(Gate* gate, Side side)
+        : busy_(&gate->busy_[side][StripeOfThisThread()].count) {
       busy_->fetch_add(1, std::memory_order_seq_cst);
       admitted_ = gate->open_flag_.load(std::memory_order_seq_cst);
     }
@@ -204,6 +205,17 @@ class Gate {
     bool admitted() const { return admitted_; }
 
    private:
+    // Threads of one side count on different lines (mostly: a hash of
+    // where the thread's stack lies, whose regions are megabytes apart),
+    // so that two producers or two consumers do not pass one line back
+    // and forth twice per call. Any stripe is correct: a ticket undoes
+    // its count on the stripe it counted on.
+    static size_t StripeOfThisThread() {
+      int here;
+      const auto at = reinterpret_cast<uintptr_t>(&here) >> 20;
+      return static_cast<size_t>((at ^ (at >> 3) ^ (at >> 7)) % kStripes);
+    }
+
     std::atomic<uint32_t>* const busy_;
     bool admitted_;
   };
@@ -213,10 +225,7 @@ class Gate {
   void Close() {
     if (!open_) return;
     open_flag_.store(false, std::memory_order_seq_cst);
-    for (int spins = 0;
-         busy_[kPush].count.load(std::memory_order_seq_cst) != 0 ||
-         busy_[kPop].count.load(std::memory_order_seq_cst) != 0;
-         ++spins) {
+    for (int spins = 0; Busy(); ++spins) {
       // An admitted call is a few instructions from done unless its
       // thread was preempted; then let it run.
       if (spins < 64) {
@@ -239,11 +248,22 @@ class Gate {
   // shared.
   alignas(64) std::atomic<bool> open_flag_{false};
   bool open_ = false;  // the owner's view
-  // Each side's count on its own line.
-  struct alignas(64) Busy {
+  // Whether an admitted call may still run (every stripe of both sides).
+  bool Busy() const {
+    for (const auto& side : busy_) {
+      for (const Count& stripe : side) {
+        if (stripe.count.load(std::memory_order_seq_cst) != 0) return true;
+      }
+    }
+    return false;
+  }
+
+  static constexpr size_t kStripes = 4;
+  // Each count on its own line.
+  struct alignas(64) Count {
     std::atomic<uint32_t> count{0};
   };
-  Busy busy_[2];
+  Count busy_[2][kStripes];
 };
 
 }  // namespace inflow::internal
