@@ -205,15 +205,16 @@ class Gate {
     bool admitted() const { return admitted_; }
 
    private:
-    // Threads of one side count on different lines (mostly: a hash of
-    // where the thread's stack lies, whose regions are megabytes apart),
-    // so that two producers or two consumers do not pass one line back
-    // and forth twice per call. Any stripe is correct: a ticket undoes
-    // its count on the stripe it counted on.
+    // Threads of one side count on different lines (mostly: by where the
+    // thread's stack lies; stacks of threads created one after another
+    // lie one default stack size, 8 MiB, apart), so that two producers or
+    // two consumers do not pass one line back and forth twice per call.
+    // Any stripe is correct: a ticket undoes its count on the stripe it
+    // counted on.
     static size_t StripeOfThisThread() {
       int here;
-      const auto at = reinterpret_cast<uintptr_t>(&here) >> 20;
-      return static_cast<size_t>((at ^ (at >> 3) ^ (at >> 7)) % kStripes);
+      return static_cast<size_t>((reinterpret_cast<uintptr_t>(&here) >> 23) %
+                                 kStripes);
     }
 
     std::atomic<uint32_t>* const busy_;
