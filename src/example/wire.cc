@@ -192,6 +192,41 @@ inline uint64_t ValuePortable(uint64_t w, size_t bytes) {
   return Compact(w & (~uint64_t{0} >> (64 - 8 * bytes)));
 }
 
+// Decodes the varints of a payload of `n` bytes at p that end at the set
+// bits of `ends` (a bitmap of the block at offset i), the first starting
+// at *start, which moves past the last. 8-byte loads are taken only below
+// `loadable`; otherwise from the payload's last 8 bytes, or byte by byte.
+template <uint64_t (*kValue)(uint64_t, size_t)>
+[[gnu::always_inline]] inline int64_t* DecodeEnds(const uint8_t* p, size_t n,
+                                                  size_t loadable, size_t i,
+                                                  uint64_t ends, size_t* start,
+                                                  int64_t* out) {
+  // A local copy: stores through `out` may alias *start.
+  size_t from = *start;
+  while (ends != 0) {
+    const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
+    ends &= ends - 1;
+    const size_t bytes = stop + 1 - from;
+    uint64_t v;
+    if (bytes <= 8 && from + 8 <= loadable) [[likely]] {
+      uint64_t w;
+      std::memcpy(&w, p + from, 8);
+      v = kValue(w, bytes);
+    } else if (bytes <= 8 && n >= 8) {
+      // Near the end: the last 8 bytes of the payload, shifted down.
+      uint64_t w;
+      std::memcpy(&w, p + n - 8, 8);
+      v = kValue(w >> (8 * (from + 8 - n)), bytes);
+    } else {
+      v = DecodeBytes(p + from, bytes);
+    }
+    *out++ = static_cast<int64_t>(v);
+    from = stop + 1;
+  }
+  *start = from;
+  return out;
+}
+
 // The body of DecodePackedVarints, over kValue (ValuePortable or its BMI2
 // twin).
 template <uint64_t (*kValue)(uint64_t, size_t)>
@@ -228,26 +263,7 @@ template <uint64_t (*kValue)(uint64_t, size_t)>
     uint64_t ends = ~(len == kBlock ? ContinuationMask(p + i)
                                     : ContinuationMaskTail(p + i, len));
     if (len < kBlock) ends &= (uint64_t{1} << len) - 1;
-    while (ends != 0) {
-      const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
-      ends &= ends - 1;
-      const size_t bytes = stop + 1 - start;
-      uint64_t v;
-      if (bytes <= 8 && start + 8 <= n) [[likely]] {
-        uint64_t w;
-        std::memcpy(&w, p + start, 8);
-        v = kValue(w, bytes);
-      } else if (bytes <= 8 && n >= 8) {
-        // Near the end: the last 8 bytes of the payload, shifted down.
-        uint64_t w;
-        std::memcpy(&w, p + n - 8, 8);
-        v = kValue(w >> (8 * (start + 8 - n)), bytes);
-      } else {
-        v = DecodeBytes(p + start, bytes);
-      }
-      *out++ = static_cast<int64_t>(v);
-      start = stop + 1;
-    }
+    out = DecodeEnds<kValue>(p, n, n, i, ends, &start, out);
   }
   return out - first;
 }
@@ -316,25 +332,7 @@ template <uint64_t (*kValue)(uint64_t, size_t), int (*kPopCount)(uint64_t)>
         }
         start = static_cast<size_t>(from - p);
       } else {
-        while (ends != 0) {
-          const size_t stop = i + static_cast<size_t>(std::countr_zero(ends));
-          ends &= ends - 1;
-          const size_t bytes = stop + 1 - start;
-          uint64_t v;
-          if (bytes <= 8 && start + 8 <= loadable) [[likely]] {
-            uint64_t w;
-            std::memcpy(&w, p + start, 8);
-            v = kValue(w, bytes);
-          } else if (bytes <= 8 && n >= 8) {
-            uint64_t w;
-            std::memcpy(&w, p + n - 8, 8);
-            v = kValue(w >> (8 * (start + 8 - n)), bytes);
-          } else {
-            v = DecodeBytes(p + start, bytes);
-          }
-          *out++ = static_cast<int64_t>(v);
-          start = stop + 1;
-        }
+        out = DecodeEnds<kValue>(p, n, loadable, i, ends, &start, out);
       }
     }
     count += k;
