@@ -552,17 +552,22 @@ inline bool ReadLength(const uint8_t** p, const uint8_t* end, size_t* len) {
 // FeatureView::TryParseList). False at anything else, malformed input
 // included, having appended entries that the caller must drop.
 // `try_parse_list` is FeatureView::TryParseList, passed in by its friend.
-static inline bool ParseExampleEntriesFast(
-    std::string_view example, std::vector<FeatureEntry>* entries,
-    bool* has_features,
-    bool (*try_parse_list)(std::string_view, FeatureView*)) {
+// The walk of an Example laid out as every encoder writes it: only
+// `features` fields, whose map entries hold a key (under 128 bytes) and
+// then a Feature. Calls on_features() at each `features` field and
+// on_entry(key, value, value_end) for each entry, where [value, value_end)
+// are the Feature's bytes; false at anything else (or when on_entry is).
+template <typename OnFeatures, typename OnEntry>
+[[gnu::always_inline]] inline bool WalkExampleFast(std::string_view example,
+                                                   OnFeatures on_features,
+                                                   OnEntry on_entry) {
   const auto* p = reinterpret_cast<const uint8_t*>(example.data());
   const auto* end = p + example.size();
   while (p != end) {
     if (*p++ != Tag1(1, kWireLen)) return false;
     size_t len;
     if (!ReadLength(&p, end, &len)) return false;
-    *has_features = true;
+    on_features();
     const uint8_t* features_end = p + len;
     while (p != features_end) {
       if (*p++ != Tag1(1, kWireLen)) return false;
@@ -578,17 +583,28 @@ static inline bool ParseExampleEntriesFast(
       if (!ReadLength(&p, entry_end, &len) || p + len != entry_end) {
         return false;
       }
-      FeatureEntry& e = entries->emplace_back();
-      e.key = key;
-      if (!try_parse_list(
-              std::string_view(reinterpret_cast<const char*>(p), len),
-              &e.value)) {
-        return false;
-      }
+      if (!on_entry(key, p, entry_end)) return false;
       p = entry_end;
     }
   }
   return true;
+}
+
+static inline bool ParseExampleEntriesFast(
+    std::string_view example, std::vector<FeatureEntry>* entries,
+    bool* has_features,
+    bool (*try_parse_list)(std::string_view, FeatureView*)) {
+  return WalkExampleFast(
+      example, [&] { *has_features = true; },
+      [&](std::string_view key, const uint8_t* value,
+          const uint8_t* value_end) {
+        FeatureEntry& e = entries->emplace_back();
+        e.key = key;
+        return try_parse_list(
+            std::string_view(reinterpret_cast<const char*>(value),
+                             static_cast<size_t>(value_end - value)),
+            &e.value);
+      });
 }
 
 struct FeatureViewAccess {
@@ -736,49 +752,28 @@ inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
 bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
                       int64_t b, FeatureView* row, int64_t* slots,
                       FastOutputs* out) {
-  // The walk of ParseExampleEntriesFast, each feature parsed for its spec.
-  const auto* p = reinterpret_cast<const uint8_t*>(record.data());
-  const auto* end = p + record.size();
+  // Each feature parsed for its spec as the walk meets it.
+  const auto* end =
+      reinterpret_cast<const uint8_t*>(record.data()) + record.size();
   int next = 0;  // records usually list their keys in one order
-  while (p != end) {
-    if (*p++ != Tag1(1, kWireLen)) return false;
-    size_t len;
-    if (!ReadLength(&p, end, &len)) return false;
-    const uint8_t* features_end = p + len;
-    while (p != features_end) {
-      if (*p++ != Tag1(1, kWireLen)) return false;
-      if (!ReadLength(&p, features_end, &len)) return false;
-      const uint8_t* entry_end = p + len;
-      if (len < 3 || p[0] != Tag1(1, kWireLen) || p[1] >= 0x80 ||
-          static_cast<size_t>(p[1]) + 3 > len ||
-          p[2 + p[1]] != Tag1(2, kWireLen)) {
-        return false;
-      }
-      const std::string_view key(reinterpret_cast<const char*>(p + 2), p[1]);
-      p += 3 + p[1];
-      if (!ReadLength(&p, entry_end, &len) || p + len != entry_end) {
-        return false;
-      }
-      const int i = schema.LookupFrom(key, next);
-      next = i + 1;
-      if (i < 0) {
-        // Not wanted: validated only.
-        FeatureView unused;
-        if (!FeatureViewAccess::TryParseList(
-                std::string_view(reinterpret_cast<const char*>(p), len),
-                &unused)) {
-          return false;
-        }
-      } else if (!ParseFeatureFast(p, entry_end, end,
-                                   schema.specs[static_cast<size_t>(i)],
-                                   out->fixed[static_cast<size_t>(i)], b,
-                                   &row[i], &slots[i], out)) {
-        return false;
-      }
-      p = entry_end;
-    }
-  }
-  return true;
+  return WalkExampleFast(
+      record, [] {},
+      [&](std::string_view key, const uint8_t* value, const uint8_t* value_end)
+          __attribute__((always_inline)) {
+            const int i = schema.LookupFrom(key, next);
+            next = i + 1;
+            if (i < 0) {
+              // Not wanted: validated only.
+              FeatureView unused;
+              return FeatureViewAccess::TryParseList(
+                  std::string_view(reinterpret_cast<const char*>(value),
+                                   static_cast<size_t>(value_end - value)),
+                  &unused);
+            }
+            return ParseFeatureFast(
+                value, value_end, end, schema.specs[static_cast<size_t>(i)],
+                out->fixed[static_cast<size_t>(i)], b, &row[i], &slots[i], out);
+          });
 }
 
 Status ParseExampleEntries(std::string_view example,
