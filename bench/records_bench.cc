@@ -21,6 +21,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -237,35 +238,28 @@ std::string PairName(const std::string& what, const std::string& label,
   return what + "/" + label + "/pair:" + std::to_string(pair);
 }
 
+// Registers kPairs pairs per size: `limit` then `ours`, back to back.
+void RegisterPairs(const std::string& limit_name,
+                   void (*limit)(benchmark::State&, SizeCase),
+                   const std::string& ours_name,
+                   void (*ours)(benchmark::State&, SizeCase)) {
+  for (const SizeCase& c : kSizes) {
+    for (int i = 0; i < kPairs; ++i) {
+      for (const auto& [name, fn] :
+           {std::pair(limit_name, limit), std::pair(ours_name, ours)}) {
+        benchmark::RegisterBenchmark(PairName(name, c.label, i).c_str(), fn, c)
+            ->MinTime(0.2)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
+}
+
 void Register() {
   // All reads first: writing gigabytes leaves the kernel flushing dirty
   // pages for a while, which would land on whichever read runs then.
-  for (const SizeCase& c : kSizes) {
-    const std::string label = c.label;
-    for (int i = 0; i < kPairs; ++i) {
-      benchmark::RegisterBenchmark(PairName("PlainRead", label, i).c_str(),
-                                   BM_PlainRead, c)
-          ->MinTime(0.2)
-          ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(PairName("RecordRead", label, i).c_str(),
-                                   BM_RecordRead, c)
-          ->MinTime(0.2)
-          ->Unit(benchmark::kMillisecond);
-    }
-  }
-  for (const SizeCase& c : kSizes) {
-    const std::string label = c.label;
-    for (int i = 0; i < kPairs; ++i) {
-      benchmark::RegisterBenchmark(PairName("PlainWrite", label, i).c_str(),
-                                   BM_PlainWrite, c)
-          ->MinTime(0.2)
-          ->Unit(benchmark::kMillisecond);
-      benchmark::RegisterBenchmark(PairName("RecordWrite", label, i).c_str(),
-                                   BM_RecordWrite, c)
-          ->MinTime(0.2)
-          ->Unit(benchmark::kMillisecond);
-    }
-  }
+  RegisterPairs("PlainRead", BM_PlainRead, "RecordRead", BM_RecordRead);
+  RegisterPairs("PlainWrite", BM_PlainWrite, "RecordWrite", BM_RecordWrite);
   benchmark::RegisterBenchmark("GzipRead/1kb", BM_GzipRead)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)->Arg(1024)->Arg(100 << 10);
