@@ -16,8 +16,9 @@ uint32_t RawPortable(uint32_t state, const uint8_t* p, size_t n);
 uint32_t RawSse42(uint32_t state, const uint8_t* p, size_t n);
 // Whether the CPU (and OS) run RawVpclmul: AVX-512F + VPCLMULQDQ + SSE4.2.
 bool VpclmulSupported();
-// Requires VpclmulSupported(). Folds 256-byte blocks with carry-less
-// multiplication, then finishes with RawSse42.
+// Requires VpclmulSupported(). Folds 256-byte blocks (from the first
+// 64-byte boundary on) with carry-less multiplication, then finishes with
+// RawSse42.
 uint32_t RawVpclmul(uint32_t state, const uint8_t* p, size_t n);
 
 }  // namespace inflow::crc32c::internal

@@ -103,6 +103,9 @@ class BufferedStream {
   size_t MakeRoom(size_t n);
   // Switches to a plain buffer of `size` bytes, keeping the unread ones.
   void UsePlainBuffer(size_t size);
+  // Hands plain_ and ring_ (whichever are held) to the pool of buffers kept
+  // for later streams.
+  void ReleaseBuffers();
   // The first index whose byte is still valid (consumed bytes are kept
   // for Seek until overwritten).
   size_t ValidStart() const;

@@ -2,6 +2,7 @@
 
 #include "inflow/io/crc32c.h"
 
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -77,6 +78,28 @@ TEST(Crc32cTest, HardwarePathAgreesWithPortableOnRandomLengthsAndAlignments) {
           << "vpclmulqdq, length " << n << " offset " << off;
     }
     ASSERT_EQ(Extend(seed, buf.data() + off, n), portable);
+  }
+}
+
+// The folding path first runs the bytes up to a 64-byte boundary through
+// crc32; every distance to the boundary, with lengths that leave fewer than
+// 256, exactly 256 or more bytes to fold after it.
+TEST(Crc32cTest, VpclmulPathAgreesWithPortableFromEveryCacheLineOffset) {
+  if (!VpclmulAvailable()) GTEST_SKIP() << "no VPCLMULQDQ on this CPU";
+  std::mt19937 rng(7);
+  std::vector<char> buf(8192 + 128);
+  for (char& c : buf) c = static_cast<char>(rng());
+  char* const line =
+      buf.data() + (64 - reinterpret_cast<uintptr_t>(buf.data()) % 64) % 64;
+  for (size_t off = 0; off < 64; ++off) {
+    for (size_t n : {size_t{256}, size_t{257}, size_t{300}, size_t{319},
+                     size_t{320}, size_t{511}, size_t{512}, size_t{575},
+                     size_t{576}, size_t{4096 + 13}, size_t{8192}}) {
+      const uint32_t seed = rng();
+      ASSERT_EQ(ExtendVpclmul(seed, line + off, n),
+                ExtendPortable(seed, line + off, n))
+          << "length " << n << " offset " << off;
+    }
   }
 }
 

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -64,21 +66,30 @@ TEST(MirroredBufferTest, EachByteAppearsTwice) {
   EXPECT_EQ(ring->data()[ring->size() - 1], 'z');
 }
 
-// Walks the stream like a record reader of records of random lengths up to
+// Walks a stream like a record reader of records of random lengths up to
 // `max_record` (some larger than the buffer), checking every byte, with
 // occasional seeks back into bytes already consumed.
-void WalkAndCheck(size_t buffer_size, size_t max_record, size_t max_read,
-                  uint64_t seed) {
-  const std::string data = RandomBytes(12 << 20, seed);
-  BufferedStream stream(std::make_unique<StringSource>(data, max_read),
-                        buffer_size);
-  std::mt19937_64 rng(seed + 1);
-  std::string scratch;
-  while (stream.Tell() < data.size()) {
+class Walker {
+ public:
+  Walker(size_t buffer_size, size_t max_record, size_t max_read, uint64_t seed,
+         size_t bytes)
+      : data_(RandomBytes(bytes, seed)),
+        stream_(std::make_unique<StringSource>(data_, max_read), buffer_size),
+        buffer_size_(buffer_size),
+        max_record_(max_record),
+        rng_(seed + 1) {}
+
+  bool done() const { return stream_.Tell() >= data_.size(); }
+
+  // One record (with the occasional seek).
+  void Step() {
+    const std::string& data = data_;
+    std::mt19937_64& rng = rng_;
+    BufferedStream& stream = stream_;
     const uint64_t at = stream.Tell();
-    const size_t len = 1 + rng() % max_record;
+    const size_t len = 1 + rng() % max_record_;
     const size_t want = std::min<size_t>(len, data.size() - at);
-    if (len <= buffer_size && rng() % 4 != 0) {
+    if (len <= buffer_size_ && rng() % 4 != 0) {
       Result<std::string_view> got = stream.Peek(len);
       ASSERT_TRUE(got.ok()) << got.status();
       ASSERT_EQ(got->size(), want) << "at " << at;
@@ -86,11 +97,11 @@ void WalkAndCheck(size_t buffer_size, size_t max_record, size_t max_read,
           << "at " << at << " len " << len;
       stream.Skip(got->size());
     } else {
-      scratch.resize(len);
-      Result<size_t> got = stream.Read(scratch.data(), len);
+      scratch_.resize(len);
+      Result<size_t> got = stream.Read(scratch_.data(), len);
       ASSERT_TRUE(got.ok()) << got.status();
       ASSERT_EQ(*got, want);
-      ASSERT_TRUE(std::string_view(scratch).substr(0, want) ==
+      ASSERT_TRUE(std::string_view(scratch_).substr(0, want) ==
                   std::string_view(data).substr(at, want))
           << "at " << at << " len " << len;
     }
@@ -110,14 +121,33 @@ void WalkAndCheck(size_t buffer_size, size_t max_record, size_t max_read,
       ASSERT_TRUE(stream.Seek(at + want).ok());
     }
   }
-  Result<std::string_view> end = stream.Peek(10);
-  ASSERT_TRUE(end.ok());
-  EXPECT_TRUE(end->empty());
+
+  void CheckEnd() {
+    Result<std::string_view> end = stream_.Peek(10);
+    ASSERT_TRUE(end.ok());
+    EXPECT_TRUE(end->empty());
+  }
+
+ private:
+  const std::string data_;
+  BufferedStream stream_;
+  const size_t buffer_size_;
+  const size_t max_record_;
+  std::mt19937_64 rng_;
+  std::string scratch_;
+};
+
+void WalkAndCheck(size_t buffer_size, size_t max_record, size_t max_read,
+                  uint64_t seed, size_t bytes = 12 << 20) {
+  Walker walker(buffer_size, max_record, max_read, seed, bytes);
+  while (!walker.done() && !testing::Test::HasFatalFailure()) walker.Step();
+  walker.CheckEnd();
 }
 
 TEST(BufferedStreamTest, LargeRecordsStraddlingTheBufferComeOutExactly) {
   // 100 KB-ish records in a 256 KiB buffer: the switch to the ring happens
-  // after 1 MiB of moved bytes, early in the 12 MiB stream.
+  // after 1 MiB of moved bytes (at once if an ended stream left a ring),
+  // early in the 12 MiB stream.
   WalkAndCheck(256 << 10, 200 << 10, 1 << 30, 1);
 }
 
@@ -129,6 +159,40 @@ TEST(BufferedStreamTest, SmallRecordsAndPeeksLargerThanTheBuffer) {
   // Records up to twice the buffer: Peek() grows the buffer (leaving the
   // ring if the stream had switched to it) and Read() goes direct.
   WalkAndCheck(64 << 10, 128 << 10, 1 << 30, 3);
+}
+
+TEST(BufferedStreamTest, BuffersLeftByEndedStreamsShowNoStaleBytes) {
+  // Ended streams leave their plain buffers and rings, full of their
+  // bytes, for the next ones: four streams alive at once, read in turns,
+  // must each see only their own bytes.
+  for (uint64_t i = 0; i < 4; ++i)
+    WalkAndCheck(64 << 10, 60 << 10, 1 << 30, 10 + i, 1 << 20);
+  std::vector<std::unique_ptr<Walker>> walkers;
+  for (uint64_t i = 0; i < 4; ++i) {
+    walkers.push_back(
+        std::make_unique<Walker>(64 << 10, 60 << 10, 1 << 30, 20 + i, 2 << 20));
+  }
+  for (bool any = true; any && !HasFatalFailure();) {
+    any = false;
+    for (std::unique_ptr<Walker>& walker : walkers) {
+      if (walker->done()) continue;
+      walker->Step();
+      any = true;
+    }
+  }
+  for (std::unique_ptr<Walker>& walker : walkers) walker->CheckEnd();
+}
+
+TEST(BufferedStreamTest, KeptBuffersAreSharedSafelyAcrossThreads) {
+  std::vector<std::thread> threads;
+  for (uint64_t t = 0; t < 3; ++t) {
+    threads.emplace_back([t] {
+      for (uint64_t i = 0; i < 3; ++i) {
+        WalkAndCheck(64 << 10, 60 << 10, 1 << 30, 30 + 3 * t + i, 1 << 20);
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
 }
 
 TEST(BufferedStreamTest, SeekBackWithinTheRingSeesTheOldBytes) {
