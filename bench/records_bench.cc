@@ -4,8 +4,9 @@
 // 1 KB and 100 KB records (uncompressed, from the page cache), each next to
 // the physical limit measured in the same run: a plain sequential read of
 // the same file (pread in chunks of the reader's buffer size) and a plain
-// write of the same bytes, run in alternating pairs (the ratio is the
-// median over the pairs). Also gzip read throughput (decompressed bytes).
+// write of the same bytes, one file each in turns (the ratio is the median
+// over five rounds of turns). Also gzip read throughput (decompressed
+// bytes).
 // Ends with one JSON line:
 //   {"bench": "records", "ratio_vs_plain_read": {...},
 //    "write_ratio_vs_plain_write": {...}, "gzip_read_mb_s": g}
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -107,77 +109,126 @@ const std::string& RecordFile(const SizeCase& c) {
   return it->second;
 }
 
-void BM_PlainRead(benchmark::State& state, SizeCase c) {
+// One plain read of the file at `path` through `buf` (kBufferSize bytes);
+// returns the bytes read.
+size_t PlainReadOnce(const std::string& path, char* buf) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) std::abort();
+  off_t off = 0;
+  ssize_t got;
+  while ((got = ::pread(fd, buf, kBufferSize, off)) > 0) off += got;
+  ::close(fd);
+  benchmark::DoNotOptimize(buf);
+  return static_cast<size_t>(off);
+}
+
+// Reads and verifies every record of `path`; returns the bytes read and
+// adds the records to `*records`.
+size_t RecordReadOnce(const std::string& path, size_t* records) {
+  RecordReaderOptions options;
+  options.buffer_size = kBufferSize;
+  auto reader = RecordReader::Open(Env::Default(), path, options);
+  if (!reader.ok()) std::abort();
+  while (true) {
+    Result<std::string_view> r = (*reader)->Next();
+    if (!r.ok()) break;
+    benchmark::DoNotOptimize(r->data());
+    ++*records;
+  }
+  return (*reader)->offset();
+}
+
+// Writes `framed` (the bytes of a record file) to `path` in kBufferSize
+// writes; returns the bytes written.
+size_t PlainWriteOnce(const std::string& framed, const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) std::abort();
+  for (size_t off = 0; off < framed.size(); off += kBufferSize) {
+    const size_t n = std::min(kBufferSize, framed.size() - off);
+    if (::write(fd, framed.data() + off, n) != static_cast<ssize_t>(n)) {
+      std::abort();
+    }
+  }
+  ::close(fd);
+  return framed.size();
+}
+
+size_t RecordWriteOnce(const std::vector<std::string>& records,
+                       const std::string& path) {
+  WriteFile(path, records, CompressionType::kNone);
+  size_t total = 0;
+  for (const std::string& r : records) total += r.size() + 16;
+  return total;
+}
+
+// Runs `limit` and `ours` (each returning the bytes it moved) in turns,
+// one file each, alternating which goes first, and reports both rates and
+// their ratio. The speed of memory and of the kernel's copies on a shared
+// machine drifts over tens of milliseconds; runs this close together see
+// the same conditions.
+// Returns the seconds spent in `ours`.
+template <typename Limit, typename Ours>
+double RunInTurns(benchmark::State& state, Limit limit, Ours ours) {
+  using Clock = std::chrono::steady_clock;
+  double limit_s = 0, ours_s = 0;
+  size_t limit_bytes = 0, ours_bytes = 0;
+  bool ours_first = false;
+  for (auto _ : state) {
+    for (int k = 0; k < 2; ++k) {
+      const bool run_ours = (k == 0) == ours_first;
+      const Clock::time_point t0 = Clock::now();
+      if (run_ours) {
+        ours_bytes += ours();
+      } else {
+        limit_bytes += limit();
+      }
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      (run_ours ? ours_s : limit_s) += s;
+    }
+    ours_first = !ours_first;
+  }
+  if (limit_s <= 0 || ours_s <= 0) return 0;
+  const double limit_rate = static_cast<double>(limit_bytes) / limit_s;
+  const double ours_rate = static_cast<double>(ours_bytes) / ours_s;
+  state.counters["limit_bytes_per_second"] = limit_rate;
+  state.counters["bytes_per_second"] = ours_rate;
+  state.counters["ratio"] = ours_rate / limit_rate;
+  return ours_s;
+}
+
+void SetRecordRate(benchmark::State& state, size_t records, double seconds) {
+  if (seconds > 0) {
+    state.counters["records_per_second"] =
+        static_cast<double>(records) / seconds;
+  }
+}
+
+void BM_Read(benchmark::State& state, SizeCase c) {
   const std::string& path = RecordFile(c);
   // Page-aligned, as the kernel copies fastest.
   std::unique_ptr<char, void (*)(void*)> buf(
       static_cast<char*>(std::aligned_alloc(4096, kBufferSize)), std::free);
-  size_t total = 0;
-  for (auto _ : state) {
-    const int fd = ::open(path.c_str(), O_RDONLY);
-    off_t off = 0;
-    ssize_t got;
-    while ((got = ::pread(fd, buf.get(), kBufferSize, off)) > 0) off += got;
-    ::close(fd);
-    total += static_cast<size_t>(off);
-    benchmark::DoNotOptimize(buf.get());
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(total));
+  size_t records = 0;
+  const double seconds = RunInTurns(
+      state, [&] { return PlainReadOnce(path, buf.get()); },
+      [&] { return RecordReadOnce(path, &records); });
+  SetRecordRate(state, records, seconds);
 }
 
-void BM_RecordRead(benchmark::State& state, SizeCase c) {
-  const std::string& path = RecordFile(c);
-  size_t total = 0, records = 0;
-  RecordReaderOptions options;
-  options.buffer_size = kBufferSize;
-  for (auto _ : state) {
-    auto reader = RecordReader::Open(Env::Default(), path, options);
-    if (!reader.ok()) std::abort();
-    while (true) {
-      Result<std::string_view> r = (*reader)->Next();
-      if (!r.ok()) break;
-      benchmark::DoNotOptimize(r->data());
-      ++records;
-    }
-    total += (*reader)->offset();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(total));
-  state.SetItemsProcessed(static_cast<int64_t>(records));
-}
-
-void BM_PlainWrite(benchmark::State& state, SizeCase c) {
+void BM_Write(benchmark::State& state, SizeCase c) {
+  const std::vector<std::string>& records = CachedRecords(c.record_bytes);
   const std::string framed = [&] {
     Result<std::string> bytes = ReadFileToString(Env::Default(), RecordFile(c));
     if (!bytes.ok()) std::abort();
     return *bytes;
   }();
-  const std::string path = PathFor(std::string("plain_write_") + c.label);
-  size_t total = 0;
-  for (auto _ : state) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    for (size_t off = 0; off < framed.size(); off += kBufferSize) {
-      const size_t n = std::min(kBufferSize, framed.size() - off);
-      if (::write(fd, framed.data() + off, n) != static_cast<ssize_t>(n)) {
-        std::abort();
-      }
-    }
-    ::close(fd);
-    total += framed.size();
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(total));
-}
-
-void BM_RecordWrite(benchmark::State& state, SizeCase c) {
-  const std::vector<std::string>& records = CachedRecords(c.record_bytes);
-  const std::string path = PathFor(std::string("record_write_") + c.label);
-  size_t total = 0;
-  for (auto _ : state) {
-    WriteFile(path, records, CompressionType::kNone);
-    for (const std::string& r : records) total += r.size() + 16;
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(total));
-  state.SetItemsProcessed(
-      static_cast<int64_t>(state.iterations() * records.size()));
+  const std::string plain_path = PathFor(std::string("plain_write_") + c.label);
+  const std::string record_path =
+      PathFor(std::string("record_write_") + c.label);
+  const double seconds = RunInTurns(
+      state, [&] { return PlainWriteOnce(framed, plain_path); },
+      [&] { return RecordWriteOnce(records, record_path); });
+  SetRecordRate(state, state.iterations() * records.size(), seconds);
 }
 
 void BM_GzipRead(benchmark::State& state) {
@@ -212,54 +263,48 @@ void BM_Crc32c(benchmark::State& state) {
   state.SetLabel(std::string(crc32c::ImplementationName()));
 }
 
-// Keeps the bytes/s of each benchmark run, by name.
+// Keeps the counters of each benchmark run, by name.
 class CaptureReporter : public benchmark::ConsoleReporter {
  public:
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& run : runs) {
       if (run.run_type != Run::RT_Iteration) continue;
-      auto it = run.counters.find("bytes_per_second");
-      if (it == run.counters.end()) continue;
-      rates[run.run_name.function_name] = static_cast<double>(it->second);
+      for (const char* counter : {"bytes_per_second", "ratio"}) {
+        auto it = run.counters.find(counter);
+        if (it == run.counters.end()) continue;
+        values[run.run_name.function_name][counter] =
+            static_cast<double>(it->second);
+      }
     }
     ConsoleReporter::ReportRuns(runs);
   }
-  std::map<std::string, double> rates;
+  std::map<std::string, std::map<std::string, double>> values;
 };
 
-// Each comparison runs as kPairs pairs, the limit then ours, one right
-// after the other, and reports the median of the pairs' ratios: on a
-// shared machine the speed of memory and of the kernel's copies drifts
-// over seconds, and a pair sees the same conditions on both sides.
-constexpr int kPairs = 7;
+// Each comparison runs as kRounds rounds of files read (or written) in
+// turns, and the JSON reports the median of the rounds' ratios.
+constexpr int kRounds = 5;
 
-std::string PairName(const std::string& what, const std::string& label,
-                     int pair) {
-  return what + "/" + label + "/pair:" + std::to_string(pair);
-}
-
-// Registers kPairs pairs per size: `limit` then `ours`, back to back.
-void RegisterPairs(const std::string& limit_name,
-                   void (*limit)(benchmark::State&, SizeCase),
-                   const std::string& ours_name,
-                   void (*ours)(benchmark::State&, SizeCase)) {
-  for (const SizeCase& c : kSizes) {
-    for (int i = 0; i < kPairs; ++i) {
-      for (const auto& [name, fn] :
-           {std::pair(limit_name, limit), std::pair(ours_name, ours)}) {
-        benchmark::RegisterBenchmark(PairName(name, c.label, i).c_str(), fn, c)
-            ->MinTime(0.2)
-            ->Unit(benchmark::kMillisecond);
-      }
-    }
-  }
+std::string RoundName(const std::string& what, const std::string& label,
+                      int round) {
+  return what + "/" + label + "/round:" + std::to_string(round);
 }
 
 void Register() {
   // All reads first: writing gigabytes leaves the kernel flushing dirty
   // pages for a while, which would land on whichever read runs then.
-  RegisterPairs("PlainRead", BM_PlainRead, "RecordRead", BM_RecordRead);
-  RegisterPairs("PlainWrite", BM_PlainWrite, "RecordWrite", BM_RecordWrite);
+  using Fn = void (*)(benchmark::State&, SizeCase);
+  const std::pair<const char*, Fn> kinds[] = {{"Read", BM_Read},
+                                              {"Write", BM_Write}};
+  for (const auto& [name, fn] : kinds) {
+    for (const SizeCase& c : kSizes) {
+      for (int i = 0; i < kRounds; ++i) {
+        benchmark::RegisterBenchmark(RoundName(name, c.label, i).c_str(), fn, c)
+            ->MinTime(0.3)
+            ->Unit(benchmark::kMillisecond);
+      }
+    }
+  }
   benchmark::RegisterBenchmark("GzipRead/1kb", BM_GzipRead)
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)->Arg(1024)->Arg(100 << 10);
@@ -277,14 +322,12 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
   std::filesystem::remove_all(Dir());
 
-  // The median over the pairs of ours / the limit.
-  auto ratio = [&](const std::string& ours, const std::string& limit,
-                   const std::string& label) {
+  // The median over the rounds of ours / the limit.
+  auto ratio = [&](const std::string& what, const std::string& label) {
     std::vector<double> ratios;
-    for (int i = 0; i < kPairs; ++i) {
-      const double a = reporter.rates[PairName(ours, label, i)];
-      const double b = reporter.rates[PairName(limit, label, i)];
-      if (a > 0 && b > 0) ratios.push_back(a / b);
+    for (int i = 0; i < kRounds; ++i) {
+      const double r = reporter.values[RoundName(what, label, i)]["ratio"];
+      if (r > 0) ratios.push_back(r);
     }
     if (ratios.empty()) return 0.0;
     std::sort(ratios.begin(), ratios.end());
@@ -304,14 +347,14 @@ int main(int argc, char** argv) {
       write.append(", ");
     }
     read.append("\"").append(l).append("\": ");
-    read.append(fmt(ratio("RecordRead", "PlainRead", l)));
+    read.append(fmt(ratio("Read", l)));
     write.append("\"").append(l).append("\": ");
-    write.append(fmt(ratio("RecordWrite", "PlainWrite", l)));
+    write.append(fmt(ratio("Write", l)));
   }
   std::printf(
       "{\"bench\": \"records\", \"ratio_vs_plain_read\": {%s}, "
       "\"write_ratio_vs_plain_write\": {%s}, \"gzip_read_mb_s\": %s}\n",
       read.c_str(), write.c_str(),
-      fmt(reporter.rates["GzipRead/1kb"] / 1e6).c_str());
+      fmt(reporter.values["GzipRead/1kb"]["bytes_per_second"] / 1e6).c_str());
   return 0;
 }
