@@ -17,6 +17,7 @@
 #define INFLOW_QUEUE_SLOT_RING_H_
 
 #include <atomic>
+#include <bit>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -171,45 +172,126 @@ class SlotRing {
   alignas(64) std::atomic<uint64_t> pop_pos_{0};
 };
 
+// Process-wide slots for threads that take Gate tickets: a thread gets
+// one of kSlots slots of its own (the lowest free one, on its first
+// ticket) and gives it back when it exits; threads beyond kSlots get none
+// and share striped counters instead. A thread's slot is its own in every
+// Gate, so its ticket can end with a plain store rather than an atomic
+// read-modify-write: in a single thread enqueue+dequeue, 10 ns of 110.
+class ThreadSlots {
+ public:
+  static constexpr int kSlots = 32;
+  static constexpr int kNone = -1;
+
+  // This thread's slot, or kNone.
+  static int OfThisThread() {
+    if (slot_ == kUnassigned) [[unlikely]]
+      Assign();
+    return slot_;
+  }
+  // One more than the highest slot ever assigned.
+  static int HighWater() { return high_water_.load(std::memory_order_seq_cst); }
+
+ private:
+  static constexpr int kUnassigned = -2;
+
+  // Gives the slot back when the thread exits; the thread uses the shared
+  // counters from then on (queue calls from later thread-exit code).
+  struct Releaser {
+    int slot = kNone;
+    ~Releaser() {
+      if (slot == kNone) return;
+      slot_ = kNone;
+      used_.fetch_and(~(uint32_t{1} << slot), std::memory_order_release);
+    }
+  };
+
+  static void Assign() {
+    slot_ = kNone;
+    uint32_t used = used_.load(std::memory_order_relaxed);
+    while (used != ~uint32_t{0}) {
+      const int slot = std::countr_one(used);
+      if (used_.compare_exchange_weak(used, used | (uint32_t{1} << slot),
+                                      std::memory_order_acquire)) {
+        // Raised before the slot's first use: Gate::Close reads the high
+        // water after shutting the gate (see Gate).
+        int high = high_water_.load(std::memory_order_relaxed);
+        while (high < slot + 1 &&
+               !high_water_.compare_exchange_weak(high, slot + 1,
+                                                  std::memory_order_seq_cst)) {
+        }
+        thread_local Releaser releaser;
+        releaser.slot = slot;
+        slot_ = slot;
+        return;
+      }
+    }
+  }
+
+  static_assert(kSlots == 32, "used_ holds one bit per slot");
+  inline static std::atomic<uint32_t> used_{0};
+  inline static std::atomic<int> high_water_{0};
+  inline static thread_local int slot_ = kUnassigned;
+};
+
 // Gate: admits lock-free calls while open. A call takes a Ticket (it
-// announces itself in its side's busy count, then reads the gate) and
+// announces itself in a busy flag of its side, then reads the gate) and
 // touches the guarded state only if admitted. Close() shuts the gate and
-// waits until both busy counts are zero: from then on no admitted call is
+// waits until every busy flag is clear: from then on no admitted call is
 // in flight and none will be admitted, so the owner has the guarded state
 // to itself until Open(). Close, Open and is_open are for one owner at a
 // time (QueueCore calls them under its lock); tickets are thread-safe.
 //
-// Why an admitted call cannot straddle a Close: the call increments busy
-// and then loads the gate, Close stores the gate and then loads busy, all
-// sequentially consistent. Either the call's load sees the gate shut (not
-// admitted), or Close's load sees the increment and waits for the
-// decrement, which comes after the call's last access. So every admitted
-// call finishes before Close returns, and its writes are visible to the
-// owner (busy's decrement is a release, Close's load an acquire); the
-// owner's writes are visible to every call admitted after Open (Open's
-// store is a release, the ticket's load an acquire).
+// Busy flags: a thread with a slot (ThreadSlots) sets and clears its own
+// flag with stores; other threads count on shared striped counters.
+//
+// Why an admitted call cannot straddle a Close: the call sets its flag
+// (a sequentially consistent store or increment) and then loads the gate;
+// Close stores the gate, then loads the slots' high water and the flags,
+// all sequentially consistent. Either the call's load sees the gate shut
+// (not admitted), or it comes before Close's store, so the call's slot was
+// assigned (high water raised) and its flag set before Close reads them:
+// Close sees the flag and waits for it to clear, which comes after the
+// call's last access. So every admitted call finishes before Close
+// returns, and its writes are visible to the owner (clearing is a
+// release, Close's load an acquire); the owner's writes are visible to
+// every call admitted after Open (Open's store is a release, the ticket's
+// load an acquire).
 class Gate {
  public:
   enum Side { kPush = 0, kPop = 1 };
 
   class Ticket {
    public:
-    Ticket(Gate* gate, Side side)
-        : busy_(&gate->busy_[side][StripeOfThisThread()].count) {
-      busy_->fetch_add(1, std::memory_order_seq_cst);
+    Ticket(Gate* gate, Side side) {
+      const int slot = ThreadSlots::OfThisThread();
+      if (slot != ThreadSlots::kNone) {
+        flag_ = &gate->own_[side][slot].value;
+        own_ = true;
+        flag_->store(1, std::memory_order_seq_cst);
+      } else {
+        flag_ = &gate->shared_[side][StripeOfThisThread()].value;
+        own_ = false;
+        flag_->fetch_add(1, std::memory_order_seq_cst);
+      }
       admitted_ = gate->open_flag_.load(std::memory_order_seq_cst);
     }
-    ~Ticket() { busy_->fetch_sub(1, std::memory_order_release); }
+    ~Ticket() {
+      if (own_) {
+        flag_->store(0, std::memory_order_release);
+      } else {
+        flag_->fetch_sub(1, std::memory_order_release);
+      }
+    }
     Ticket(const Ticket&) = delete;
     Ticket& operator=(const Ticket&) = delete;
     bool admitted() const { return admitted_; }
 
    private:
-    // Threads of one side count on different lines (mostly: by where the
-    // thread's stack lies; stacks of threads created one after another
-    // lie one default stack size, 8 MiB, apart), so that two producers or
-    // two consumers do not pass one line back and forth twice per call.
-    // Any stripe is correct: a ticket undoes its count on the stripe it
+    // Threads without a slot of their own count on different lines
+    // (mostly: by where the thread's stack lies; stacks of threads created
+    // one after another lie one default stack size, 8 MiB, apart). Any
+    // stripe is correct: a ticket undoes its count on the stripe it
     // counted on.
     static size_t StripeOfThisThread() {
       int here;
@@ -217,7 +299,8 @@ class Gate {
                                  kStripes);
     }
 
-    std::atomic<uint32_t>* const busy_;
+    std::atomic<uint32_t>* flag_;
+    bool own_;
     bool admitted_;
   };
 
@@ -226,7 +309,8 @@ class Gate {
   void Close() {
     if (!open_) return;
     open_flag_.store(false, std::memory_order_seq_cst);
-    for (int spins = 0; Busy(); ++spins) {
+    const int slots = ThreadSlots::HighWater();
+    for (int spins = 0; Busy(slots); ++spins) {
       // An admitted call is a few instructions from done unless its
       // thread was preempted; then let it run.
       if (spins < 64) {
@@ -249,22 +333,29 @@ class Gate {
   // shared.
   alignas(64) std::atomic<bool> open_flag_{false};
   bool open_ = false;  // the owner's view
-  // Whether an admitted call may still run (every stripe of both sides).
-  bool Busy() const {
-    for (const auto& side : busy_) {
-      for (const Count& stripe : side) {
-        if (stripe.count.load(std::memory_order_seq_cst) != 0) return true;
+  // Whether an admitted call may still run: any flag of the first `slots`
+  // slots, or any shared counter, of either side.
+  bool Busy(int slots) const {
+    for (int side = 0; side < 2; ++side) {
+      for (int i = 0; i < slots; ++i) {
+        if (own_[side][i].value.load(std::memory_order_seq_cst) != 0) {
+          return true;
+        }
+      }
+      for (const Flag& stripe : shared_[side]) {
+        if (stripe.value.load(std::memory_order_seq_cst) != 0) return true;
       }
     }
     return false;
   }
 
   static constexpr size_t kStripes = 4;
-  // Each count on its own line.
-  struct alignas(64) Count {
-    std::atomic<uint32_t> count{0};
+  // Each flag on its own line.
+  struct alignas(64) Flag {
+    std::atomic<uint32_t> value{0};
   };
-  Count busy_[2][kStripes];
+  Flag own_[2][ThreadSlots::kSlots];
+  Flag shared_[2][kStripes];
 };
 
 }  // namespace inflow::internal

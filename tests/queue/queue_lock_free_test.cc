@@ -5,8 +5,10 @@
 // locked path takes over (segments added and dropped, elements given back
 // beyond the first segment, waiters and Close shutting the gate).
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -21,6 +23,7 @@ namespace {
 using namespace inflow::testing;
 using internal::Gate;
 using internal::SlotRing;
+using internal::ThreadSlots;
 
 TEST(SlotRingTest, LockFreePushAndPopKeepOrderAtASlotCountNotAPowerOfTwo) {
   SlotRing ring(3);
@@ -85,6 +88,110 @@ TEST(GateTest, CloseWaitsForAnAdmittedCallAndLaterCallsAreRefused) {
   EXPECT_TRUE(closed.load());
   Gate::Ticket late(&gate, Gate::kPush);
   EXPECT_FALSE(late.admitted());
+}
+
+// Starts `n` threads that each take their slot and then wait until
+// release() is called; slots() lists the slots they got.
+class ParkedThreads {
+ public:
+  explicit ParkedThreads(int n) : slots_(static_cast<size_t>(n)) {
+    for (int i = 0; i < n; ++i) {
+      threads_.emplace_back([this, i] {
+        slots_[static_cast<size_t>(i)] = ThreadSlots::OfThisThread();
+        ready_.fetch_add(1);
+        while (!released_.load()) std::this_thread::yield();
+      });
+    }
+    while (ready_.load() < n) std::this_thread::yield();
+  }
+  ~ParkedThreads() { release(); }
+  void release() {
+    released_ = true;
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+  const std::vector<int>& slots() const { return slots_; }
+
+ private:
+  std::vector<int> slots_;
+  std::atomic<int> ready_{0};
+  std::atomic<bool> released_{false};
+  std::vector<std::thread> threads_;
+};
+
+TEST(ThreadSlotsTest, LiveThreadsHoldDistinctSlotsAndExitedOnesFreeThem) {
+  std::vector<int> first;
+  {
+    ParkedThreads parked(6);
+    first = parked.slots();
+  }
+  std::set<int> distinct(first.begin(), first.end());
+  EXPECT_EQ(distinct.size(), first.size());
+  EXPECT_EQ(distinct.count(ThreadSlots::kNone), 0u);
+  EXPECT_LE(ThreadSlots::HighWater(), ThreadSlots::kSlots);
+  EXPECT_GT(ThreadSlots::HighWater(), *distinct.rbegin());
+  // Their slots are free again: a new thread gets the lowest free one.
+  int again = ThreadSlots::kNone;
+  std::thread([&] { again = ThreadSlots::OfThisThread(); }).join();
+  EXPECT_NE(again, ThreadSlots::kNone);
+  EXPECT_LE(again, *distinct.begin());
+}
+
+TEST(GateTest, CloseWaitsForACallFromAThreadWithoutASlotOfItsOwn) {
+  // Every slot taken: the thread below counts on a shared counter.
+  ParkedThreads parked(ThreadSlots::kSlots);
+  Gate gate;
+  gate.Open();
+  std::atomic<bool> closed{false};
+  std::thread([&] {
+    ASSERT_EQ(ThreadSlots::OfThisThread(), ThreadSlots::kNone);
+    std::thread closer;
+    {
+      Gate::Ticket ticket(&gate, Gate::kPush);
+      ASSERT_TRUE(ticket.admitted());
+      closer = std::thread([&] {
+        gate.Close();
+        closed = true;
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      EXPECT_FALSE(closed.load());
+    }
+    closer.join();
+  }).join();
+  EXPECT_TRUE(closed.load());
+}
+
+TEST(GateTest, ManyMoreThreadsThanSlotsLoseAndDuplicateNothing) {
+  // 24 producers and 24 consumers: some with slots of their own, some on
+  // the shared counters, while the queue's waiters shut and reopen the
+  // gate over and over.
+  constexpr int kSide = 24;
+  constexpr int kEach = 400;
+  auto queue = IntQueue(QueueKind::kFIFO, 16);
+  std::vector<std::atomic<int>> seen(kSide * kEach);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < kSide; ++p) {
+    threads.emplace_back([&, p] {
+      for (int i = 0; i < kEach; ++i) {
+        ASSERT_TRUE(queue->Enqueue(Int(p * kEach + i)).ok());
+      }
+    });
+  }
+  for (int c = 0; c < kSide; ++c) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kEach; ++i) {
+        const int32_t v = IntOf(queue->Dequeue());
+        ASSERT_GE(v, 0);
+        seen[static_cast<size_t>(v)].fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(queue->Size(), 0);
+  for (size_t i = 0; i < seen.size(); ++i) {
+    ASSERT_EQ(seen[i].load(), 1) << "element " << i;
+  }
 }
 
 class LockFreePathTest : public ::testing::TestWithParam<QueueKind> {
