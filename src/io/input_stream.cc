@@ -162,9 +162,12 @@ size_t BufferedStream::MakeRoom(size_t n) {
       start_ = start_ >= r ? start_ - r : 0;
     }
     // Fill up to a page boundary of the file (indices and file offsets
-    // agree modulo kAlign), so that the next read starts on one.
+    // agree modulo kAlign), so that the next read starts on one, and read
+    // ring_read_ bytes at a time as the plain buffer did (the ring holds
+    // twice that, so a full read fits beside the unread bytes).
     const size_t page_end = (begin_ + r) / kAlign * kAlign;
-    return page_end >= begin_ + n ? page_end : begin_ + r;
+    const size_t limit = page_end >= begin_ + n ? page_end : begin_ + r;
+    return std::max(std::min(limit, end_ + ring_read_), begin_ + n);
   }
   if (ring_ == nullptr && capacity_ - begin_ >= n) return capacity_;
   const size_t avail = end_ - begin_;
@@ -177,14 +180,16 @@ size_t BufferedStream::MakeRoom(size_t n) {
   if (ring_ == nullptr) {
     // A kept ring costs nothing to switch to; a new one only once enough
     // bytes have moved to pay for it.
+    const size_t read_size = capacity_ - kAlign;
     std::unique_ptr<MirroredBuffer> ring =
-        BufferPool::Get().TakeRing(capacity_ - kAlign);
+        BufferPool::Get().TakeRing(2 * read_size);
     if (ring == nullptr && moved_bytes_ >= kRingAfterMovedBytes) {
-      ring = MirroredBuffer::Create(capacity_ - kAlign);
+      ring = MirroredBuffer::Create(2 * read_size);
     }
     if (ring != nullptr && ring->size() % kAlign == 0 && n <= ring->size()) {
       std::memcpy(ring->data() + shift, buf_ + begin_, avail);
       ReleaseBuffers();
+      ring_read_ = read_size;
       capacity_ = ring->size() + kAlign;
       buf_ = ring->data();
       ring_ = std::move(ring);

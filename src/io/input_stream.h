@@ -94,8 +94,9 @@ class BufferedStream {
   static constexpr size_t kAlign = 4096;
   // Once this many bytes have been moved to the front of a plain buffer
   // (unread bytes of records that straddle its end), the stream switches
-  // to a mirrored ring (mirrored_buffer.h), where nothing moves: the cost
-  // of setting one up is paid only by streams of large records.
+  // to a mirrored ring (mirrored_buffer.h) of twice the buffer's size,
+  // where nothing moves: the cost of setting one up is paid only by
+  // streams of large records.
   static constexpr uint64_t kRingAfterMovedBytes = uint64_t{1} << 20;
 
   // Makes room for `n` unread bytes from begin_ on and returns the index up
@@ -114,7 +115,8 @@ class BufferedStream {
   std::unique_ptr<char, FreeAligned> plain_;  // one of these two holds
   std::unique_ptr<MirroredBuffer> ring_;      // the bytes; buf_ points in
   char* buf_ = nullptr;
-  size_t capacity_;  // plain: bytes in plain_; ring: ring size + kAlign
+  size_t capacity_;       // plain: bytes in plain_; ring: ring size + kAlign
+  size_t ring_read_ = 0;  // ring: bytes per source read (half the ring)
   uint64_t moved_bytes_ = 0;
   size_t start_ = 0;  // first valid byte in buf_ (consumed, kept for Seek)
   size_t begin_ = 0;  // next unread byte in buf_
