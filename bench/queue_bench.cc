@@ -10,9 +10,10 @@
 //   {"bench": "queue", "ratio_vs_moodycamel": {...}, "ratio_vs_tbb": {...},
 //    "dequeue_many_speedup": k}
 // Ratios are ops/s, inflow over the peer. Each comparison runs in
-// kRounds rounds, every round running ours and the peers one right after
-// the other; a ratio is the median over the rounds of that round's ratio,
-// since on a shared machine the speed threads get drifts over seconds.
+// kRounds rounds, every round running ours and the peer one right after
+// the other (ours first in even rounds, the peer first in odd ones); a
+// ratio is the median over the rounds of that round's ratio, since on a
+// shared machine the speed threads get drifts over seconds.
 
 #include <concurrentqueue/blockingconcurrentqueue.h>
 #include <tbb/concurrent_queue.h>
@@ -197,29 +198,52 @@ int main(int argc, char** argv) {
   using namespace inflow;
   const std::vector<std::pair<std::string, int>> configs = {
       {"1p1c", 2}, {"2p2c", 4}, {"4p4c", 8}};
-  constexpr int kRounds = 5;
+  // An even number of rounds, half of them with the peer first: a
+  // benchmark run right after another inherits its heap (arenas grown or
+  // fragmented by the one before), which favoured whichever came second.
+  constexpr int kRounds = 6;
   for (int round = 0; round < kRounds; ++round) {
+    const bool peer_first = round % 2 == 1;
     for (const auto& [label, threads] : configs) {
       const std::string suffix =
           "/" + label + "/round:" + std::to_string(round);
       // Unbounded against moodycamel (which has no bound), capacity 1024
       // against TBB's queue bounded to 1024.
-      benchmark::RegisterBenchmark(("inflow_unbounded" + suffix).c_str(),
-                                   BM_Inflow)
-          ->Arg(-1)
-          ->Threads(threads)
-          ->UseRealTime();
-      benchmark::RegisterBenchmark(("moodycamel" + suffix).c_str(),
-                                   BM_Moodycamel)
-          ->Threads(threads)
-          ->UseRealTime();
-      benchmark::RegisterBenchmark(("inflow" + suffix).c_str(), BM_Inflow)
-          ->Arg(kCapacity)
-          ->Threads(threads)
-          ->UseRealTime();
-      benchmark::RegisterBenchmark(("tbb" + suffix).c_str(), BM_Tbb)
-          ->Threads(threads)
-          ->UseRealTime();
+      auto inflow_unbounded = [&] {
+        benchmark::RegisterBenchmark(("inflow_unbounded" + suffix).c_str(),
+                                     BM_Inflow)
+            ->Arg(-1)
+            ->Threads(threads)
+            ->UseRealTime();
+      };
+      auto moodycamel = [&] {
+        benchmark::RegisterBenchmark(("moodycamel" + suffix).c_str(),
+                                     BM_Moodycamel)
+            ->Threads(threads)
+            ->UseRealTime();
+      };
+      auto inflow_bounded = [&] {
+        benchmark::RegisterBenchmark(("inflow" + suffix).c_str(), BM_Inflow)
+            ->Arg(kCapacity)
+            ->Threads(threads)
+            ->UseRealTime();
+      };
+      auto tbb = [&] {
+        benchmark::RegisterBenchmark(("tbb" + suffix).c_str(), BM_Tbb)
+            ->Threads(threads)
+            ->UseRealTime();
+      };
+      if (peer_first) {
+        moodycamel();
+        inflow_unbounded();
+        tbb();
+        inflow_bounded();
+      } else {
+        inflow_unbounded();
+        moodycamel();
+        inflow_bounded();
+        tbb();
+      }
     }
   }
   benchmark::RegisterBenchmark("inflow/take128_dequeue", BM_InflowTake128)
