@@ -64,6 +64,26 @@ TEST(SlotRingTest, ExclusivePushFrontIsPoppedFirstAndFillsTheRing) {
   EXPECT_EQ(ring.SizeExclusive(), 0u);
 }
 
+// Takes a ticket at the open `gate` and, while holding it, has another
+// thread Close() the gate: Close must not return until the ticket is
+// given back. Returns once Close has returned.
+void ExpectCloseWaitsForTicket(Gate* gate, Gate::Side side) {
+  std::atomic<bool> closed{false};
+  std::thread closer;
+  {
+    Gate::Ticket ticket(gate, side);
+    ASSERT_TRUE(ticket.admitted());
+    closer = std::thread([&] {
+      gate->Close();
+      closed = true;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(closed.load());
+  }
+  closer.join();
+  EXPECT_TRUE(closed.load());
+}
+
 TEST(GateTest, CloseWaitsForAnAdmittedCallAndLaterCallsAreRefused) {
   Gate gate;
   {
@@ -71,21 +91,7 @@ TEST(GateTest, CloseWaitsForAnAdmittedCallAndLaterCallsAreRefused) {
     EXPECT_FALSE(shut.admitted());  // a new gate is shut
   }
   gate.Open();
-  std::atomic<bool> closed{false};
-  std::thread closer;
-  {
-    Gate::Ticket ticket(&gate, Gate::kPop);
-    ASSERT_TRUE(ticket.admitted());
-    closer = std::thread([&] {
-      gate.Close();
-      closed = true;
-    });
-    // Close cannot return while this ticket is held.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(closed.load());
-  }
-  closer.join();
-  EXPECT_TRUE(closed.load());
+  ExpectCloseWaitsForTicket(&gate, Gate::kPop);
   Gate::Ticket late(&gate, Gate::kPush);
   EXPECT_FALSE(late.admitted());
 }
@@ -143,23 +149,11 @@ TEST(GateTest, CloseWaitsForACallFromAThreadWithoutASlotOfItsOwn) {
   ParkedThreads parked(ThreadSlots::kSlots);
   Gate gate;
   gate.Open();
-  std::atomic<bool> closed{false};
   std::thread([&] {
     ASSERT_EQ(ThreadSlots::OfThisThread(), ThreadSlots::kNone);
-    std::thread closer;
-    {
-      Gate::Ticket ticket(&gate, Gate::kPush);
-      ASSERT_TRUE(ticket.admitted());
-      closer = std::thread([&] {
-        gate.Close();
-        closed = true;
-      });
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      EXPECT_FALSE(closed.load());
-    }
-    closer.join();
+    ExpectCloseWaitsForTicket(&gate, Gate::kPush);
   }).join();
-  EXPECT_TRUE(closed.load());
+  EXPECT_FALSE(gate.is_open());
 }
 
 TEST(GateTest, ManyMoreThreadsThanSlotsLoseAndDuplicateNothing) {
