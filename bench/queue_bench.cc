@@ -24,12 +24,15 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
 #include "inflow/core/tensor.h"
 #include "inflow/queue/fifo_queue.h"
+
+#include "bench_util.h"
 
 namespace inflow {
 namespace {
@@ -181,10 +184,7 @@ class RateReporter : public benchmark::ConsoleReporter {
       const double r = Ratio(ours + suffix, theirs + suffix);
       if (r > 0) v.push_back(r);
     }
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    const size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+    return bench::Median(std::move(v));
   }
 
  private:
@@ -198,9 +198,10 @@ int main(int argc, char** argv) {
   using namespace inflow;
   const std::vector<std::pair<std::string, int>> configs = {
       {"1p1c", 2}, {"2p2c", 4}, {"4p4c", 8}};
-  // An even number of rounds, half of them with the peer first: a
-  // benchmark run right after another inherits its heap (arenas grown or
-  // fragmented by the one before), which favoured whichever came second.
+  // An even number of rounds, half of them with the peer first, so that
+  // whatever a benchmark inherits from the one run just before it (the
+  // heap's arenas, grown or fragmented) falls on both sides alike. (Per
+  // round, no order effect stood out from the noise.)
   constexpr int kRounds = 6;
   for (int round = 0; round < kRounds; ++round) {
     const bool peer_first = round % 2 == 1;

@@ -33,6 +33,8 @@
 #include "inflow/io/record_reader.h"
 #include "inflow/io/record_writer.h"
 
+#include "bench_util.h"
+
 namespace inflow {
 namespace {
 
@@ -329,10 +331,7 @@ int main(int argc, char** argv) {
       const double r = reporter.values[RoundName(what, label, i)]["ratio"];
       if (r > 0) ratios.push_back(r);
     }
-    if (ratios.empty()) return 0.0;
-    std::sort(ratios.begin(), ratios.end());
-    const size_t m = ratios.size() / 2;
-    return ratios.size() % 2 ? ratios[m] : (ratios[m - 1] + ratios[m]) / 2;
+    return bench::Median(std::move(ratios));
   };
   auto fmt = [](double v) {
     char buf[32];
