@@ -126,22 +126,16 @@ int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out);
 // same buffer); with 64 or more, no load needs a bounds check.
 int64_t DecodePackedVarintsChecked(std::string_view payload, int64_t* out,
                                    int64_t capacity, size_t slack = 0);
-// DecodePackedVarintsChecked for short payloads (a few values): a byte
-// loop, cheaper there than the block machinery.
+// DecodePackedVarintsChecked for short payloads (a few values): one
+// WireReader::ReadVarint per value, cheaper there than the block machinery.
 inline int64_t DecodeShortPackedVarintsChecked(std::string_view payload,
                                                int64_t* out, int64_t capacity) {
-  const auto* p = reinterpret_cast<const uint8_t*>(payload.data());
-  const auto* end = p + payload.size();
+  WireReader reader(payload);
   int64_t count = 0;
-  while (p != end) {
-    uint64_t v = 0;
-    for (int shift = 0;; shift += 7) {
-      // An 11th byte, or the payload ends inside the varint.
-      if (shift > 63 || p == end) return -1;
-      const uint8_t byte = *p++;
-      v |= uint64_t{byte & 0x7fu} << shift;
-      if (byte < 0x80) break;
-    }
+  while (!reader.done()) {
+    uint64_t v;
+    // An 11th byte, or the payload ends inside the varint.
+    if (!reader.ReadVarint(&v)) return -1;
     if (count < capacity) out[count] = static_cast<int64_t>(v);
     ++count;
   }
