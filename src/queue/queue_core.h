@@ -59,7 +59,9 @@
 //   - Strict first-come-first-served waiters: while an Attempt waits, (b)
 //     keeps the gate closed, so every new call goes through the lock and
 //     queues behind it as before; a call that fails on the lock-free path
-//     (full, empty, gated) has not arrived yet as far as waiter order goes.
+//     (full, empty, gated) has not arrived yet as far as waiter order goes
+//     (it polls for up to about half a millisecond before it joins the
+//     waiters: PollUntil in queue_core.cc).
 //   - Close: it closes the gate before setting closed_, and (a) keeps it
 //     closed, so a lock-free Enqueue either finished before the close or
 //     meets closed_ under the lock (CANCELLED). Close() without cancel
@@ -115,6 +117,30 @@ struct QueueSpec {
 
 // Checks `options` for `kind` and builds the spec (INVALID_ARGUMENT).
 Result<QueueSpec> MakeQueueSpec(QueueKind kind, const QueueOptions& options);
+
+// Whether `options` bound the call's wait: a timeout, and not one beyond a
+// century ("forever", which also keeps deadlines from overflowing).
+bool Timed(const CallOptions& options);
+
+// When a blocking call began to sleep while it polled before joining the
+// waiters (queue_core.cc, PollUntil), so that Wait counts that time
+// against the call's timeout. Not started: Wait starts the timeout itself.
+class PollClock {
+ public:
+  using Clock = CondVar::Clock;
+  using time_point = Clock::time_point;
+
+  bool started() const { return started_; }
+  time_point since() const { return since_; }
+  void Start(time_point t) {
+    since_ = t;
+    started_ = true;
+  }
+
+ private:
+  time_point since_{};
+  bool started_ = false;
+};
 
 class QueueCore {
  public:
@@ -194,10 +220,11 @@ class QueueCore {
   bool RunSideLocked(AttemptList* side, WakeList* wake) INFLOW_REQUIRES(mu_);
   void FlushLocked(WakeList* wake) INFLOW_REQUIRES(mu_);
   // Appends `a` to its side, flushes and waits until it completes, its
-  // deadline passes (DEADLINE_EXCEEDED) or its stop token fires
-  // (CANCELLED); a->status holds the outcome.
-  void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options)
-      INFLOW_EXCLUDES(mu_);
+  // deadline passes (DEADLINE_EXCEEDED: the timeout counted from `polled`
+  // if started, else from now) or its stop token fires (CANCELLED);
+  // a->status holds the outcome.
+  void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options,
+            const PollClock& polled = PollClock()) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);
   Tuple BatchOf(std::vector<Tuple>& elements) const;
 
