@@ -16,14 +16,6 @@ namespace {
 
 using namespace inflow::testing;
 
-// An element of an IntQueue of `kind` holding `v` (PriorityQueue: with
-// priority v).
-Tuple Elem(QueueKind kind, int32_t v) {
-  if (kind == QueueKind::kPriority) {
-    return {Tensor::Scalar<int64_t>(v), Tensor::Scalar<int32_t>(v)};
-  }
-  return Int(v);
-}
 Tuple Batch(QueueKind kind, const std::vector<int32_t>& v) {
   if (kind == QueueKind::kPriority) {
     std::vector<int64_t> p(v.begin(), v.end());
@@ -61,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_P(QueueSemanticsTest, WrongArityIsInvalidArgument) {
   auto q = Make(4);
-  Tuple t = Elem(kind(), 1);
+  Tuple t = IntElement(kind(), 1);
   t.push_back(Tensor::Scalar<int32_t>(2));
   EXPECT_TRUE(IsInvalidArgument(q->Enqueue(t)));
   EXPECT_TRUE(IsInvalidArgument(q->Enqueue({})));
@@ -70,7 +62,7 @@ TEST_P(QueueSemanticsTest, WrongArityIsInvalidArgument) {
 
 TEST_P(QueueSemanticsTest, WrongDtypeIsInvalidArgumentNamingTheComponent) {
   auto q = Make(4);
-  Tuple t = Elem(kind(), 1);
+  Tuple t = IntElement(kind(), 1);
   const size_t last = t.size() - 1;
   t[last] = Tensor::Scalar<float>(1.0f);
   Status s = q->Enqueue(t);
@@ -82,14 +74,14 @@ TEST_P(QueueSemanticsTest, WrongDtypeIsInvalidArgumentNamingTheComponent) {
 
 TEST_P(QueueSemanticsTest, WrongShapeIsInvalidArgument) {
   auto q = Make(4);
-  Tuple t = Elem(kind(), 1);
+  Tuple t = IntElement(kind(), 1);
   t.back() = Tensor::FromVector<int32_t>({1, 2});
   EXPECT_TRUE(IsInvalidArgument(q->Enqueue(t)));
 }
 
 TEST_P(QueueSemanticsTest, EnqueueManyOfScalarsIsInvalidArgument) {
   auto q = Make(4);
-  EXPECT_TRUE(IsInvalidArgument(q->EnqueueMany(Elem(kind(), 1))));
+  EXPECT_TRUE(IsInvalidArgument(q->EnqueueMany(IntElement(kind(), 1))));
 }
 
 TEST_P(QueueSemanticsTest, EnqueueManyWithUnequalBatchSizesIsInvalidArgument) {
@@ -124,8 +116,9 @@ TEST_P(QueueSemanticsTest, NegativeDequeueManyIsInvalidArgument) {
 
 TEST_P(QueueSemanticsTest, ValidationComesBeforeClosedAndNeverBlocks) {
   auto q = Make(1);
-  ASSERT_TRUE(q->Enqueue(Elem(kind(), 1)).ok());  // full: a valid call blocks
-  Tuple bad = Elem(kind(), 2);
+  ASSERT_TRUE(
+      q->Enqueue(IntElement(kind(), 1)).ok());  // full: a valid call blocks
+  Tuple bad = IntElement(kind(), 2);
   bad.back() = Tensor::Scalar<float>(0.0f);
   EXPECT_TRUE(IsInvalidArgument(q->Enqueue(bad)));
   ASSERT_TRUE(q->Close().ok());
@@ -140,7 +133,7 @@ TEST_P(QueueSemanticsTest,
   auto q = *CreateQueue(kind(), {.capacity = 4, .dtypes = {DType::kInt32}});
   EXPECT_TRUE(IsInvalidArgument(q->DequeueMany(0).status()));
   EXPECT_TRUE(IsInvalidArgument(q->DequeueUpTo(1).status()));
-  ASSERT_TRUE(q->Enqueue(Elem(kind(), 1)).ok());
+  ASSERT_TRUE(q->Enqueue(IntElement(kind(), 1)).ok());
   EXPECT_TRUE(q->Dequeue().ok());  // single dequeues need no shapes
 }
 
@@ -149,7 +142,7 @@ TEST_P(QueueSemanticsTest,
 TEST_P(QueueSemanticsTest, EnqueueOnAClosedQueueIsCancelled) {
   auto q = Make(4);
   ASSERT_TRUE(q->Close().ok());
-  EXPECT_TRUE(IsCancelled(q->Enqueue(Elem(kind(), 1))));
+  EXPECT_TRUE(IsCancelled(q->Enqueue(IntElement(kind(), 1))));
   EXPECT_TRUE(IsCancelled(q->EnqueueMany(Batch(kind(), {1, 2}))));
 }
 
@@ -229,7 +222,7 @@ TEST_P(QueueSemanticsTest, DequeueUpToOnAnOpenQueueWaitsForAFullBatch) {
   ASSERT_TRUE(q->EnqueueMany(Batch(kind(), {1, 2})).ok());
   EXPECT_TRUE(IsDeadlineExceeded(q->DequeueUpTo(3, Timeout(10ms)).status()));
   EXPECT_EQ(q->Size(), 2);
-  ASSERT_TRUE(q->Enqueue(Elem(kind(), 3)).ok());
+  ASSERT_TRUE(q->Enqueue(IntElement(kind(), 3)).ok());
   EXPECT_EQ(Sorted(q->DequeueUpTo(3)), (std::vector<int32_t>{1, 2, 3}));
 }
 
@@ -256,7 +249,7 @@ TEST_P(QueueSemanticsTest, DequeueManyStacksIntoOneAlignedTensorPerComponent) {
 
 TEST_P(QueueSemanticsTest, ElementsMoveThroughWithoutPayloadCopies) {
   auto q = Make(8);
-  Tuple e = Elem(kind(), 7);
+  Tuple e = IntElement(kind(), 7);
   const Tensor original = e.back();
   ASSERT_TRUE(q->Enqueue(std::move(e)).ok());
   auto out = q->Dequeue();

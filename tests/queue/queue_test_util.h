@@ -74,6 +74,15 @@ inline std::shared_ptr<QueueInterface> IntQueue(QueueKind kind,
   EXPECT_TRUE(q.ok()) << q.status();
   return q.ok() ? *q : nullptr;
 }
+// An element of an IntQueue of `kind` holding `v` (PriorityQueue: with
+// priority v).
+inline Tuple IntElement(QueueKind kind, int32_t v) {
+  if (kind == QueueKind::kPriority) {
+    return {Tensor::Scalar<int64_t>(v), Tensor::Scalar<int32_t>(v)};
+  }
+  return Int(v);
+}
+
 inline std::shared_ptr<QueueInterface> Fifo(int64_t capacity) {
   return IntQueue(QueueKind::kFIFO, capacity);
 }

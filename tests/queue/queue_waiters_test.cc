@@ -3,6 +3,7 @@
 // The waiter model (spec section 1.4), closing (1.5) and timeouts and
 // cancellation (1.6), on FIFOQueue unless a test says otherwise.
 
+#include <chrono>
 #include <stop_token>
 #include <vector>
 
@@ -326,6 +327,54 @@ TEST(QueueWaitersTest, CloseTimingOutBehindABlockedEnqueueLeavesQueueOpen) {
   EXPECT_EQ(IntOf(q->Dequeue()), 1);
   EXPECT_TRUE(Get(enqueue).ok());
   EXPECT_TRUE(q->Close().ok());
+}
+
+// A call that would block polls (and sleeps) before it joins the waiters;
+// its timeout runs from when it began to wait, so it never fails before
+// the timeout has passed, whichever kind of queue and whichever way it
+// waits: the lock-free path of FIFO (empty, or full at a capacity within
+// one segment) or the size hint of RandomShuffle and Priority.
+TEST(QueueWaitersTest, TimedOutCallsHaveWaitedAtLeastTheirTimeout) {
+  using Clock = std::chrono::steady_clock;
+  for (const QueueKind kind :
+       {QueueKind::kFIFO, QueueKind::kPaddingFIFO, QueueKind::kRandomShuffle,
+        QueueKind::kPriority}) {
+    SCOPED_TRACE(std::string(QueueKindName(kind)));
+    auto q = IntQueue(kind, 2);
+    for (const auto timeout : {1ms, 3ms, 20ms}) {
+      Clock::time_point start = Clock::now();
+      EXPECT_TRUE(IsDeadlineExceeded(q->Dequeue(Timeout(timeout)).status()));
+      EXPECT_GE(Clock::now() - start, timeout);
+      EXPECT_EQ(PendingDequeues(*q), 0u);
+    }
+    ASSERT_TRUE(q->Enqueue(IntElement(kind, 1)).ok());
+    ASSERT_TRUE(q->Enqueue(IntElement(kind, 2)).ok());
+    for (const auto timeout : {1ms, 3ms, 20ms}) {
+      Clock::time_point start = Clock::now();
+      EXPECT_TRUE(IsDeadlineExceeded(
+          q->Enqueue(IntElement(kind, 3), Timeout(timeout))));
+      EXPECT_GE(Clock::now() - start, timeout);
+      EXPECT_EQ(PendingEnqueues(*q), 0u);
+    }
+    EXPECT_EQ(q->Size(), 2);
+  }
+}
+
+// A stop request that comes while the call still polls, before it has
+// joined the waiters, cancels it all the same and leaves the queue as it
+// was.
+TEST(QueueWaitersTest, StopTokenCancelsADequeueThatHasNotJoinedTheWaiters) {
+  auto q = Fifo(2);
+  for (int round = 0; round < 20; ++round) {
+    std::stop_source stop;
+    auto blocked = Async(
+        [&] { return q->Dequeue(CallOptions{.stop = stop.get_token()}); });
+    stop.request_stop();
+    EXPECT_TRUE(IsCancelled(Get(blocked).status()));
+    EXPECT_EQ(PendingDequeues(*q), 0u);
+  }
+  ASSERT_TRUE(q->Enqueue(Int(5)).ok());
+  EXPECT_EQ(IntOf(q->Dequeue()), 5);
 }
 
 TEST(QueueWaitersTest, HugeTimeoutWaitsLikeNoTimeout) {
