@@ -95,11 +95,11 @@ class INFLOW_SCOPED_CAPABILITY SpinMutexLock {
 // yields before the sleeps (-2 %).
 //
 // A sleep ends the polling early when the stop token fires, and never
-// goes past the call's timeout; `waiting_since` records when the call
+// goes past the call's timeout; `waiting_since` records when a timed call
 // began to sleep, so that Wait counts that time against the timeout.
 template <typename Ready>
 bool PollUntil(Ready ready, const CallOptions& options,
-               PollClock* waiting_since) {
+               PollStart* waiting_since) {
   for (int i = 0; i < 32; ++i) {
     if (ready()) return true;
     CpuRelax();
@@ -107,11 +107,10 @@ bool PollUntil(Ready ready, const CallOptions& options,
   constexpr auto kSleep = std::chrono::microseconds(20);
   for (int i = 0; i < 8; ++i) {
     if (options.stop.stop_requested()) return false;
-    const PollClock::time_point now = PollClock::Clock::now();
-    if (!waiting_since->started()) waiting_since->Start(now);
-    if (Timed(options) &&
-        now + kSleep >= waiting_since->since() + *options.timeout) {
-      return false;
+    if (Timed(options)) {
+      const auto now = CondVar::Clock::now();
+      if (!waiting_since->has_value()) *waiting_since = now;
+      if (now + kSleep >= **waiting_since + *options.timeout) return false;
     }
     std::this_thread::sleep_for(kSleep);
     if (ready()) return true;
@@ -595,12 +594,12 @@ void QueueCore::AbandonLocked(Attempt* a, Status why) {
 }
 
 void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
-                     const CallOptions& options, const PollClock& polled) {
+                     const CallOptions& options,
+                     const PollStart& polled_since) {
   using Clock = CondVar::Clock;
   const bool timed = Timed(options);
   const Clock::time_point deadline =
-      timed ? (polled.started() ? polled.since() : Clock::now()) +
-                  *options.timeout
+      timed ? polled_since.value_or(Clock::now()) + *options.timeout
             : Clock::time_point::max();
   Attempt* const raw = a.get();
   const bool is_enqueue =
@@ -673,7 +672,7 @@ Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
     return CancelledError("Enqueue operation was cancelled");
   }
   bool spun = false;
-  PollClock waiting_since;
+  PollStart waiting_since;
   if (fast_) {
     SlotRing::Outcome outcome = TryPushFast(element);
     // A full segment is a full queue if it is the only one there can be;
@@ -772,7 +771,7 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
     return CancelledError("Dequeue operation was cancelled");
   }
   bool spun = false;
-  PollClock waiting_since;
+  PollStart waiting_since;
   if (fast_) {
     Tuple element;
     SlotRing::Outcome outcome = TryPopFast(&element);

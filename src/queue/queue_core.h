@@ -82,6 +82,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -122,25 +123,10 @@ Result<QueueSpec> MakeQueueSpec(QueueKind kind, const QueueOptions& options);
 // century ("forever", which also keeps deadlines from overflowing).
 bool Timed(const CallOptions& options);
 
-// When a blocking call began to sleep while it polled before joining the
-// waiters (queue_core.cc, PollUntil), so that Wait counts that time
-// against the call's timeout. Not started: Wait starts the timeout itself.
-class PollClock {
- public:
-  using Clock = CondVar::Clock;
-  using time_point = Clock::time_point;
-
-  bool started() const { return started_; }
-  time_point since() const { return since_; }
-  void Start(time_point t) {
-    since_ = t;
-    started_ = true;
-  }
-
- private:
-  time_point since_{};
-  bool started_ = false;
-};
+// When a timed blocking call began to sleep while it polled before
+// joining the waiters (queue_core.cc, PollUntil), so that Wait counts that
+// time against the call's timeout. Empty: Wait starts the timeout itself.
+using PollStart = std::optional<CondVar::Clock::time_point>;
 
 class QueueCore {
  public:
@@ -220,11 +206,11 @@ class QueueCore {
   bool RunSideLocked(AttemptList* side, WakeList* wake) INFLOW_REQUIRES(mu_);
   void FlushLocked(WakeList* wake) INFLOW_REQUIRES(mu_);
   // Appends `a` to its side, flushes and waits until it completes, its
-  // deadline passes (DEADLINE_EXCEEDED: the timeout counted from `polled`
-  // if started, else from now) or its stop token fires (CANCELLED);
-  // a->status holds the outcome.
+  // deadline passes (DEADLINE_EXCEEDED: the timeout counted from
+  // `polled_since` if set, else from now) or its stop token fires
+  // (CANCELLED); a->status holds the outcome.
   void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options,
-            const PollClock& polled = PollClock()) INFLOW_EXCLUDES(mu_);
+            const PollStart& polled_since = std::nullopt) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);
   Tuple BatchOf(std::vector<Tuple>& elements) const;
 
