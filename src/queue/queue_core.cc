@@ -36,14 +36,6 @@ PhiloxSampler MakeSampler(const QueueSpec& spec) {
   return PhiloxSampler(seed, seed2);
 }
 
-inline void CpuRelax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 // Holds the queue's Mutex for its scope. Critical sections are a few dozen
 // nanoseconds, so under contention a short spin usually gets the lock
 // without the futex sleep and wake-up that Mutex::lock() costs.
@@ -67,7 +59,7 @@ class INFLOW_SCOPED_CAPABILITY SpinMutexLock {
     int backoff = 1;
     for (int attempt = 0; attempt < 20; ++attempt) {
       if (mu->try_lock()) return;
-      for (int i = 0; i < backoff; ++i) CpuRelax();
+      for (int i = 0; i < backoff; ++i) CpuPause();
       backoff = std::min(backoff * 2, kMaxBackoff);
     }
     mu->lock();
@@ -102,7 +94,7 @@ bool PollUntil(Ready ready, const CallOptions& options,
                PollStart* waiting_since) {
   for (int i = 0; i < 32; ++i) {
     if (ready()) return true;
-    CpuRelax();
+    CpuPause();
   }
   constexpr auto kSleep = std::chrono::microseconds(20);
   for (int i = 0; i < 8; ++i) {
