@@ -3,7 +3,7 @@
 // QueueInterface: what every inflow queue offers (TensorFlow's QueueBase).
 // Elements are Tuples (one Tensor per component); batches are Tuples whose
 // component i has shape [n] + shape_i. Semantics, error kinds and waiter
-// ordering follow shared spec queues-and-threads.md sections 1-5:
+// ordering follow TF's QueueBase (docs/conformance.md, "Queues"):
 //   - Enqueue on a closed queue: CANCELLED.
 //   - Dequeue on a closed queue with too few elements: OUT_OF_RANGE.
 //   - A timed-out call: DEADLINE_EXCEEDED; a call whose stop token fires:
@@ -11,7 +11,7 @@
 //     (except rows an EnqueueMany already inserted, as TF). Elements a
 //     DequeueMany/DequeueUpTo had already taken go back (FIFO kinds: to
 //     the front, in their original order; RandomShuffle: into the bag) -
-//     TF loses them; spec divergence, section 1.6.
+//     TF loses them (docs/conformance.md, "Timeouts and cancellation").
 //   - Validation errors (INVALID_ARGUMENT naming the component) come before
 //     any blocking and leave the queue untouched.
 //
@@ -36,24 +36,13 @@
 #include <string>
 #include <vector>
 
+#include "inflow/core/call_options.h"
 #include "inflow/core/result.h"
 #include "inflow/core/status.h"
 #include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
 
 namespace inflow {
-
-// Options for one blocking call.
-struct CallOptions {
-  // How long the call may block; nullopt = forever (TF's timeout_in_ms).
-  // A timeout <= 0 never blocks: a call that cannot complete at once fails
-  // with DEADLINE_EXCEEDED, leaving the queue untouched.
-  std::optional<std::chrono::milliseconds> timeout = {};
-  // A stop request releases the blocked call with CANCELLED. A call made
-  // with a token already stopped fails with CANCELLED without touching the
-  // queue (as TF's already-cancelled ops).
-  std::stop_token stop = {};
-};
 
 // A queue element keyed by component name, for queues created with names.
 using NamedTuple = std::map<std::string, Tensor, std::less<>>;

@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
 // Coordinator: tf.train.Coordinator. Threads that start, stop and fail
-// together (spec queues-and-threads.md section 6).
+// together (docs/conformance.md, "Coordinator").
 //
 //   Coordinator coord;
 //   auto threads = runner->CreateThreads(&coord, /*start=*/true);
@@ -28,9 +28,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "inflow/core/call_options.h"
 #include "inflow/core/mutex.h"
 #include "inflow/core/status.h"
-#include "inflow/queue/queue.h"
 #include "inflow/threads/thread.h"
 
 namespace inflow {
