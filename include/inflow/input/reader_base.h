@@ -2,7 +2,7 @@
 //
 // ReaderBase: TensorFlow's ReaderBase. A reader takes filenames (work
 // units) from a queue of scalar strings and produces (key, value) records
-// from one file after another (shared spec queues-and-threads.md 8.6):
+// from one file after another (docs/formats.md, "Reader ops"):
 //
 //   - With no current file, Read() dequeues a filename (blocking, per
 //     `options`) and opens it. A closed, drained queue gives OUT_OF_RANGE,
@@ -20,8 +20,8 @@
 // Thread-safe: calls are serialized (a reader may be shared by several
 // enqueue threads, as in TF; one blocked in Dequeue holds up the others).
 
-#ifndef INFLOW_IO_READER_BASE_H_
-#define INFLOW_IO_READER_BASE_H_
+#ifndef INFLOW_INPUT_READER_BASE_H_
+#define INFLOW_INPUT_READER_BASE_H_
 
 #include <cstdint>
 #include <string>
@@ -91,4 +91,4 @@ class ReaderBase {
 
 }  // namespace inflow
 
-#endif  // INFLOW_IO_READER_BASE_H_
+#endif  // INFLOW_INPUT_READER_BASE_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 
-#include "inflow/io/readers.h"
+#include "inflow/input/readers.h"
 
 #include <chrono>
 #include <set>

@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 
-#include "inflow/io/reader_base.h"
+#include "inflow/input/reader_base.h"
 
 namespace inflow {
 

@@ -3,7 +3,7 @@
 // The four TF readers over ReaderBase. Each keeps its per-file state only
 // between OnWorkStartedLocked() and OnWorkFinishedLocked().
 
-#include "inflow/io/readers.h"
+#include "inflow/input/readers.h"
 
 #include <cstring>
 

@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
-// TensorFlow's four file readers (shared spec formats.md section 3), each
-// pulling filenames from a queue (io/reader_base.h). Keys:
+// TensorFlow's four file readers (docs/formats.md, "Reader ops"), each
+// pulling filenames from a queue (input/reader_base.h). Keys:
 //   TFRecordReader           "<file>:<offset of the record in the
 //                            (decompressed) stream>"
 //   TextLineReader           "<file>:<1-based line number, counting skipped
@@ -10,16 +10,16 @@
 //   WholeFileReader          "<file>"
 // Every reader is thread-safe (see ReaderBase).
 
-#ifndef INFLOW_IO_READERS_H_
-#define INFLOW_IO_READERS_H_
+#ifndef INFLOW_INPUT_READERS_H_
+#define INFLOW_INPUT_READERS_H_
 
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "inflow/core/result.h"
+#include "inflow/input/reader_base.h"
 #include "inflow/io/env.h"
-#include "inflow/io/reader_base.h"
 
 namespace inflow {
 
@@ -55,4 +55,4 @@ std::unique_ptr<ReaderBase> NewWholeFileReader(Env& env);
 
 }  // namespace inflow
 
-#endif  // INFLOW_IO_READERS_H_
+#endif  // INFLOW_INPUT_READERS_H_
