@@ -16,6 +16,15 @@ function(inflow_add_component name)
   install(TARGETS inflow_${name} EXPORT inflowTargets
           ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set_property(GLOBAL APPEND PROPERTY INFLOW_COMPONENTS inflow_${name})
+  # The declared dependency graph, for the layering test (tests/layering).
+  set(deps "")
+  foreach(dep IN LISTS ARG_DEPS ARG_PRIVATE_DEPS)
+    if(dep MATCHES "^inflow::(.+)$")
+      list(APPEND deps ${CMAKE_MATCH_1})
+    endif()
+  endforeach()
+  list(JOIN deps " " deps)
+  set_property(GLOBAL APPEND_STRING PROPERTY INFLOW_COMPONENT_GRAPH "${name}: ${deps}\n")
 endfunction()
 
 # inflow_add_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
