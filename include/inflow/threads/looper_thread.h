@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 //
-// LooperThread: tf.train.LooperThread (spec queues-and-threads.md 6.1). A
+// LooperThread: tf.train.LooperThread (docs/conformance.md, "LooperThread"). A
 // thread that calls a function every `interval` (fixed rate), or back to
 // back, until its coordinator stops.
 //

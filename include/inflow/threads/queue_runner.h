@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 //
-// QueueRunner: tf.train.QueueRunner (spec queues-and-threads.md section 7).
+// QueueRunner: tf.train.QueueRunner (docs/conformance.md, "QueueRunner").
 // Threads that each run one enqueue op in a loop to keep a queue filled,
 // plus a closer thread that cancels pending enqueues when the coordinator
 // stops.
