@@ -24,7 +24,9 @@ build/release/build.ninja:
 build: build/release/build.ninja
 	cmake --build build/release -j $(JOBS)
 
-demo: deps build
+# The demo needs only the CLI: no tests, benchmarks or examples are built.
+demo: deps build/release/build.ninja
+	cmake --build build/release -j $(JOBS) --target inflow_cli
 	build/release/bin/inflow demo
 
 test: deps

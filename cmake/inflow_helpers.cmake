@@ -8,6 +8,9 @@ function(inflow_add_component name)
   add_library(inflow_${name} STATIC ${ARG_SOURCES})
   add_library(inflow::${name} ALIAS inflow_${name})
   set_target_properties(inflow_${name} PROPERTIES EXPORT_NAME ${name})
+  # The public headers are C++20: a consumer of the installed package gets
+  # the standard from the targets, without setting CMAKE_CXX_STANDARD.
+  target_compile_features(inflow_${name} PUBLIC cxx_std_20)
   target_include_directories(inflow_${name}
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
            $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>

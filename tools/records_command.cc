@@ -5,8 +5,11 @@
 //   inflow records count  [--compression C] FILE...
 //       one JSON line per file: {"file": F, "records": N}
 //   inflow records verify [--compression C] FILE...
-//       checks every CRC; one JSON line per file:
-//       {"file": F, "records": N, "bytes": <file size>, "ok": true}
+//       checks every CRC of every file; one JSON line per file:
+//       {"file": F, "records": N, "bytes": <file size>, "ok": true}, or
+//       {"file": F, "records": <good ones before the damage>, "ok": false,
+//        "error": "DATA_LOSS: ..."}; exits 1 after the last file if any
+//       failed
 //   inflow records cat    [--as A] [--compression C] FILE...
 //   inflow records head   [-n N] [--as A] [--compression C] FILE...
 //       one JSON line per record (head: the first N of each file)
@@ -14,12 +17,20 @@
 //       those feature keys of decoded records
 //   inflow records write  [--compression C] OUT
 //       writes one record per stdin line {"raw": "<base64>"} (what
-//       `cat --as raw` prints), so the two round-trip
+//       `cat --as raw` prints), so the two round-trip; writes a temporary
+//       file beside OUT and renames it to OUT only once every record is
+//       written, so a failed write leaves OUT as it was (or absent)
 //
-// --compression: auto (default: from the file's first bytes and name),
-// none, zlib or gzip. On damage the good records before it are printed,
-// then the command exits 1 with "DATA_LOSS: ..." (file and byte offset of
-// the bad record) on stderr.
+// --compression: auto (default; reading: from the file's first bytes, then
+// its name; writing: from the name, ".gz"/".gzip" GZIP, ".zz"/".zlib"
+// ZLIB), or TF's compression_type spellings in any case: GZIP, ZLIB, NONE
+// or "" (none). On damage the good records before it are printed, then the
+// command exits 1 with "DATA_LOSS: ..." (file and byte offset of the bad
+// record) on stderr. A record that --as example / sequence_example cannot
+// decode is INVALID_ARGUMENT naming the file, the record's index (from 0)
+// and its offset.
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
@@ -42,61 +53,6 @@ namespace {
 
 enum class RecordFormat { kAuto, kRaw, kExample, kSequenceExample };
 
-std::string Base64(std::string_view data) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    const uint32_t v = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) |
-                       uint8_t(data[i + 2]);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i + 1 == data.size()) {
-    const uint32_t v = uint8_t(data[i]) << 16;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == data.size()) {
-    const uint32_t v = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
-Result<std::string> Unbase64(std::string_view text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    return -1;
-  };
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int v = value(c);
-    if (v < 0) return InvalidArgumentError("bad base64 character");
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
 // One record as one JSON line (without the newline).
 //
 // --as example / sequence_example print protobuf's canonical JSON
@@ -115,14 +71,22 @@ Result<std::string> RecordToJson(std::string_view record, RecordFormat as,
       if (example.Parse(record).ok() && example.has_features()) {
         return ExampleToJson(record, options);
       }
-      return "{\"raw\":\"" + Base64(record) + "\"}";
+      return "{\"raw\":\"" + Base64Encode(record) + "\"}";
     }
     case RecordFormat::kRaw:
-      return "{\"raw\":\"" + Base64(record) + "\"}";
-    case RecordFormat::kExample:
-      return ExampleToJson(record, options);
-    case RecordFormat::kSequenceExample:
-      return SequenceExampleToJson(record, options);
+      return "{\"raw\":\"" + Base64Encode(record) + "\"}";
+    case RecordFormat::kExample: {
+      Result<std::string> json = ExampleToJson(record, options);
+      if (!json.ok()) return json.status().WithContext("not an Example");
+      return json;
+    }
+    case RecordFormat::kSequenceExample: {
+      Result<std::string> json = SequenceExampleToJson(record, options);
+      if (!json.ok()) {
+        return json.status().WithContext("not a SequenceExample");
+      }
+      return json;
+    }
   }
   return InternalError("unknown record format");
 }
@@ -140,12 +104,20 @@ struct Flags {
   int64_t head = 10;
 };
 
+// --compression for reading `path`.
 Result<CompressionType> CompressionFor(const Flags& flags,
                                        const std::string& path) {
   if (flags.compression == "auto") {
     return DetectFileCompression(Env::Default(), path);
   }
   return ParseCompressionType(flags.compression);
+}
+
+// "" when `value` is a valid --compression (CLI11's validator convention).
+std::string CheckCompression(const std::string& value) {
+  if (value == "auto" || ParseCompressionType(value).ok()) return "";
+  return "unknown compression type \"" + value +
+         "\": expected auto, GZIP, ZLIB, NONE or \"\" (in any case)";
 }
 
 Result<std::unique_ptr<RecordReader>> OpenReader(const Flags& flags,
@@ -159,23 +131,29 @@ Result<std::unique_ptr<RecordReader>> OpenReader(const Flags& flags,
 }
 
 // Calls `each` on every record (at most `limit`, if >= 0); OK at the
-// clean end of the file.
+// clean end of the file. An error of `each` names the file, the record's
+// index and its offset.
 template <typename Fn>
 Status ForEachRecord(const Flags& flags, const std::string& path, int64_t limit,
                      Fn&& each) {
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<RecordReader> reader,
                           OpenReader(flags, path));
   for (int64_t n = 0; limit < 0 || n < limit; ++n) {
+    const uint64_t offset = reader->offset();
     Result<std::string_view> record = reader->Next();
     if (!record.ok()) {
       return IsOutOfRange(record.status()) ? OkStatus() : record.status();
     }
-    INFLOW_RETURN_IF_ERROR(each(*record));
+    Status s = each(*record);
+    if (!s.ok()) {
+      return s.WithContext(path + ": record " + std::to_string(n) +
+                           " at offset " + std::to_string(offset));
+    }
   }
   return OkStatus();
 }
 
-Status Count(const Flags& flags, bool verify) {
+Status Count(const Flags& flags) {
   for (const std::string& path : flags.files) {
     int64_t records = 0;
     INFLOW_RETURN_IF_ERROR(
@@ -183,15 +161,37 @@ Status Count(const Flags& flags, bool verify) {
           ++records;
           return OkStatus();
         }));
-    nlohmann::ordered_json line = {{"file", path}, {"records", records}};
-    if (verify) {
-      INFLOW_ASSIGN_OR_RETURN(uint64_t bytes, Env::Default().GetFileSize(path));
-      line["bytes"] = bytes;
-      line["ok"] = true;
-    }
+    const nlohmann::ordered_json line = {{"file", path}, {"records", records}};
     std::printf("%s\n", Json(line).c_str());
   }
   return OkStatus();
+}
+
+// Every file, even after one fails; the first failure is the result.
+Status Verify(const Flags& flags) {
+  Status first_error;
+  int failed = 0;
+  for (const std::string& path : flags.files) {
+    int64_t records = 0;
+    Status s = ForEachRecord(flags, path, -1, [&](std::string_view) {
+      ++records;
+      return OkStatus();
+    });
+    nlohmann::ordered_json line = {{"file", path}, {"records", records}};
+    Result<uint64_t> bytes = Env::Default().GetFileSize(path);
+    if (s.ok()) s = bytes.status();
+    if (bytes.ok()) line["bytes"] = *bytes;
+    line["ok"] = s.ok();
+    if (!s.ok()) {
+      line["error"] = s.ToString();
+      if (failed++ == 0) first_error = s;
+    }
+    std::printf("%s\n", Json(line).c_str());
+  }
+  if (failed == 0) return OkStatus();
+  return first_error.WithContext(std::to_string(failed) + " of " +
+                                 std::to_string(flags.files.size()) +
+                                 " files failed; the first");
 }
 
 Result<RecordFormat> ParseFormat(const std::string& as) {
@@ -219,16 +219,7 @@ Status Print(const Flags& flags, int64_t limit) {
   return OkStatus();
 }
 
-Status Write(const Flags& flags, const std::string& out) {
-  RecordWriterOptions options;
-  if (flags.compression != "auto") {
-    INFLOW_ASSIGN_OR_RETURN(options.compression,
-                            ParseCompressionType(flags.compression));
-  } else {
-    options.compression = DetectCompression(out, "");
-  }
-  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> writer,
-                          RecordWriter::Create(Env::Default(), out, options));
+Status WriteRecordsFromStdin(RecordWriter& writer) {
   std::string line;
   int64_t number = 0;
   while (std::getline(std::cin, line)) {
@@ -239,14 +230,45 @@ Status Write(const Flags& flags, const std::string& out) {
       return InvalidArgumentError("stdin line " + std::to_string(number) +
                                   ": expected {\"raw\": \"<base64>\"}");
     }
-    Result<std::string> record = Unbase64(j["raw"].get<std::string>());
+    Result<std::string> record = Base64Decode(j["raw"].get<std::string>());
     if (!record.ok()) {
       return record.status().WithContext("stdin line " +
                                          std::to_string(number));
     }
-    INFLOW_RETURN_IF_ERROR(writer->WriteRecord(*record));
+    INFLOW_RETURN_IF_ERROR(writer.WriteRecord(*record));
   }
-  return writer->Close();
+  return OkStatus();
+}
+
+// Writes to "<dir>/.<name>.tmp<pid>" and renames it to `out` on success;
+// on failure the temporary file is deleted.
+Status Write(const Flags& flags, const std::string& out) {
+  RecordWriterOptions options;
+  if (flags.compression == "auto") {
+    options.compression = CompressionFromFileName(out);
+  } else {
+    INFLOW_ASSIGN_OR_RETURN(options.compression,
+                            ParseCompressionType(flags.compression));
+  }
+  const size_t slash = out.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "" : out.substr(0, slash + 1);
+  const std::string base =
+      slash == std::string::npos ? out : out.substr(slash + 1);
+  const std::string tmp =
+      dir + "." + base + ".tmp" + std::to_string(::getpid());
+  Env& env = Env::Default();
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> writer,
+                          RecordWriter::Create(env, tmp, options));
+  Status s = WriteRecordsFromStdin(*writer);
+  Status closed = writer->Close();
+  if (s.ok()) s = closed;
+  if (s.ok()) s = env.RenameFile(tmp, out);
+  if (!s.ok()) {
+    env.DeleteFile(tmp).IgnoreError();
+    return s.WithContext("writing " + out);
+  }
+  return OkStatus();
 }
 
 std::function<Status()> Setup(CLI::App& app) {
@@ -254,10 +276,11 @@ std::function<Status()> Setup(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   app.require_subcommand(1, 1);
   const std::string compression_help =
-      "auto (from the first bytes and the name), none, zlib or gzip";
+      "auto (reading: from the first bytes, then the name; writing: from "
+      "the name), or GZIP, ZLIB, NONE or \"\" in any case";
   auto add_common = [&](CLI::App* sub) {
     sub->add_option("--compression", flags->compression, compression_help)
-        ->check(CLI::IsMember({"auto", "none", "zlib", "gzip"}));
+        ->check(CheckCompression, "auto|GZIP|ZLIB|NONE|\"\"");
   };
   auto add_files = [&](CLI::App* sub) {
     sub->add_option("FILE", flags->files, "TFRecord files")->required();
@@ -296,8 +319,8 @@ std::function<Status()> Setup(CLI::App& app) {
   write->add_option("OUT", *out, "output file")->required();
 
   return [=]() -> Status {
-    if (count->parsed()) return Count(*flags, /*verify=*/false);
-    if (verify->parsed()) return Count(*flags, /*verify=*/true);
+    if (count->parsed()) return Count(*flags);
+    if (verify->parsed()) return Verify(*flags);
     if (cat->parsed()) return Print(*flags, -1);
     if (head->parsed()) return Print(*flags, flags->head);
     if (write->parsed()) return Write(*flags, *out);

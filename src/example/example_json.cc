@@ -41,6 +41,44 @@ std::string Base64Encode(std::string_view bytes) {
   return out;
 }
 
+Result<std::string> Base64Decode(std::string_view text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62;
+    if (c == '/' || c == '_') return 63;
+    return -1;
+  };
+  if (text.size() % 4 == 0 && text.ends_with("==")) {
+    text.remove_suffix(2);
+  } else if (text.size() % 4 == 0 && text.ends_with('=')) {
+    text.remove_suffix(1);
+  }
+  if (text.size() % 4 == 1) {
+    return InvalidArgumentError("bad base64 length " +
+                                std::to_string(text.size()));
+  }
+  std::string out;
+  out.reserve(text.size() / 4 * 3 + 2);
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const int v = value(text[i]);
+    if (v < 0) {
+      return InvalidArgumentError("bad base64 character at " +
+                                  std::to_string(i));
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+
 namespace {
 
 // Length of the valid UTF-8 sequence at s[i], or 0.

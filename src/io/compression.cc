@@ -42,6 +42,16 @@ Result<CompressionType> ParseCompressionType(std::string_view name) {
                               "\" (expected \"\", \"ZLIB\" or \"GZIP\")");
 }
 
+CompressionType CompressionFromFileName(std::string_view path) {
+  if (EndsWith(path, ".gz") || EndsWith(path, ".gzip")) {
+    return CompressionType::kGzip;
+  }
+  if (EndsWith(path, ".zlib") || EndsWith(path, ".zz")) {
+    return CompressionType::kZlib;
+  }
+  return CompressionType::kNone;
+}
+
 CompressionType DetectCompression(std::string_view path,
                                   std::string_view first_bytes) {
   if (first_bytes.empty()) return CompressionType::kNone;
@@ -57,13 +67,7 @@ CompressionType DetectCompression(std::string_view path,
       (b[0] * 256 + b[1]) % 31 == 0) {
     return CompressionType::kZlib;
   }
-  if (EndsWith(path, ".gz") || EndsWith(path, ".gzip")) {
-    return CompressionType::kGzip;
-  }
-  if (EndsWith(path, ".zlib") || EndsWith(path, ".zz")) {
-    return CompressionType::kZlib;
-  }
-  return CompressionType::kNone;
+  return CompressionFromFileName(path);
 }
 
 Result<CompressionType> DetectFileCompression(Env& env,

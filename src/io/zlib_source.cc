@@ -77,7 +77,6 @@ Result<size_t> ZlibSource::Read(char* dst, size_t n) {
     }
     strm_.next_out = reinterpret_cast<Bytef*>(dst);
     strm_.avail_out = static_cast<uInt>(n);
-    const uint64_t consumed_before = file_offset_ - strm_.avail_in;
     const int rc = inflate(&strm_, Z_NO_FLUSH);
     produced = n - strm_.avail_out;
     if (rc == Z_STREAM_END) {
@@ -87,10 +86,13 @@ Result<size_t> ZlibSource::Read(char* dst, size_t n) {
       // compressed stream was cut short; the stream just ends here.
       if (strm_.avail_in == 0 && input_done_) break;
     } else if (rc != Z_OK) {
+      // inflate stops consuming where it noticed the damage (its bit
+      // buffer may hold a few bytes past it).
+      const uint64_t noticed_at = file_offset_ - strm_.avail_in;
       return DataLossError(
           "corrupt " + std::string(gzip_ ? "gzip" : "zlib") + " data in " +
           file_->name() + " near compressed offset " +
-          std::to_string(consumed_before) + ": " + ZlibMessage(strm_, rc));
+          std::to_string(noticed_at) + ": " + ZlibMessage(strm_, rc));
     }
   }
   out_pos_ += produced;

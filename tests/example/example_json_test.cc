@@ -80,5 +80,23 @@ TEST(ExampleJsonTest, Base64MatchesRfc4648Vectors) {
   EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
 }
 
+TEST(ExampleJsonTest, Base64DecodeInvertsEncodeAndRejectsWhatIsNotBase64) {
+  EXPECT_EQ(*Base64Decode(""), "");
+  EXPECT_EQ(*Base64Decode("Zg=="), "f");
+  EXPECT_EQ(*Base64Decode("Zm8="), "fo");
+  EXPECT_EQ(*Base64Decode("Zm9vYmFy"), "foobar");
+  EXPECT_EQ(*Base64Decode("Zm8"), "fo");         // padding left out
+  EXPECT_EQ(*Base64Decode("-_8="), "\xfb\xff");  // URL-safe alphabet
+  std::string all;
+  for (int i = 0; i < 256; ++i) all.push_back(static_cast<char>(i));
+  for (size_t n = 0; n <= all.size(); n += 17) {
+    EXPECT_EQ(*Base64Decode(Base64Encode(all.substr(0, n))), all.substr(0, n));
+  }
+  for (const char* bad : {"Z", "Zm9vY", "Zm 9v", "Zg=a", "=Zg=", "Zm9v!A=="}) {
+    EXPECT_EQ(Base64Decode(bad).status().code(), StatusCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace inflow

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -34,29 +35,11 @@ namespace {
 
 using json = nlohmann::json;
 
+// The cases come from Python's base64.b64encode: standard base64.
 std::string Unbase64(const std::string& text) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    const int v = value(c);
-    if (v < 0) continue;  // padding
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
+  Result<std::string> bytes = Base64Decode(text);
+  if (!bytes.ok()) throw std::invalid_argument(bytes.status().ToString());
+  return *std::move(bytes);
 }
 
 Result<FeatureSpecs> Specs(const json& list) {

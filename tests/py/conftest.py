@@ -1,4 +1,9 @@
-"""Shared fixtures: where the built CLI and the shared test data live."""
+"""Shared fixtures: where the built CLI and the shared test data live.
+
+The suite needs TensorFlow (the reference) and the built programs; `make
+test` installs and builds both. When either is missing the session stops
+with an error before any test runs: nothing is skipped.
+"""
 import os
 import pathlib
 import subprocess
@@ -9,13 +14,31 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("INFLOW_BUILD_DIR", ROOT / "build" / "release"))
 SHARED = pathlib.Path(os.environ.get("INFLOW_SHARED_DIR", ROOT.parent / "shared"))
 
+# The programs tests/py drives, relative to the build directory.
+PROGRAMS = ["bin/inflow", "tests/example_tf_driver", "tests/queue_tf_replay"]
+
+
+def missing_requirements():
+    """What the suite needs and cannot find, one message each."""
+    problems = [f"{BUILD / p} is missing: run `make build` (or `make test`)"
+                for p in PROGRAMS if not (BUILD / p).exists()]
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError as e:
+        problems.append(f"TensorFlow cannot be imported ({e}): run "
+                        "scripts/install-deps (or `make test`) and use .venv/bin/python")
+    return problems
+
+
+def pytest_sessionstart(session):
+    problems = missing_requirements()
+    if problems:
+        pytest.exit("tests/py cannot run:\n  " + "\n  ".join(problems), returncode=1)
+
 
 @pytest.fixture(scope="session")
 def inflow_bin():
-    path = BUILD / "bin" / "inflow"
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run `make build` first")
-    return str(path)
+    return str(BUILD / "bin" / "inflow")
 
 
 @pytest.fixture(scope="session")

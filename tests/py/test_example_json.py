@@ -7,9 +7,8 @@ import math
 import random
 
 import pytest
-
-tf = pytest.importorskip("tensorflow")
-from google.protobuf import json_format  # noqa: E402
+import tensorflow as tf
+from google.protobuf import json_format
 
 TF_DIR = "testdata/tf/tfrecord"
 

@@ -15,8 +15,7 @@ import subprocess
 
 import numpy as np
 import pytest
-
-tf = pytest.importorskip("tensorflow")
+import tensorflow as tf
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("INFLOW_BUILD_DIR", ROOT / "build" / "release"))

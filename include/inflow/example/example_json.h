@@ -32,6 +32,11 @@ Result<std::string> SequenceExampleToJson(
 
 // Standard base64 with padding (protobuf's JSON for bytes).
 std::string Base64Encode(std::string_view bytes);
+// The inverse of Base64Encode. Also accepts the URL-safe alphabet ('-' and
+// '_') and missing padding, as protobuf's JSON parser does. INVALID_ARGUMENT
+// for any other character, '=' before the end, or a length that is 1
+// modulo 4 once the padding is removed.
+Result<std::string> Base64Decode(std::string_view text);
 
 }  // namespace inflow
 

@@ -26,11 +26,17 @@ std::string_view CompressionTypeName(CompressionType type);
 // Anything else is INVALID_ARGUMENT (TF would log and read uncompressed).
 Result<CompressionType> ParseCompressionType(std::string_view name);
 
+// The compression a file's name asks for: ".gz" or ".gzip" means GZIP,
+// ".zlib" or ".zz" means ZLIB, anything else none. Suffixes are matched
+// exactly (".GZ" is none). What `inflow records write` uses for
+// --compression auto, where there are no bytes to look at yet.
+CompressionType CompressionFromFileName(std::string_view path);
+
 // Guesses how a record file is compressed from its first bytes (at least
 // 12 when the file has them) and, when those do not decide, its name:
 // a valid TFRecord header or an empty file means none; gzip's magic
 // 1f 8b means GZIP; a zlib header (CMF low nibble 8, CMF*256+FLG a
-// multiple of 31) means ZLIB; otherwise ".gz" / ".zlib" suffixes decide.
+// multiple of 31) means ZLIB; otherwise CompressionFromFileName().
 // Opt-in only: TF never guesses.
 CompressionType DetectCompression(std::string_view path,
                                   std::string_view first_bytes);
