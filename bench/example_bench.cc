@@ -231,7 +231,7 @@ class ProtobufExtractor {
         sp.dense_shape =
             single ? Tensor::FromVector(std::vector<int64_t>{max_n})
                    : Tensor::FromVector(std::vector<int64_t>{batch, max_n});
-        int64_t* idx = sp.indices.data<int64_t>();
+        int64_t* idx = sp.indices.mutable_flat<int64_t>().value().data();
         int64_t at = 0;
         for (size_t b = 0; b < records.size(); ++b) {
           if (found_[b] == nullptr) continue;
@@ -277,19 +277,21 @@ class ProtobufExtractor {
   static void Copy(const tensorflow::Feature& f, Tensor& t, int64_t at) {
     switch (f.kind_case()) {
       case tensorflow::Feature::kBytesList: {
-        std::string* out = t.data<std::string>() + at;
+        std::string* out = t.mutable_flat<std::string>().value().data() + at;
         for (const std::string& s : f.bytes_list().value()) *out++ = s;
         break;
       }
       case tensorflow::Feature::kFloatList:
         if (f.float_list().value_size() > 0) {
-          std::memcpy(t.data<float>() + at, f.float_list().value().data(),
+          std::memcpy(t.mutable_flat<float>().value().data() + at,
+                      f.float_list().value().data(),
                       sizeof(float) * f.float_list().value_size());
         }
         break;
       case tensorflow::Feature::kInt64List:
         if (f.int64_list().value_size() > 0) {
-          std::memcpy(t.data<int64_t>() + at, f.int64_list().value().data(),
+          std::memcpy(t.mutable_flat<int64_t>().value().data() + at,
+                      f.int64_list().value().data(),
                       sizeof(int64_t) * f.int64_list().value_size());
         }
         break;

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "inflow/queue/fifo_queue.h"
@@ -44,7 +45,9 @@ Status Run(int num_threads, int num_batches) {
           std::normal_distribution<float> normal(0.0f, 1.0f);
           inflow::Tensor batch = inflow::Tensor::Uninitialized(
               inflow::DType::kFloat32, inflow::TensorShape({kRows, kCols}));
-          for (float& v : batch.flat<float>()) v = normal(*rng);
+          inflow::Result<std::span<float>> values = batch.mutable_flat<float>();
+          if (!values.ok()) return values.status();
+          for (float& v : *values) v = normal(*rng);
           return inflow::Tuple{std::move(batch)};
         }));
   }

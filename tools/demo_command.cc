@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -203,7 +204,11 @@ Status RunDemo(const DemoOptions& o) {
                                            TensorShape({rows, o.features}));
           Tensor y =
               Tensor::Uninitialized(DType::kFloat32, TensorShape({rows}));
-          Synthesize(w_true, *rng, x.data<float>(), y.data<float>(), rows);
+          INFLOW_ASSIGN_OR_RETURN(const std::span<float> xs,
+                                  x.mutable_flat<float>());
+          INFLOW_ASSIGN_OR_RETURN(const std::span<float> ys,
+                                  y.mutable_flat<float>());
+          Synthesize(w_true, *rng, xs.data(), ys.data(), rows);
           return Tuple{std::move(x), std::move(y)};
         },
         /*many=*/true));

@@ -13,7 +13,7 @@ struct DTypeInfo {
   size_t size;
 };
 
-constexpr std::array<DTypeInfo, 12> kInfo = {{
+constexpr std::array<DTypeInfo, 14> kInfo = {{
     {DType::kFloat32, "float32", 4},
     {DType::kFloat64, "float64", 8},
     {DType::kInt32, "int32", 4},
@@ -26,6 +26,8 @@ constexpr std::array<DTypeInfo, 12> kInfo = {{
     {DType::kBFloat16, "bfloat16", 2},
     {DType::kUInt16, "uint16", 2},
     {DType::kFloat16, "float16", 2},
+    {DType::kUInt32, "uint32", 4},
+    {DType::kUInt64, "uint64", 8},
 }};
 
 const DTypeInfo* Find(DType dtype) {

@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <sstream>
+#include <string>
 
 namespace inflow {
 
@@ -74,6 +74,15 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
 }
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(
+    const void* data, size_t size, std::function<void()> release) {
+  // The pointer is only ever written through when read_only_ is false.
+  std::shared_ptr<TensorBuffer> buf =
+      WrapWritable(const_cast<void*>(data), size, std::move(release));
+  buf->read_only_ = true;
+  return buf;
+}
+
+std::shared_ptr<TensorBuffer> TensorBuffer::WrapWritable(
     void* data, size_t size, std::function<void()> release) {
   auto buf = std::make_shared<TensorBuffer>(Key());
   buf->data_ = data;
@@ -107,7 +116,18 @@ Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
                                   std::shared_ptr<TensorBuffer> buffer,
                                   size_t byte_offset) {
   if (!IsValidDType(dtype)) return InvalidArgumentError("invalid dtype");
+  if (dtype == DType::kString) {
+    return InvalidArgumentError(
+        "FromBuffer: a string tensor cannot view a byte buffer (its elements "
+        "are std::string objects); build it with FromVector or Tensor()");
+  }
   if (buffer == nullptr) return InvalidArgumentError("null buffer");
+  for (int64_t d : shape.dims()) {
+    if (d < 0) {
+      return InvalidArgumentError("FromBuffer: negative dimension in shape " +
+                                  shape.DebugString());
+    }
+  }
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
@@ -121,8 +141,7 @@ Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
                                 std::string(DTypeName(dtype)));
   }
   const auto addr = reinterpret_cast<uintptr_t>(buffer->data()) + byte_offset;
-  const size_t align = dtype == DType::kString ? alignof(std::string) : elem;
-  if (align > 1 && addr % align != 0) {
+  if (elem > 1 && addr % elem != 0) {
     return InvalidArgumentError("buffer is misaligned for " +
                                 std::string(DTypeName(dtype)));
   }
@@ -139,9 +158,43 @@ size_t Tensor::num_bytes() const {
   return static_cast<size_t>(num_elements_) * element_size();
 }
 
-void* Tensor::raw_data() const {
+const void* Tensor::raw_data() const {
   if (buffer_ == nullptr) return nullptr;
-  return static_cast<char*>(buffer_->data()) + offset_;
+  return static_cast<const char*>(buffer_->data()) + offset_;
+}
+
+Result<void*> Tensor::mutable_raw_data() {
+  if (buffer_ == nullptr) {
+    return FailedPreconditionError("cannot write to an uninitialized tensor");
+  }
+  if (buffer_->read_only()) {
+    return FailedPreconditionError(
+        "cannot write to a read-only " + std::string(DTypeName(dtype_)) +
+        " tensor " + shape_.DebugString() +
+        " (it views borrowed bytes; Clone() it to get a writable copy)");
+  }
+  return writable_data();
+}
+
+Status Tensor::CheckElementCount(const TensorShape& shape, size_t count) {
+  Result<TensorShape> checked = TensorShape::FromDims(shape.dims());
+  if (!checked.ok()) {
+    return InvalidArgumentError(
+        "FromVector: shape " + shape.DebugString() +
+        " is invalid: " + std::string(checked.status().message()));
+  }
+  if (shape.num_elements() != static_cast<int64_t>(count)) {
+    return InvalidArgumentError(
+        "FromVector: " + std::to_string(count) + " values do not fill shape " +
+        shape.DebugString() + " of " + std::to_string(shape.num_elements()) +
+        " elements");
+  }
+  return OkStatus();
+}
+
+Status Tensor::TypeMismatch(DType requested) const {
+  return InvalidArgumentError("tensor is " + std::string(DTypeName(dtype_)) +
+                              ", not " + std::string(DTypeName(requested)));
 }
 
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {
@@ -188,7 +241,7 @@ void CopyElements(DType dtype, const void* src, void* dst, int64_t n) {
 Tensor Tensor::Clone() const {
   if (!IsInitialized()) return Tensor();
   Tensor t = Uninitialized(dtype_, shape_);
-  CopyElements(dtype_, raw_data(), t.raw_data(), num_elements_);
+  CopyElements(dtype_, raw_data(), t.writable_data(), num_elements_);
   return t;
 }
 
@@ -211,7 +264,7 @@ Result<Tensor> Tensor::Stack(std::span<const Tensor> elements) {
       first.dtype(),
       first.shape().Prepend(static_cast<int64_t>(elements.size())));
   const size_t row_bytes = first.num_bytes();
-  char* dst = static_cast<char*>(out.raw_data());
+  char* dst = static_cast<char*>(out.writable_data());
   for (const Tensor& e : elements) {
     CopyElements(first.dtype(), e.raw_data(), dst, e.num_elements());
     dst += row_bytes;
@@ -236,7 +289,7 @@ Result<Tensor> Tensor::Concat(std::span<const Tensor> parts) {
     n += parts[i].dim_size(0);
   }
   Tensor out = Uninitialized(first.dtype(), row.Prepend(n));
-  char* dst = static_cast<char*>(out.raw_data());
+  char* dst = static_cast<char*>(out.writable_data());
   for (const Tensor& p : parts) {
     CopyElements(first.dtype(), p.raw_data(), dst, p.num_elements());
     dst += p.num_bytes();
@@ -256,76 +309,6 @@ bool operator==(const Tensor& a, const Tensor& b) {
     return true;
   }
   return std::memcmp(a.raw_data(), b.raw_data(), a.num_bytes()) == 0;
-}
-
-namespace {
-
-void AppendValue(std::ostringstream& os, const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DType::kFloat32:
-      os << t.data<float>()[i];
-      break;
-    case DType::kFloat64:
-      os << t.data<double>()[i];
-      break;
-    case DType::kInt32:
-      os << t.data<int32_t>()[i];
-      break;
-    case DType::kUInt8:
-      os << static_cast<int>(t.data<uint8_t>()[i]);
-      break;
-    case DType::kInt16:
-      os << t.data<int16_t>()[i];
-      break;
-    case DType::kInt8:
-      os << static_cast<int>(t.data<int8_t>()[i]);
-      break;
-    case DType::kString:
-      os << '"' << t.data<std::string>()[i] << '"';
-      break;
-    case DType::kInt64:
-      os << t.data<int64_t>()[i];
-      break;
-    case DType::kBool:
-      os << (t.data<bool>()[i] ? "true" : "false");
-      break;
-    case DType::kBFloat16:
-      os << "0x" << std::hex << t.data<BFloat16>()[i].bits << std::dec;
-      break;
-    case DType::kUInt16:
-      os << t.data<uint16_t>()[i];
-      break;
-    case DType::kFloat16:
-      os << "0x" << std::hex << t.data<Float16>()[i].bits << std::dec;
-      break;
-    case DType::kInvalid:
-      break;
-  }
-}
-
-}  // namespace
-
-std::string Tensor::DebugString(int max_entries) const {
-  if (!IsInitialized()) return "Tensor<uninitialized>";
-  std::ostringstream os;
-  os << "Tensor<" << DTypeName(dtype_) << " " << shape_.DebugString() << ": [";
-  const int64_t n = std::min<int64_t>(num_elements_, max_entries);
-  for (int64_t i = 0; i < n; ++i) {
-    if (i) os << ' ';
-    AppendValue(os, *this, i);
-  }
-  if (n < num_elements_) os << " ...";
-  os << "]>";
-  return os.str();
-}
-
-std::string DebugString(const Tuple& tuple) {
-  std::string out = "(";
-  for (size_t i = 0; i < tuple.size(); ++i) {
-    if (i) out += ", ";
-    out += tuple[i].DebugString();
-  }
-  return out + ")";
 }
 
 }  // namespace inflow

@@ -51,7 +51,8 @@ Result<Tensor> DecodeRaw(std::string_view bytes, DType dtype,
   INFLOW_RETURN_IF_ERROR(CheckMultiple(bytes.size(), size, dtype));
   Tensor t = Tensor::Uninitialized(
       dtype, TensorShape({static_cast<int64_t>(bytes.size() / size)}));
-  CopyOrdered(bytes, size, little_endian, static_cast<char*>(t.raw_data()));
+  INFLOW_ASSIGN_OR_RETURN(void* const dst, t.mutable_raw_data());
+  CopyOrdered(bytes, size, little_endian, static_cast<char*>(dst));
   return t;
 }
 
@@ -75,7 +76,8 @@ Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype, bool little_endian) {
   TensorShape shape = bytes.shape();
   shape.AddDim(static_cast<int64_t>(len / size));
   Tensor t = Tensor::Uninitialized(dtype, shape);
-  char* dst = static_cast<char*>(t.raw_data());
+  INFLOW_ASSIGN_OR_RETURN(void* const out, t.mutable_raw_data());
+  char* dst = static_cast<char*>(out);
   for (const std::string& s : in) {
     CopyOrdered(s, size, little_endian, dst);
     dst += len;
@@ -103,10 +105,10 @@ Result<Tensor> DecodeRawShared(std::shared_ptr<const std::string> owner,
   if (!host_order || addr % size != 0) {
     return DecodeRaw(bytes, dtype, little_endian);
   }
-  // The release callback holds the record until the last view goes.
-  auto buffer =
-      TensorBuffer::Wrap(const_cast<char*>(bytes.data()), bytes.size(),
-                         [owner = std::move(owner)] { (void)owner; });
+  // A read-only view; the release callback holds the record until the
+  // last view goes.
+  auto buffer = TensorBuffer::Wrap(bytes.data(), bytes.size(),
+                                   [owner = std::move(owner)] { (void)owner; });
   return Tensor::FromBuffer(
       dtype, TensorShape({static_cast<int64_t>(bytes.size() / size)}),
       std::move(buffer));

@@ -74,10 +74,10 @@ void FillPadding(DType dtype, const std::optional<Tensor>& value, int64_t n,
   }
 }
 
-char* ElementPtr(Tensor& t, int64_t element) {
+char* ElementPtr(char* base, DType dtype, int64_t element) {
   const size_t size =
-      t.dtype() == DType::kString ? sizeof(std::string) : DTypeSize(t.dtype());
-  return static_cast<char*>(t.raw_data()) + element * size;
+      dtype == DType::kString ? sizeof(std::string) : DTypeSize(dtype);
+  return base + element * size;
 }
 
 // Writes the sparse indices (b, 0), (b, 1), ..., (b, n - 1) to idx.
@@ -135,7 +135,8 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
           t = Tensor::Uninitialized(
               spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
         }
-        char* const base = static_cast<char*>(t.raw_data());
+        INFLOW_ASSIGN_OR_RETURN(void* const data, t.mutable_raw_data());
+        char* const base = static_cast<char*>(data);
         const size_t row_bytes =
             static_cast<size_t>(spec.stride) * (spec.dtype == DType::kString
                                                     ? sizeof(std::string)
@@ -200,17 +201,19 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
         TensorShape shape = spec.shape.Prepend(max_rows);
         if (!single) shape = shape.Prepend(batch);
         Tensor t = Tensor::Uninitialized(spec.dtype, shape);
+        INFLOW_ASSIGN_OR_RETURN(void* const data, t.mutable_raw_data());
+        char* const base = static_cast<char*>(data);
         const int64_t row = max_rows * spec.stride;
         for (int64_t b = 0; b < batch; ++b) {
           const FeatureView& v = view(b);
-          char* dst = ElementPtr(t, b * row);
+          char* dst = ElementPtr(base, spec.dtype, b * row);
           int64_t n = 0;
           if (v.kind() != FeatureKind::kNone) {
             CopyValues(v, spec.dtype, dst);
             n = v.size();
           }
           FillPadding(spec.dtype, spec.default_value, row - n,
-                      ElementPtr(t, b * row + n));
+                      ElementPtr(base, spec.dtype, b * row + n));
         }
         out.dense[static_cast<size_t>(spec.out_index)] = std::move(t);
         break;
@@ -233,8 +236,11 @@ Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
         sp.values = Tensor::Uninitialized(spec.dtype, TensorShape({total}));
         sp.dense_shape =
             single ? Int64Vector({max_n}) : Int64Vector({batch, max_n});
-        int64_t* idx = sp.indices.data<int64_t>();
-        char* const values = static_cast<char*>(sp.values.raw_data());
+        INFLOW_ASSIGN_OR_RETURN(const std::span<int64_t> indices,
+                                sp.indices.mutable_flat<int64_t>());
+        int64_t* idx = indices.data();
+        INFLOW_ASSIGN_OR_RETURN(void* const data, sp.values.mutable_raw_data());
+        char* const values = static_cast<char*>(data);
         const size_t value_bytes = spec.dtype == DType::kString
                                        ? sizeof(std::string)
                                        : DTypeSize(spec.dtype);
@@ -361,7 +367,8 @@ Result<ParsedFeatures> ExampleParser::Parse(std::span<const Str> serialized,
       Tensor& t = dense[static_cast<size_t>(spec.out_index)];
       t = Tensor::Uninitialized(
           spec.dtype, single ? spec.shape : spec.shape.Prepend(batch));
-      scratch.fixed[s] = static_cast<char*>(t.raw_data());
+      INFLOW_ASSIGN_OR_RETURN(void* const data, t.mutable_raw_data());
+      scratch.fixed[s] = static_cast<char*>(data);
     }
   }
   internal::FastOutputs fast{scratch.fixed, &scratch.int64_arena, 0,

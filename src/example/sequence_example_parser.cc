@@ -36,7 +36,8 @@ Result<Tensor> DenseList(const Spec& spec, const FeatureListEntry* list) {
   }
   const auto steps = static_cast<int64_t>(list->features.size());
   Tensor t = Tensor::Uninitialized(spec.dtype, spec.shape.Prepend(steps));
-  char* dst = static_cast<char*>(t.raw_data());
+  INFLOW_ASSIGN_OR_RETURN(void* const data, t.mutable_raw_data());
+  char* dst = static_cast<char*>(data);
   const size_t row_bytes =
       static_cast<size_t>(spec.stride) * ElementSize(spec.dtype);
   for (int64_t i = 0; i < steps; ++i) {
@@ -85,8 +86,11 @@ Result<SparseTensor> SparseList(const Spec& spec,
   sp.values = Tensor::Uninitialized(spec.dtype, TensorShape({total}));
   sp.dense_shape = Tensor::FromVector(
       std::vector<int64_t>{static_cast<int64_t>(steps), max_n});
-  int64_t* idx = sp.indices.data<int64_t>();
-  char* dst = static_cast<char*>(sp.values.raw_data());
+  INFLOW_ASSIGN_OR_RETURN(const std::span<int64_t> indices,
+                          sp.indices.mutable_flat<int64_t>());
+  int64_t* idx = indices.data();
+  INFLOW_ASSIGN_OR_RETURN(void* const data, sp.values.mutable_raw_data());
+  char* dst = static_cast<char*>(data);
   for (size_t i = 0; i < steps; ++i) {
     const FeatureView& v = list->features[i];
     if (v.kind() == FeatureKind::kNone || v.size() == 0) continue;

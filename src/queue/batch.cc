@@ -65,7 +65,8 @@ Tensor StackComponent(std::span<const Tuple> elements, int c) {
       first.dtype(),
       first.shape().Prepend(static_cast<int64_t>(elements.size())));
   const size_t row_bytes = first.num_bytes();
-  char* dst = static_cast<char*>(out.raw_data());
+  // `out` was just allocated, so it is writable.
+  char* dst = static_cast<char*>(out.mutable_raw_data().value());
   for (const Tuple& e : elements) {
     CopyValues(first.dtype(), e[c].raw_data(), dst, e[c].num_elements());
     dst += row_bytes;
@@ -87,7 +88,7 @@ Tensor PadComponent(std::span<const Tuple> elements, int c, DType dtype,
   const TensorShape slot_shape(slot);
   Tensor out(dtype, slot_shape.Prepend(static_cast<int64_t>(elements.size())));
   const size_t slot_bytes = slot_shape.num_elements() * ElementBytes(dtype);
-  char* dst = static_cast<char*>(out.raw_data());
+  char* dst = static_cast<char*>(out.mutable_raw_data().value());
   for (const Tuple& e : elements) {
     CopyIntoCorner(e[c], slot, dst);
     dst += slot_bytes;

@@ -22,6 +22,7 @@ TEST(DTypeTest, TableMatchesTensorFlow) {
       {DType::kString, 7, "string", 0},   {DType::kInt64, 9, "int64", 8},
       {DType::kBool, 10, "bool", 1},      {DType::kBFloat16, 14, "bfloat16", 2},
       {DType::kUInt16, 17, "uint16", 2},  {DType::kFloat16, 19, "float16", 2},
+      {DType::kUInt32, 22, "uint32", 4},  {DType::kUInt64, 23, "uint64", 8},
   };
   for (const Row& r : rows) {
     EXPECT_EQ(static_cast<int>(r.dtype), r.tf_enum) << r.name;
@@ -37,6 +38,8 @@ TEST(DTypeTest, UnknownNamesAndNumbersAreRejected) {
   EXPECT_EQ(DTypeFromName("complex64"), std::nullopt);
   EXPECT_EQ(DTypeFromEnum(0), std::nullopt);
   EXPECT_EQ(DTypeFromEnum(20), std::nullopt);  // DT_RESOURCE
+  EXPECT_EQ(DTypeFromEnum(21), std::nullopt);  // DT_VARIANT
+  EXPECT_EQ(DTypeFromEnum(24), std::nullopt);  // past DT_UINT64
   EXPECT_FALSE(IsValidDType(DType::kInvalid));
   EXPECT_EQ(DTypeName(DType::kInvalid), "invalid");
 }
@@ -52,6 +55,8 @@ TEST(DTypeTest, DTypeOfMapsCxxTypes) {
   static_assert(kDTypeOf<int64_t> == DType::kInt64);
   static_assert(kDTypeOf<std::string> == DType::kString);
   static_assert(kDTypeOf<Float16> == DType::kFloat16);
+  static_assert(kDTypeOf<uint32_t> == DType::kUInt32);
+  static_assert(kDTypeOf<uint64_t> == DType::kUInt64);
   SUCCEED();
 }
 

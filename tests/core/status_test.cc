@@ -2,6 +2,8 @@
 
 #include "inflow/core/status.h"
 
+#include <iterator>
+
 #include <gtest/gtest.h>
 
 #include "inflow/core/result.h"
@@ -78,6 +80,41 @@ TEST(StatusTest, FactoriesSetCodes) {
   EXPECT_EQ(InternalError("x").code(), StatusCode::kInternal);
   EXPECT_EQ(UnavailableError("x").code(), StatusCode::kUnavailable);
   EXPECT_EQ(DataLossError("x").code(), StatusCode::kDataLoss);
+}
+
+// Each Is* predicate is true for its own code only; ok() is true for OK
+// only. Every pair (predicate, code) is checked.
+TEST(StatusTest, EachPredicateMatchesExactlyItsOwnCode) {
+  struct Row {
+    StatusCode code;
+    bool (*is)(const Status&);
+  };
+  const Row rows[] = {
+      {StatusCode::kOk, [](const Status& s) { return s.ok(); }},
+      {StatusCode::kCancelled, IsCancelled},
+      {StatusCode::kUnknown, IsUnknown},
+      {StatusCode::kInvalidArgument, IsInvalidArgument},
+      {StatusCode::kDeadlineExceeded, IsDeadlineExceeded},
+      {StatusCode::kNotFound, IsNotFound},
+      {StatusCode::kAlreadyExists, IsAlreadyExists},
+      {StatusCode::kPermissionDenied, IsPermissionDenied},
+      {StatusCode::kResourceExhausted, IsResourceExhausted},
+      {StatusCode::kFailedPrecondition, IsFailedPrecondition},
+      {StatusCode::kAborted, IsAborted},
+      {StatusCode::kOutOfRange, IsOutOfRange},
+      {StatusCode::kUnimplemented, IsUnimplemented},
+      {StatusCode::kInternal, IsInternal},
+      {StatusCode::kUnavailable, IsUnavailable},
+      {StatusCode::kDataLoss, IsDataLoss},
+  };
+  static_assert(std::size(rows) == kNumStatusCodes);
+  for (const Row& predicate : rows) {
+    for (const Row& value : rows) {
+      const Status s(value.code, "m");
+      EXPECT_EQ(predicate.is(s), predicate.code == value.code)
+          << "predicate for " << StatusCodeName(predicate.code) << " on " << s;
+    }
+  }
 }
 
 TEST(StatusTest, WithContextPrefixesMessageAndKeepsCode) {

@@ -37,6 +37,36 @@ TEST(DecodeRawTest, LittleAndBigEndian) {
   EXPECT_THAT(Values<float>(*fl), ElementsAre(1.5f));
 }
 
+// uint32 and uint64 decode like the other integer types, in both orders.
+TEST(DecodeRawTest, UnsignedThirtyTwoAndSixtyFourBitInBothByteOrders) {
+  const std::string bytes("\x01\x00\x00\x80\xff\xff\xff\xff", 8);
+  Result<Tensor> le32 = DecodeRaw(bytes, DType::kUInt32);
+  ASSERT_TRUE(le32.ok()) << le32.status();
+  EXPECT_EQ(le32->dtype(), DType::kUInt32);
+  EXPECT_THAT(Values<uint32_t>(*le32), ElementsAre(0x80000001u, 0xffffffffu));
+  Result<Tensor> be32 = DecodeRaw(bytes, DType::kUInt32, false);
+  ASSERT_TRUE(be32.ok()) << be32.status();
+  EXPECT_THAT(Values<uint32_t>(*be32), ElementsAre(0x01000080u, 0xffffffffu));
+  const std::string eight("\x01\x02\x03\x04\x05\x06\x07\x88", 8);
+  Result<Tensor> le64 = DecodeRaw(eight, DType::kUInt64);
+  ASSERT_TRUE(le64.ok()) << le64.status();
+  EXPECT_EQ(le64->dtype(), DType::kUInt64);
+  EXPECT_THAT(Values<uint64_t>(*le64), ElementsAre(0x8807060504030201u));
+  Result<Tensor> be64 = DecodeRaw(eight, DType::kUInt64, false);
+  ASSERT_TRUE(be64.ok()) << be64.status();
+  EXPECT_THAT(Values<uint64_t>(*be64), ElementsAre(0x0102030405060788u));
+  EXPECT_EQ(DecodeRaw(bytes.substr(0, 6), DType::kUInt32).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(DecodeRaw(bytes.substr(0, 4), DType::kUInt64).status().code(),
+            StatusCode::kInvalidArgument);
+  Tensor rows = Tensor::FromVector(std::vector<std::string>{eight, eight});
+  Result<Tensor> batch = DecodeRaw(rows, DType::kUInt64, false);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_EQ(batch->shape(), TensorShape({2, 1}));
+  EXPECT_THAT(Values<uint64_t>(*batch),
+              ElementsAre(0x0102030405060788u, 0x0102030405060788u));
+}
+
 TEST(DecodeRawTest, LengthNotAMultipleIsInvalidArgument) {
   EXPECT_EQ(DecodeRaw("abc", DType::kInt32).status().code(),
             StatusCode::kInvalidArgument);
@@ -79,6 +109,32 @@ TEST(DecodeRawTest, SharedDecodeViewsTheRecordWithoutCopying) {
   EXPECT_FALSE(weak.expired());
   keep = Tensor();
   EXPECT_TRUE(weak.expired());
+}
+
+// The shared path's view is read-only: a write is refused (in every
+// build) and the record keeps its bytes; a Clone is writable.
+TEST(DecodeRawTest, SharedDecodeViewIsReadOnly) {
+  // std::string's buffer is at least 8-byte aligned, so this is a view.
+  auto record = std::make_shared<const std::string>(std::string(16, '\x02'));
+  Result<Tensor> t = DecodeRawShared(record, *record, DType::kUInt64);
+  ASSERT_TRUE(t.ok()) << t.status();
+  ASSERT_EQ(static_cast<const void*>(t->raw_data()),
+            static_cast<const void*>(record->data()));
+  EXPECT_TRUE(t->read_only());
+  EXPECT_EQ(t->mutable_flat<uint64_t>().status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(t->mutable_raw_data().status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(*record, std::string(16, '\x02'));
+  Tensor copy = t->Clone();
+  ASSERT_TRUE(copy.mutable_flat<uint64_t>().ok());
+  (*copy.mutable_flat<uint64_t>())[0] = 7;
+  EXPECT_EQ(*record, std::string(16, '\x02'));
+  // A copy made because the address is misaligned is the caller's own.
+  Result<Tensor> copied = DecodeRawShared(
+      record, std::string_view(record->data() + 1, 8), DType::kUInt64);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_FALSE(copied->read_only());
 }
 
 TEST(DecodeRawTest, SharedDecodeCopiesWhenMisalignedOrForeignOrder) {

@@ -58,7 +58,7 @@ Result<FeatureSpecs> Specs(const json& list) {
       if (*dtype == DType::kString) {
         std::vector<std::string> v;
         for (const json& x : d) v.push_back(Unbase64(x.get<std::string>()));
-        dflt = Tensor::FromVector(v, TensorShape({n}));
+        INFLOW_ASSIGN_OR_RETURN(dflt, Tensor::FromVector(v, TensorShape({n})));
       } else if (*dtype == DType::kInt64) {
         dflt = Tensor::FromVector(d.get<std::vector<int64_t>>());
       } else {

@@ -14,6 +14,19 @@ def test_dtype_numbers_and_sizes_match_tensorflow(run_inflow):
             assert tf_dtype.size == d["size"], d
 
 
+def test_dtype_list_includes_uint32_and_uint64(run_inflow):
+    info = json.loads(run_inflow("info").stdout)
+    names = [d["name"] for d in info["dtypes"]]
+    assert names == [
+        "float32", "float64", "int32", "uint8", "int16", "int8", "string",
+        "int64", "bool", "bfloat16", "uint16", "float16", "uint32", "uint64",
+    ]
+    by_name = {d["name"]: d for d in info["dtypes"]}
+    for name in ("uint32", "uint64"):
+        assert by_name[name]["enum"] == tf.as_dtype(name).as_datatype_enum
+        assert by_name[name]["size"] == tf.as_dtype(name).size
+
+
 def test_status_codes_match_tensorflow_errors(run_inflow):
     info = json.loads(run_inflow("info").stdout)
     codes = {c["name"]: c["code"] for c in info["status_codes"]}

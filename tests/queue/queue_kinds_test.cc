@@ -178,7 +178,7 @@ std::shared_ptr<QueueInterface> Padding(std::vector<PartialShape> shapes,
 Tensor Matrix(int64_t rows, int64_t cols, int32_t base) {
   std::vector<int32_t> v;
   for (int64_t i = 0; i < rows * cols; ++i) v.push_back(base + i);
-  return Tensor::FromVector(v, TensorShape({rows, cols}));
+  return *Tensor::FromVector(v, TensorShape({rows, cols}));
 }
 
 TEST(PaddingFifoQueueTest, EnqueueAcceptsEveryCompatibleShapeOnly) {
@@ -256,10 +256,10 @@ TEST(PaddingFifoQueueTest, PadsElementsOfRankFiveAndScalars) {
   auto q = Padding({PartialShape({-1, 1, -1, 1, -1}), PartialShape({})},
                    {DType::kInt32, DType::kInt32});
   std::vector<int32_t> v = {1, 2, 3, 4};
-  ASSERT_TRUE(q->Enqueue({Tensor::FromVector(v, TensorShape({2, 1, 1, 1, 2})),
+  ASSERT_TRUE(q->Enqueue({*Tensor::FromVector(v, TensorShape({2, 1, 1, 1, 2})),
                           Tensor::Scalar<int32_t>(9)})
                   .ok());
-  ASSERT_TRUE(q->Enqueue({Tensor::FromVector<int32_t>(
+  ASSERT_TRUE(q->Enqueue({*Tensor::FromVector<int32_t>(
                               {5}, TensorShape({1, 1, 1, 1, 1})),
                           Tensor::Scalar<int32_t>(8)})
                   .ok());

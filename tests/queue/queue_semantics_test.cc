@@ -103,7 +103,7 @@ TEST_P(QueueSemanticsTest, EnqueueManyWithUnequalBatchSizesIsInvalidArgument) {
 TEST_P(QueueSemanticsTest, EnqueueManyWithWrongRowShapeIsInvalidArgument) {
   auto q = Make(4);
   Tuple b = Batch(kind(), {1, 2});
-  b.back() = Tensor::FromVector<int32_t>({1, 2, 3, 4}, TensorShape({2, 2}));
+  b.back() = *Tensor::FromVector<int32_t>({1, 2, 3, 4}, TensorShape({2, 2}));
   EXPECT_TRUE(IsInvalidArgument(q->EnqueueMany(b)));
   EXPECT_EQ(q->Size(), 0);
 }
@@ -313,8 +313,8 @@ TEST(FifoQueueTest, StringsAndMultiDimensionalComponentsRoundTrip) {
   const char* const names[] = {"s0", "s1"};
   for (int i = 0; i < 2; ++i) {
     ASSERT_TRUE(q->Enqueue({Tensor::Scalar(names[i]),
-                            Tensor::FromVector<float>({1.f * i, 2.f, 3.f, 4.f},
-                                                      TensorShape({2, 2}))})
+                            *Tensor::FromVector<float>({1.f * i, 2.f, 3.f, 4.f},
+                                                       TensorShape({2, 2}))})
                     .ok());
   }
   auto b = q->DequeueMany(2);

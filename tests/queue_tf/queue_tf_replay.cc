@@ -107,28 +107,30 @@ Result<Tensor> TensorFromJson(const json& j) {
                                 " values");
   }
   Tensor t(*dtype, shape);
+  INFLOW_ASSIGN_OR_RETURN(void* const out, t.mutable_raw_data());
   for (size_t i = 0; i < values.size(); ++i) {
     switch (*dtype) {
       case DType::kInt64:
-        t.data<int64_t>()[i] = values[i].get<int64_t>();
+        static_cast<int64_t*>(out)[i] = values[i].get<int64_t>();
         break;
       case DType::kInt32:
-        t.data<int32_t>()[i] = values[i].get<int32_t>();
+        static_cast<int32_t*>(out)[i] = values[i].get<int32_t>();
         break;
       case DType::kFloat32:
-        t.data<float>()[i] = static_cast<float>(values[i].get<double>());
+        static_cast<float*>(out)[i] =
+            static_cast<float>(values[i].get<double>());
         break;
       case DType::kFloat64:
-        t.data<double>()[i] = values[i].get<double>();
+        static_cast<double*>(out)[i] = values[i].get<double>();
         break;
       case DType::kUInt8:
-        t.data<uint8_t>()[i] = values[i].get<uint8_t>();
+        static_cast<uint8_t*>(out)[i] = values[i].get<uint8_t>();
         break;
       case DType::kBool:
-        t.data<bool>()[i] = values[i].get<bool>();
+        static_cast<bool*>(out)[i] = values[i].get<bool>();
         break;
       case DType::kString:
-        t.data<std::string>()[i] = values[i].get<std::string>();
+        static_cast<std::string*>(out)[i] = values[i].get<std::string>();
         break;
       default:
         return InvalidArgumentError("unsupported dtype " + dtype_name);

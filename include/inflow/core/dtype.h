@@ -29,6 +29,8 @@ enum class DType : int {
   kBFloat16 = 14,
   kUInt16 = 17,
   kFloat16 = 19,
+  kUInt32 = 22,
+  kUInt64 = 23,
 };
 
 // IEEE binary16 and bfloat16 are storage-only types: inflow moves, stores
@@ -47,8 +49,8 @@ struct BFloat16 {
 size_t DTypeSize(DType dtype);
 
 // TF's Python names: "float32", "float64", "int32", "uint8", "int16",
-// "int8", "string", "int64", "bool", "bfloat16", "uint16", "float16";
-// "invalid" for anything else.
+// "int8", "string", "int64", "bool", "bfloat16", "uint16", "float16",
+// "uint32", "uint64"; "invalid" for anything else.
 std::string_view DTypeName(DType dtype);
 
 // The inverse of DTypeName (also accepts "float", "double", "half").
@@ -81,6 +83,8 @@ INFLOW_DTYPE_OF_(bool, kBool);
 INFLOW_DTYPE_OF_(BFloat16, kBFloat16);
 INFLOW_DTYPE_OF_(uint16_t, kUInt16);
 INFLOW_DTYPE_OF_(Float16, kFloat16);
+INFLOW_DTYPE_OF_(uint32_t, kUInt32);
+INFLOW_DTYPE_OF_(uint64_t, kUInt64);
 #undef INFLOW_DTYPE_OF_
 
 template <typename T>

@@ -106,21 +106,26 @@ Status InternalError(std::string_view message);
 Status UnavailableError(std::string_view message);
 Status DataLossError(std::string_view message);
 
-inline bool IsCancelled(const Status& s) {
-  return s.code() == StatusCode::kCancelled;
-}
-inline bool IsOutOfRange(const Status& s) {
-  return s.code() == StatusCode::kOutOfRange;
-}
-inline bool IsDeadlineExceeded(const Status& s) {
-  return s.code() == StatusCode::kDeadlineExceeded;
-}
-inline bool IsInvalidArgument(const Status& s) {
-  return s.code() == StatusCode::kInvalidArgument;
-}
-inline bool IsDataLoss(const Status& s) {
-  return s.code() == StatusCode::kDataLoss;
-}
+// One predicate per canonical code but OK (use Status::ok() for that):
+// true when `s` has that code.
+#define INFLOW_DEFINE_IS_(Name, Code) \
+  inline bool Name(const Status& s) { return s.code() == StatusCode::Code; }
+INFLOW_DEFINE_IS_(IsCancelled, kCancelled)
+INFLOW_DEFINE_IS_(IsUnknown, kUnknown)
+INFLOW_DEFINE_IS_(IsInvalidArgument, kInvalidArgument)
+INFLOW_DEFINE_IS_(IsDeadlineExceeded, kDeadlineExceeded)
+INFLOW_DEFINE_IS_(IsNotFound, kNotFound)
+INFLOW_DEFINE_IS_(IsAlreadyExists, kAlreadyExists)
+INFLOW_DEFINE_IS_(IsPermissionDenied, kPermissionDenied)
+INFLOW_DEFINE_IS_(IsResourceExhausted, kResourceExhausted)
+INFLOW_DEFINE_IS_(IsFailedPrecondition, kFailedPrecondition)
+INFLOW_DEFINE_IS_(IsAborted, kAborted)
+INFLOW_DEFINE_IS_(IsOutOfRange, kOutOfRange)
+INFLOW_DEFINE_IS_(IsUnimplemented, kUnimplemented)
+INFLOW_DEFINE_IS_(IsInternal, kInternal)
+INFLOW_DEFINE_IS_(IsUnavailable, kUnavailable)
+INFLOW_DEFINE_IS_(IsDataLoss, kDataLoss)
+#undef INFLOW_DEFINE_IS_
 
 }  // namespace inflow
 

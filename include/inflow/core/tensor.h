@@ -4,6 +4,15 @@
 // buffer. Copying a Tensor copies a reference, never the payload; slicing
 // along dimension 0 is zero-copy. String tensors hold std::string elements.
 //
+// Read-only buffers: a buffer that borrows memory inflow must not change
+// (TensorBuffer::Wrap, e.g. DecodeRawShared's view of a record's bytes) is
+// read-only, and so is every Tensor over it, its slices and reshapes
+// included. Reading is always allowed (data(), flat(), raw_data() are
+// const). Writing goes through mutable_flat() / mutable_raw_data(), which
+// return FAILED_PRECONDITION for a read-only tensor, in every build. Clone,
+// Stack, Concat and the queues' batching copy into a new owned buffer,
+// which is writable.
+//
 // Thread safety: a Tensor object is thread-compatible. Several Tensors may
 // share one buffer from several threads; writers must not race with readers
 // of the same elements (inflow only writes into buffers it has just
@@ -30,19 +39,36 @@ namespace inflow {
 inline constexpr size_t kTensorAlignment = 64;
 
 // Storage shared by Tensors. Either owned (64-byte aligned; string elements
-// are constructed and destroyed with it) or borrowed memory with a release
-// callback (zero-copy views of file buffers or foreign arrays).
+// are constructed and destroyed with it; writable) or borrowed memory with
+// a release callback (zero-copy views of record bytes or foreign arrays).
+//
+// The release callback runs exactly once, on the thread that drops the
+// last reference to the buffer: whichever thread destroys or reassigns the
+// last Tensor (or shared_ptr) over it, for example a consumer thread after
+// a Dequeue, or the thread that destroys a queue still holding it. It
+// never runs while inflow holds one of its own locks: inflow moves
+// tensors in and out of its queues under their locks but destroys them
+// only after releasing the lock. So the callback may take locks of its own
+// and call into inflow; it should not block for long, since it delays the
+// thread that happened to drop the last reference. It must not throw.
+//
+// Thread-safe: a TensorBuffer is immutable after construction (its bytes
+// are governed by the Tensor rules above).
 class TensorBuffer {
  public:
   // `num_elements` elements of `dtype`, zero-filled when `zero` (strings are
-  // always constructed empty).
+  // always constructed empty). Writable.
   static std::shared_ptr<TensorBuffer> Allocate(DType dtype,
                                                 int64_t num_elements,
                                                 bool zero = true);
-  // Borrows [data, data + size); `release` runs when the last reference
-  // goes. Not for string dtypes.
-  static std::shared_ptr<TensorBuffer> Wrap(void* data, size_t size,
+  // Borrows [data, data + size) read-only; `release` (may be empty) runs
+  // when the last reference goes. Not for string dtypes.
+  static std::shared_ptr<TensorBuffer> Wrap(const void* data, size_t size,
                                             std::function<void()> release);
+  // The same, writable: for memory the caller lets inflow change (a
+  // foreign array handed over for filling).
+  static std::shared_ptr<TensorBuffer> WrapWritable(
+      void* data, size_t size, std::function<void()> release);
 
   // Only the factories above can make a Key, so only they construct.
   class Key {
@@ -54,13 +80,18 @@ class TensorBuffer {
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
 
-  void* data() const { return data_; }
+  const void* data() const { return data_; }
   size_t size() const { return size_; }
+  // True for Wrap()'s buffers: no Tensor writes into them.
+  bool read_only() const { return read_only_; }
 
  private:
+  friend class Tensor;
+
   void* data_ = nullptr;
   size_t size_ = 0;
   int64_t num_strings_ = 0;  // string elements to destroy
+  bool read_only_ = false;
   // Owned data lives in the same allocation as this object and its
   // reference count (one allocation per tensor); borrowed data has a
   // release callback instead.
@@ -79,8 +110,11 @@ class Tensor {
   // every byte, such as batch stacking).
   static Tensor Uninitialized(DType dtype, TensorShape shape);
 
-  // A view of `buffer` starting `byte_offset` bytes in. Fails when the
-  // buffer is too small or misaligned for `dtype`.
+  // A view of `buffer` starting `byte_offset` bytes in; read-only when the
+  // buffer is. INVALID_ARGUMENT when the dtype is invalid or string (a
+  // string element is a std::string object, which no byte buffer holds),
+  // when a dimension is negative, or when the buffer is too small or
+  // misaligned for `dtype`.
   static Result<Tensor> FromBuffer(DType dtype, TensorShape shape,
                                    std::shared_ptr<TensorBuffer> buffer,
                                    size_t byte_offset = 0);
@@ -88,25 +122,29 @@ class Tensor {
   template <typename T>
   static Tensor Scalar(T value) {
     Tensor t(kDTypeOf<T>, TensorShape());
-    t.data<T>()[0] = std::move(value);
+    *static_cast<T*>(t.writable_data()) = std::move(value);
     return t;
   }
   static Tensor Scalar(const char* value) {
     return Scalar<std::string>(std::string(value));
   }
-  // A tensor of `shape` (default: 1-D of values.size()) holding `values`.
-  // Precondition: shape.num_elements() == values.size().
+  // A 1-D tensor holding `values`.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values) {
-    return FromVector(values,
-                      TensorShape({static_cast<int64_t>(values.size())}));
+    Tensor t(kDTypeOf<T>, TensorShape({static_cast<int64_t>(values.size())}));
+    t.FillFrom(values);
+    return t;
   }
+  // A tensor of `shape` holding `values` in row-major order.
+  // INVALID_ARGUMENT, naming both, when `shape` has a negative dimension or
+  // holds another number of elements than values.size().
   template <typename T>
-  static Tensor FromVector(const std::vector<T>& values, TensorShape shape) {
-    assert(shape.num_elements() == static_cast<int64_t>(values.size()));
+  static Result<Tensor> FromVector(const std::vector<T>& values,
+                                   TensorShape shape) {
+    Status status = CheckElementCount(shape, values.size());
+    if (!status.ok()) return status;
     Tensor t(kDTypeOf<T>, std::move(shape));
-    T* out = t.data<T>();
-    for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+    t.FillFrom(values);
     return t;
   }
 
@@ -120,27 +158,34 @@ class Tensor {
   // strings).
   size_t num_bytes() const;
 
-  // Typed element access in row-major order. Precondition: T matches
-  // dtype().
-  template <typename T>
-  T* data() {
-    assert(kDTypeOf<T> == dtype_);
-    return static_cast<T*>(raw_data());
-  }
+  // Typed read access in row-major order. Precondition: T matches dtype().
   template <typename T>
   const T* data() const {
     assert(kDTypeOf<T> == dtype_);
     return static_cast<const T*>(raw_data());
   }
   template <typename T>
-  std::span<T> flat() {
-    return {data<T>(), static_cast<size_t>(num_elements_)};
-  }
-  template <typename T>
   std::span<const T> flat() const {
     return {data<T>(), static_cast<size_t>(num_elements_)};
   }
-  void* raw_data() const;
+  const void* raw_data() const;
+
+  // True when the buffer is read-only (see the top of this file).
+  bool read_only() const { return buffer_ != nullptr && buffer_->read_only(); }
+
+  // Typed write access. FAILED_PRECONDITION for a read-only or
+  // uninitialized tensor; INVALID_ARGUMENT when T does not match dtype().
+  template <typename T>
+  Result<std::span<T>> mutable_flat() {
+    if (kDTypeOf<T> != dtype_) return TypeMismatch(kDTypeOf<T>);
+    Result<void*> data = mutable_raw_data();
+    if (!data.ok()) return std::move(data).status();
+    return std::span<T>(static_cast<T*>(*data),
+                        static_cast<size_t>(num_elements_));
+  }
+  // Untyped write access; FAILED_PRECONDITION for a read-only or
+  // uninitialized tensor.
+  Result<void*> mutable_raw_data();
 
   // Rows [begin, end) along dimension 0, sharing this buffer.
   // Precondition: rank() >= 1 and 0 <= begin <= end <= dim_size(0).
@@ -168,9 +213,23 @@ class Tensor {
   friend bool operator==(const Tensor& a, const Tensor& b);
 
   // "Tensor<float32 [2,3]: [1 2 3 4 5 6]>", at most `max_entries` values.
+  // String elements are quoted and escaped as TF prints them (tf.print):
+  // \n \r \t \" \' \\, other bytes below 0x20 and 0x7f as three octal
+  // digits ("a\000b"), bytes from 0x80 up unchanged.
   std::string DebugString(int max_entries = 16) const;
 
  private:
+  // OK when `shape` has no negative dimension and `count` elements.
+  static Status CheckElementCount(const TensorShape& shape, size_t count);
+  Status TypeMismatch(DType requested) const;
+  // For factories filling a buffer they have just allocated.
+  void* writable_data() { return static_cast<char*>(buffer_->data_) + offset_; }
+  template <typename T>
+  void FillFrom(const std::vector<T>& values) {
+    T* out = static_cast<T*>(writable_data());
+    for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  }
+
   size_t element_size() const;
 
   DType dtype_ = DType::kInvalid;

@@ -2,6 +2,10 @@
 //
 // tf.io.decode_raw: bytes reinterpreted as a vector of numbers.
 //
+// Every numeric dtype is accepted, uint32 and uint64 included (TF's
+// DecodeRaw refuses those two; inflow decodes them as it does the other
+// integers).
+//
 // Errors: INVALID_ARGUMENT when the byte count is not a multiple of the
 // element size, when the elements of a string tensor differ in length, or
 // when `dtype` is string or invalid.
@@ -31,7 +35,9 @@ Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype,
 // bytes value of an ExampleView over that record). When the byte order is
 // the host's and the address suits the dtype's alignment, the tensor views
 // those bytes and keeps `owner` alive; otherwise it is a copy. The view is
-// read-only: writing through it would change the record.
+// read-only (Tensor::read_only()): mutable_flat() / mutable_raw_data()
+// return FAILED_PRECONDITION, since writing would change the record. A
+// copy is writable.
 Result<Tensor> DecodeRawShared(std::shared_ptr<const std::string> owner,
                                std::string_view bytes, DType dtype,
                                bool little_endian = true);
