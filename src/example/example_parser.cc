@@ -9,6 +9,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "example/example_fast_parser.h"
+#include "example/feature_entries.h"
 #include "example/parsed_schema.h"
 
 namespace inflow {

@@ -125,22 +125,12 @@ inline void CopyValues(const FeatureView& view, DType dtype, void* dst) {
 }
 
 // Where the values of view slot b * S + s already are, when ExampleParser's
-// fast path (ParseExampleFast) filled them while parsing.
+// fast path (ParseExampleFast, example_fast_parser.h) filled them while
+// parsing.
 inline constexpr int64_t kSlotFromView = -1;  // nowhere yet: copy the view
 inline constexpr int64_t kSlotInPlace = -2;   // in the FixedLen output row
 // (>= 0: var-len values at that offset of the int64 arena, for int64
 // features, or of the bytes arena, for bytes features)
-
-// What ParseExampleFast fills.
-struct FastOutputs {
-  // By spec: where the FixedLen output of spec s starts (its tensor is
-  // allocated before parsing); null for other specs.
-  std::span<char* const> fixed;
-  std::vector<int64_t>* int64_arena;  // var-len int64 values, decoded
-  size_t int64_used = 0;
-  std::vector<std::string_view>* bytes_arena;  // var-len bytes values
-  size_t bytes_used = 0;
-};
 
 // Outputs filled while parsing, for BuildOutputs.
 struct Prefilled {
@@ -152,18 +142,6 @@ struct Prefilled {
   const int64_t* int64_arena;
   const std::string_view* bytes_arena;
 };
-
-// Parses Example `record` (example b of the batch) when it is laid out as
-// every encoder writes it, for the specs of `schema`: sets row[s] to the
-// winning feature of spec s, as the general path does, and slots[s] to
-// where its values went. A FixedLen feature whose kind and count match
-// goes straight into row b of its output; var-len int64 values are decoded
-// into the int64 arena and var-len bytes values listed in the bytes arena.
-// False when the record needs the general path (any other layout,
-// malformed input included); row and slots are then partly written.
-bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
-                      int64_t b, FeatureView* row, int64_t* slots,
-                      FastOutputs* out);
 
 // Builds the tensors of `schema` from views[b * S + s], the winning feature
 // of spec s in example b (kind kNone when missing). When `present` is not
