@@ -29,13 +29,21 @@ namespace internal {
 
 // Sets the private state of a FeatureView for the parsers.
 struct FeatureViewAccess {
+  // `size` values of `kind`: in the list message `data` when `single_list`,
+  // else in the lists of that kind in `data`, the tail of a Feature
+  // message from the first such list.
+  static void Set(FeatureView* v, FeatureKind kind, int64_t size,
+                  std::string_view data, bool single_list) {
+    v->kind_ = kind;
+    v->size_ = size;
+    v->data_ = data;
+    v->single_list_ = single_list;
+  }
   // A view of one list message: `size` values of `kind` in data[0, len).
   static void SetList(FeatureView* v, FeatureKind kind, const uint8_t* data,
                       size_t len, int64_t size) {
-    v->kind_ = kind;
-    v->size_ = size;
-    v->single_list_ = true;
-    v->data_ = std::string_view(reinterpret_cast<const char*>(data), len);
+    Set(v, kind, size,
+        std::string_view(reinterpret_cast<const char*>(data), len), true);
   }
 };
 

@@ -43,35 +43,22 @@ Status ParseFeatureEntry(std::string_view entry, const char* base,
       return s;
     }
   }
-  WireReader r(entry);
   std::string_view key;
   std::string_view value;
   int values = 0;
   std::unique_ptr<std::string> merged;
-  while (!r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) {
-      return Malformed("Features map entry", tag_pos, base);
-    }
-    if ((field == 1 || field == 2) && wt == kWireLen) {
-      std::string_view payload;
-      if (!r.ReadLengthDelimited(&payload)) {
-        return Malformed("Features map entry", tag_pos, base);
-      }
-      if (field == 1) {
-        key = payload;
-      } else {
-        if (values == 1) merged = std::make_unique<std::string>(value);
-        if (values >= 1) merged->append(payload);
-        value = payload;
-        ++values;
-      }
-    } else if (!r.SkipField(field, wt)) {
-      return Malformed("Features map entry", tag_pos, base);
-    }
-  }
+  INFLOW_RETURN_IF_ERROR(WalkLenFields(
+      entry, base, "Features map entry", 2, [&](const LenField& f) {
+        if (f.number == 1) {
+          key = f.payload;
+        } else {
+          if (values == 1) merged = std::make_unique<std::string>(value);
+          if (values >= 1) merged->append(f.payload);
+          value = f.payload;
+          ++values;
+        }
+        return OkStatus();
+      }));
   FeatureView view;
   if (values == 1) {
     INFLOW_RETURN_IF_ERROR(FeatureView::Parse(value, base, &view));
@@ -108,23 +95,9 @@ inline bool ParseExampleEntriesFast(std::string_view example,
 Status ParseFeatures(std::string_view features, const char* base,
                      std::vector<FeatureEntry>* entries,
                      std::vector<std::unique_ptr<std::string>>* joined) {
-  WireReader r(features);
-  while (!r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("Features", tag_pos, base);
-    if (field == 1 && wt == kWireLen) {
-      std::string_view entry;
-      if (!r.ReadLengthDelimited(&entry)) {
-        return Malformed("Features", tag_pos, base);
-      }
-      INFLOW_RETURN_IF_ERROR(ParseFeatureEntry(entry, base, entries, joined));
-    } else if (!r.SkipField(field, wt)) {
-      return Malformed("Features", tag_pos, base);
-    }
-  }
-  return OkStatus();
+  return WalkLenFields(features, base, "Features", 1, [&](const LenField& f) {
+    return ParseFeatureEntry(f.payload, base, entries, joined);
+  });
 }
 
 Status ParseExampleEntries(std::string_view example,
@@ -137,25 +110,11 @@ Status ParseExampleEntries(std::string_view example,
   }
   entries->resize(first);
   const char* base = example.data();
-  WireReader r(example);
-  while (!r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("Example", tag_pos, base);
-    if (field == 1 && wt == kWireLen) {
-      std::string_view features;
-      if (!r.ReadLengthDelimited(&features)) {
-        return Malformed("Example", tag_pos, base);
-      }
-      // Several `features` fields merge their maps.
-      *has_features = true;
-      INFLOW_RETURN_IF_ERROR(ParseFeatures(features, base, entries, joined));
-    } else if (!r.SkipField(field, wt)) {
-      return Malformed("Example", tag_pos, base);
-    }
-  }
-  return OkStatus();
+  // Several `features` fields merge their maps.
+  return WalkLenFields(example, base, "Example", 1, [&](const LenField& f) {
+    *has_features = true;
+    return ParseFeatures(f.payload, base, entries, joined);
+  });
 }
 
 }  // namespace internal

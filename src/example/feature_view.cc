@@ -123,59 +123,55 @@ int64_t CountList(FeatureKind kind, std::string_view payload) {
   return n;
 }
 
-}  // namespace
-
-Status FeatureView::Parse(std::string_view feature, const char* base,
-                          FeatureView* out) {
-  // Fast path: one list field, laid out as every encoder writes it.
-  // Anything else, malformed input included, takes the general path below,
-  // which names the offset of what is wrong.
-  if (internal::TryParseList(feature, out)) return OkStatus();
-  WireReader r(feature);
+// FeatureView::Parse for any layout but the encoders'. Kept out of line
+// so that Parse's fast path, which is what records almost always take,
+// pays no setup for it.
+[[gnu::noinline]] Status ParseAnyFeature(std::string_view feature,
+                                         const char* base, FeatureView* out) {
   FeatureKind kind = FeatureKind::kNone;
   int64_t size = 0;
   const char* segment = nullptr;
   int lists = 0;
   std::string_view last;
-  while (!r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("Feature", tag_pos, base);
-    if (wt == kWireLen && field >= 1 && field <= 3) {
-      std::string_view payload;
-      if (!r.ReadLengthDelimited(&payload)) {
-        return Malformed("Feature", tag_pos, base);
-      }
-      const auto k = static_cast<FeatureKind>(field);
-      if (k != kind) {
-        // Setting another oneof member clears the previous one.
-        kind = k;
-        size = 0;
-        lists = 0;
-        segment = tag_pos;
-      }
-      const int64_t n = CountList(k, payload);
-      if (n < 0) return Malformed(FeatureKindName(k), payload.data(), base);
-      size += n;
-      ++lists;
-      last = payload;
-    } else if (!r.SkipField(field, wt)) {
-      return Malformed("Feature", tag_pos, base);
-    }
-  }
-  out->kind_ = kind;
-  out->size_ = size;
+  INFLOW_RETURN_IF_ERROR(internal::WalkLenFields(
+      feature, base, "Feature", 3, [&](const internal::LenField& f) {
+        const auto k = static_cast<FeatureKind>(f.number);
+        if (k != kind) {
+          // Setting another oneof member clears the previous one.
+          kind = k;
+          size = 0;
+          lists = 0;
+          segment = f.start;
+        }
+        const int64_t n = CountList(k, f.payload);
+        if (n < 0) return Malformed(FeatureKindName(k), f.payload.data(), base);
+        size += n;
+        ++lists;
+        last = f.payload;
+        return OkStatus();
+      }));
   if (lists <= 1) {
-    out->single_list_ = true;
-    out->data_ = last;
+    internal::FeatureViewAccess::Set(out, kind, size, last, true);
   } else {
-    out->single_list_ = false;
-    out->data_ = std::string_view(
-        segment,
-        static_cast<size_t>(feature.data() + feature.size() - segment));
+    internal::FeatureViewAccess::Set(
+        out, kind, size,
+        std::string_view(
+            segment,
+            static_cast<size_t>(feature.data() + feature.size() - segment)),
+        false);
   }
   return OkStatus();
+}
+
+}  // namespace
+
+Status FeatureView::Parse(std::string_view feature, const char* base,
+                          FeatureView* out) {
+  // Fast path: one list field, laid out as every encoder writes it.
+  // Anything else, malformed input included, takes the general path,
+  // which names the offset of what is wrong.
+  if (internal::TryParseList(feature, out)) return OkStatus();
+  return ParseAnyFeature(feature, base, out);
 }
 
 template <typename F>

@@ -7,38 +7,23 @@
 
 #include "example/feature_entries.h"
 #include "example/message_walk.h"
-#include "example/wire.h"
 
 namespace inflow {
 
-using internal::kWireLen;
-using internal::Malformed;
-using internal::WireReader;
+using internal::LenField;
+using internal::WalkLenFields;
 
 namespace {
 
 // Appends the Features of one FeatureList message to *steps.
 Status ParseFeatureList(std::string_view list, const char* base,
                         std::vector<FeatureView>* steps) {
-  WireReader r(list);
-  while (!r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("FeatureList", tag_pos, base);
-    if (field == 1 && wt == kWireLen) {
-      std::string_view feature;
-      if (!r.ReadLengthDelimited(&feature)) {
-        return Malformed("FeatureList", tag_pos, base);
-      }
-      FeatureView view;
-      INFLOW_RETURN_IF_ERROR(FeatureView::Parse(feature, base, &view));
-      steps->push_back(view);
-    } else if (!r.SkipField(field, wt)) {
-      return Malformed("FeatureList", tag_pos, base);
-    }
-  }
-  return OkStatus();
+  return WalkLenFields(list, base, "FeatureList", 1, [&](const LenField& f) {
+    FeatureView view;
+    INFLOW_RETURN_IF_ERROR(FeatureView::Parse(f.payload, base, &view));
+    steps->push_back(view);
+    return OkStatus();
+  });
 }
 
 struct ListRange {
@@ -52,51 +37,22 @@ struct ListRange {
 Status ParseFeatureLists(std::string_view lists, const char* base,
                          std::vector<FeatureView>* steps,
                          std::vector<ListRange>* ranges) {
-  WireReader r(lists);
-  while (!r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) {
-      return Malformed("FeatureLists", tag_pos, base);
-    }
-    if (!(field == 1 && wt == kWireLen)) {
-      if (!r.SkipField(field, wt)) {
-        return Malformed("FeatureLists", tag_pos, base);
-      }
-      continue;
-    }
-    std::string_view entry;
-    if (!r.ReadLengthDelimited(&entry)) {
-      return Malformed("FeatureLists", tag_pos, base);
-    }
-    ListRange range{std::string_view(), steps->size(), 0};
-    WireReader e(entry);
-    while (!e.done()) {
-      const char* entry_tag = e.pos();
-      uint32_t f;
-      int t;
-      if (!e.ReadTag(&f, &t)) {
-        return Malformed("FeatureLists map entry", entry_tag, base);
-      }
-      if ((f == 1 || f == 2) && t == kWireLen) {
-        std::string_view payload;
-        if (!e.ReadLengthDelimited(&payload)) {
-          return Malformed("FeatureLists map entry", entry_tag, base);
-        }
-        if (f == 1) {
-          range.key = payload;
-        } else {
-          INFLOW_RETURN_IF_ERROR(ParseFeatureList(payload, base, steps));
-        }
-      } else if (!e.SkipField(f, t)) {
-        return Malformed("FeatureLists map entry", entry_tag, base);
-      }
-    }
-    range.end = steps->size();
-    ranges->push_back(range);
-  }
-  return OkStatus();
+  return WalkLenFields(
+      lists, base, "FeatureLists", 1, [&](const LenField& entry) {
+        ListRange range{std::string_view(), steps->size(), 0};
+        INFLOW_RETURN_IF_ERROR(
+            WalkLenFields(entry.payload, base, "FeatureLists map entry", 2,
+                          [&](const LenField& f) {
+                            if (f.number == 1) {
+                              range.key = f.payload;
+                              return OkStatus();
+                            }
+                            return ParseFeatureList(f.payload, base, steps);
+                          }));
+        range.end = steps->size();
+        ranges->push_back(range);
+        return OkStatus();
+      });
 }
 
 }  // namespace
@@ -109,31 +65,15 @@ Status SequenceExampleView::Parse(std::string_view serialized) {
   has_context_ = has_feature_lists_ = false;
   const char* base = serialized.data();
   std::vector<ListRange> ranges;
-  WireReader r(serialized);
-  Status s;
-  while (s.ok() && !r.done()) {
-    const char* tag_pos = r.pos();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) {
-      s = Malformed("SequenceExample", tag_pos, base);
-      break;
-    }
-    std::string_view payload;
-    if ((field == 1 || field == 2) && wt == kWireLen) {
-      if (!r.ReadLengthDelimited(&payload)) {
-        s = Malformed("SequenceExample", tag_pos, base);
-      } else if (field == 1) {
-        has_context_ = true;
-        s = internal::ParseFeatures(payload, base, &context_, &joined_);
-      } else {
+  Status s = WalkLenFields(
+      serialized, base, "SequenceExample", 2, [&](const LenField& f) {
+        if (f.number == 1) {
+          has_context_ = true;
+          return internal::ParseFeatures(f.payload, base, &context_, &joined_);
+        }
         has_feature_lists_ = true;
-        s = ParseFeatureLists(payload, base, &steps_, &ranges);
-      }
-    } else if (!r.SkipField(field, wt)) {
-      s = Malformed("SequenceExample", tag_pos, base);
-    }
-  }
+        return ParseFeatureLists(f.payload, base, &steps_, &ranges);
+      });
   if (!s.ok()) {
     context_.clear();
     steps_.clear();
