@@ -16,6 +16,7 @@
 
 #include "inflow/example/feature_view.h"
 
+#include "example/build_outputs.h"
 #include "example/parsed_schema.h"
 
 namespace inflow::internal {
