@@ -7,11 +7,11 @@
 #include <string>
 #include <type_traits>
 
-namespace inflow {
+namespace inflow::internal {
 
 namespace {
 
-inline uint64_t HashWords(const internal::KeyWords& w, size_t n) {
+inline uint64_t HashWords(const KeyWords& w, size_t n) {
   uint64_t h = (w.first ^ (n * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
   h = (h ^ (h >> 32) ^ w.last) * 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
@@ -68,7 +68,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
     }
     Spec spec;
     spec.key = key;
-    spec.words = internal::WordsOf(key);
+    spec.words = WordsOf(key);
     spec.allow_missing = false;
     spec.stride = 1;
     if (auto* fixed = std::get_if<FixedLenFeature>(&config)) {
@@ -126,7 +126,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
     }
     const auto index = static_cast<int32_t>(schema.specs.size());
     schema.specs.push_back(std::move(spec));
-    const internal::KeyWords words = internal::WordsOf(key);
+    const KeyWords words = WordsOf(key);
     uint64_t slot = HashWords(words, key.size()) & schema.mask_;
     while (schema.table_[slot].index >= 0) slot = (slot + 1) & schema.mask_;
     schema.table_[slot] = {words.first, words.last, key.size(), index};
@@ -137,7 +137,7 @@ Result<ParsedSchema> ParsedSchema::Build(FeatureSpecs specs, Context context) {
 int ParsedSchema::Lookup(std::string_view key) const {
   // Keys of up to 16 bytes (most) compare as two words and a length; only
   // longer ones need the bytes in between compared too.
-  const internal::KeyWords words = internal::WordsOf(key);
+  const KeyWords words = WordsOf(key);
   const size_t n = key.size();
   uint64_t slot = HashWords(words, n) & mask_;
   for (;;) {
@@ -151,4 +151,4 @@ int ParsedSchema::Lookup(std::string_view key) const {
   }
 }
 
-}  // namespace inflow
+}  // namespace inflow::internal

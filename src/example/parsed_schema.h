@@ -18,9 +18,7 @@
 #include "inflow/example/example_parser.h"
 #include "inflow/example/feature_view.h"
 
-namespace inflow {
-
-namespace internal {
+namespace inflow::internal {
 
 // The first and last (up to) 8 bytes of a key. With the length, they are
 // the whole key when it has at most 16 bytes: the words overlap rather
@@ -52,13 +50,11 @@ inline KeyWords WordsOf(std::string_view key) {
   return w;
 }
 
-}  // namespace internal
-
 struct ParsedSchema {
   enum class Type { kFixedLen, kVarLen, kFixedLenSequence };
   struct Spec {
     std::string key;
-    internal::KeyWords words;  // of key
+    KeyWords words;  // of key
     Type type;
     DType dtype;
     FeatureKind kind;
@@ -82,7 +78,7 @@ struct ParsedSchema {
     if (static_cast<size_t>(guess) < specs.size()) {
       const Spec& spec = specs[static_cast<size_t>(guess)];
       if (spec.key.size() == key.size()) {
-        const internal::KeyWords words = internal::WordsOf(key);
+        const KeyWords words = WordsOf(key);
         if (words.first == spec.words.first && words.last == spec.words.last &&
             (key.size() <= 16 || spec.key == key)) {
           return guess;
@@ -107,80 +103,6 @@ struct ParsedSchema {
   uint64_t mask_ = 0;
 };
 
-namespace internal {
-
-// Copies the values of `view` (whose kind matches dtype) to dst.
-inline void CopyValues(const FeatureView& view, DType dtype, void* dst) {
-  switch (dtype) {
-    case DType::kFloat32:
-      view.CopyFloats(static_cast<float*>(dst));
-      break;
-    case DType::kInt64:
-      view.CopyInt64s(static_cast<int64_t*>(dst));
-      break;
-    default:
-      view.CopyBytes(static_cast<std::string*>(dst));
-      break;
-  }
-}
-
-// Where the values of view slot b * S + s already are, when ExampleParser's
-// fast path (ParseExampleFast) filled them while parsing.
-inline constexpr int64_t kSlotFromView = -1;  // nowhere yet: copy the view
-inline constexpr int64_t kSlotInPlace = -2;   // in the FixedLen output row
-// (>= 0: var-len values at that offset of the int64 arena, for int64
-// features, or of the bytes arena, for bytes features)
-
-// What ParseExampleFast fills.
-struct FastOutputs {
-  // By spec: where the FixedLen output of spec s starts (its tensor is
-  // allocated before parsing); null for other specs.
-  std::span<char* const> fixed;
-  std::vector<int64_t>* int64_arena;  // var-len int64 values, decoded
-  size_t int64_used = 0;
-  std::vector<std::string_view>* bytes_arena;  // var-len bytes values
-  size_t bytes_used = 0;
-};
-
-// Outputs filled while parsing, for BuildOutputs.
-struct Prefilled {
-  // By out_index: the FixedLen outputs, allocated before parsing (other
-  // entries empty). BuildOutputs takes the vector over as its dense
-  // outputs.
-  std::vector<Tensor>* dense;
-  std::span<const int64_t> slots;  // per view slot, as views
-  const int64_t* int64_arena;
-  const std::string_view* bytes_arena;
-};
-
-// Parses Example `record` (example b of the batch) when it is laid out as
-// every encoder writes it, for the specs of `schema`: sets row[s] to the
-// winning feature of spec s, as the general path does, and slots[s] to
-// where its values went. A FixedLen feature whose kind and count match
-// goes straight into row b of its output; var-len int64 values are decoded
-// into the int64 arena and var-len bytes values listed in the bytes arena.
-// False when the record needs the general path (any other layout,
-// malformed input included); row and slots are then partly written.
-bool ParseExampleFast(std::string_view record, const ParsedSchema& schema,
-                      int64_t b, FeatureView* row, int64_t* slots,
-                      FastOutputs* out);
-
-// Builds the tensors of `schema` from views[b * S + s], the winning feature
-// of spec s in example b (kind kNone when missing). When `present` is not
-// empty, present[b * S + s] marks a kNone view as a feature that is there
-// with no kind (SequenceExample context, where TensorFlow counts it as
-// zero values) rather than missing. `single` drops the batch dimension
-// (then batch is 1). Error messages name example b + index_offset.
-// `prefilled`, when given, says which values are already in place.
-Result<ParsedFeatures> BuildOutputs(const ParsedSchema& schema,
-                                    std::span<const FeatureView> views,
-                                    std::span<const uint8_t> present,
-                                    int64_t batch, bool single,
-                                    int64_t index_offset,
-                                    const Prefilled* prefilled = nullptr);
-
-}  // namespace internal
-
-}  // namespace inflow
+}  // namespace inflow::internal
 
 #endif  // INFLOW_EXAMPLE_PARSED_SCHEMA_H_

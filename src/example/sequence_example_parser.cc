@@ -7,9 +7,12 @@
 
 #include "inflow/example/example_parser.h"
 
+#include "example/build_outputs.h"
 #include "example/parsed_schema.h"
 
 namespace inflow {
+
+using internal::ParsedSchema;
 
 namespace {
 

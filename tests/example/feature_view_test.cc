@@ -324,6 +324,32 @@ TEST(ExampleViewTest, MalformedEncodingsAreInvalidArgument) {
   }
 }
 
+// Each message level names itself and the record offset of the field it
+// could not read (here a wire type 7 tag).
+TEST(ExampleViewTest, MalformedFieldNamesItsMessageAndByteOffset) {
+  const std::string bad = Tag(9, 7);
+  const std::string entry = Entry("a", BytesListFeature(Len(1, "x")));
+  const struct {
+    std::string record;
+    std::string message;
+    size_t offset;
+  } cases[] = {
+      {VarintField(2, 1) + bad, "Example", 2},
+      {ExampleOf(entry + bad), "Features", 2 + entry.size()},
+      {ExampleOf(Len(1, Len(1, "a") + bad)), "Features map entry", 7},
+      {ExampleOf(Entry("a", bad)), "Feature", 9},
+      {ExampleOf(Entry("f", FloatListFeature(Len(1, "abc")))), "float_list",
+       11},
+  };
+  for (const auto& c : cases) {
+    ExampleView view;
+    Status s = view.Parse(c.record);
+    EXPECT_EQ(s.message(), "Could not parse example input: malformed " +
+                               c.message + " at byte offset " +
+                               std::to_string(c.offset));
+  }
+}
+
 TEST(ExampleViewTest, GroupsNestedTooDeeplyAreRejectedWithoutOverflow) {
   std::string deep;
   for (int i = 0; i < 10000; ++i) deep += Tag(9, 3);
@@ -365,6 +391,29 @@ TEST(SequenceExampleViewTest, FeatureListSplitOverTwoValuesConcatenates) {
   EXPECT_THAT(Int64s(s->features[1]), ElementsAre(2));
   // Duplicate key across entries and across feature_lists fields: last wins.
   EXPECT_EQ(view.FindFeatureList("t")->features.size(), 2u);
+}
+
+TEST(SequenceExampleViewTest, MalformedFieldNamesItsMessageAndByteOffset) {
+  const std::string bad = Tag(9, 7);
+  const struct {
+    std::string record;
+    std::string message;
+    size_t offset;
+  } cases[] = {
+      {Len(1, "") + bad, "SequenceExample", 2},
+      {Len(1, bad), "Features", 2},
+      {Len(2, bad), "FeatureLists", 2},
+      {Len(2, Len(1, bad)), "FeatureLists map entry", 4},
+      {Len(2, Len(1, Len(1, "s") + Len(2, bad))), "FeatureList", 9},
+      {Len(2, Len(1, Len(1, "s") + Len(2, Len(1, bad)))), "Feature", 11},
+  };
+  for (const auto& c : cases) {
+    SequenceExampleView view;
+    Status s = view.Parse(c.record);
+    EXPECT_EQ(s.message(), "Could not parse example input: malformed " +
+                               c.message + " at byte offset " +
+                               std::to_string(c.offset));
+  }
 }
 
 TEST(SequenceExampleViewTest, MalformedStepIsInvalidArgument) {

@@ -94,7 +94,9 @@ struct SparseTensor {
   Tensor dense_shape;
 };
 
+namespace internal {
 struct ParsedSchema;
+}  // namespace internal
 
 // Parsed tensors. Fixed-length and sequence features are dense, var-length
 // features sparse; each list follows the order of the specs of its sort.
@@ -115,7 +117,7 @@ class ParsedFeatures {
  private:
   friend class ExampleParser;
   friend class SequenceExampleParser;
-  std::shared_ptr<const ParsedSchema> schema_;
+  std::shared_ptr<const internal::ParsedSchema> schema_;
 };
 
 // Parses Examples for one configuration. Create() validates it once.
@@ -140,13 +142,13 @@ class ExampleParser {
 
  private:
   friend class SequenceExampleParser;
-  explicit ExampleParser(std::shared_ptr<const ParsedSchema> schema)
+  explicit ExampleParser(std::shared_ptr<const internal::ParsedSchema> schema)
       : schema_(std::move(schema)) {}
   template <typename Str>
   Result<ParsedFeatures> Parse(std::span<const Str> serialized,
                                bool single) const;
 
-  std::shared_ptr<const ParsedSchema> schema_;
+  std::shared_ptr<const internal::ParsedSchema> schema_;
 };
 
 // parse_single_example / parse_example in one call (builds the parser each
@@ -172,11 +174,11 @@ class SequenceExampleParser {
   Result<ParsedSequenceExample> ParseSingle(std::string_view serialized) const;
 
  private:
-  SequenceExampleParser(std::shared_ptr<const ParsedSchema> context,
-                        std::shared_ptr<const ParsedSchema> sequence)
+  SequenceExampleParser(std::shared_ptr<const internal::ParsedSchema> context,
+                        std::shared_ptr<const internal::ParsedSchema> sequence)
       : context_(std::move(context)), sequence_(std::move(sequence)) {}
-  std::shared_ptr<const ParsedSchema> context_;
-  std::shared_ptr<const ParsedSchema> sequence_;
+  std::shared_ptr<const internal::ParsedSchema> context_;
+  std::shared_ptr<const internal::ParsedSchema> sequence_;
 };
 
 Result<ParsedSequenceExample> ParseSingleSequenceExample(

@@ -38,15 +38,8 @@ std::string_view FeatureKindName(FeatureKind kind);
 // The kind that holds `dtype` values (string, float32, int64), else kNone.
 FeatureKind FeatureKindFor(DType dtype);
 
-struct FeatureEntry;
-class FeatureView;
-
 namespace internal {
 struct FeatureViewAccess;
-Status ParseExampleEntries(std::string_view example,
-                           std::vector<FeatureEntry>* entries,
-                           std::vector<std::unique_ptr<std::string>>* joined,
-                           bool* has_features);
 }  // namespace internal
 
 // One tf.train.Feature. When the oneof appears several times on the wire,
@@ -96,13 +89,8 @@ class FeatureView {
 
  private:
   friend class BytesIterator;
+  // The parsers in src/example fill views directly.
   friend struct internal::FeatureViewAccess;
-  friend Status internal::ParseExampleEntries(
-      std::string_view example, std::vector<FeatureEntry>* entries,
-      std::vector<std::unique_ptr<std::string>>* joined, bool* has_features);
-  // Parse's fast path: a Feature holding one list in the layout every
-  // encoder writes. False (and *out unchanged) for anything else.
-  static bool TryParseList(std::string_view feature, FeatureView* out);
   // Calls f(list payload) for each list message that counts.
   template <typename F>
   void ForEachList(F&& f) const;
@@ -173,23 +161,6 @@ class SequenceExampleView {
   bool has_context_ = false;
   bool has_feature_lists_ = false;
 };
-
-namespace internal {
-
-// Parses the body of a tf.train.Features message, appending its entries.
-// `joined` receives buffers for split Feature values; they must live as
-// long as the entries.
-Status ParseFeatures(std::string_view features, const char* base,
-                     std::vector<FeatureEntry>* entries,
-                     std::vector<std::unique_ptr<std::string>>* joined);
-
-// Parses a serialized Example, appending its entries; sets *has_features.
-Status ParseExampleEntries(std::string_view example,
-                           std::vector<FeatureEntry>* entries,
-                           std::vector<std::unique_ptr<std::string>>* joined,
-                           bool* has_features);
-
-}  // namespace internal
 
 }  // namespace inflow
 
