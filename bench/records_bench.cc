@@ -34,6 +34,7 @@
 #include "inflow/io/record_writer.h"
 
 #include "bench_util.h"
+#include "io/crc32c_internal.h"
 
 namespace inflow {
 namespace {
@@ -262,7 +263,8 @@ void BM_Crc32c(benchmark::State& state) {
     benchmark::DoNotOptimize(crc);
   }
   state.SetBytesProcessed(state.iterations() * state.range(0));
-  state.SetLabel(std::string(crc32c::ImplementationName()));
+  state.SetLabel(std::string(
+      crc32c::internal::KernelName(crc32c::internal::SelectedKernel())));
 }
 
 // Keeps the counters of each benchmark run, by name.
