@@ -315,7 +315,11 @@ void Register() {
   }
   benchmark::RegisterBenchmark("GzipRead/1kb", BM_GzipRead)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)->Arg(1024)->Arg(100 << 10);
+  benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)
+      ->Arg(1024)
+      ->Arg(2048)
+      ->Arg(4096)
+      ->Arg(100 << 10);
 }
 
 }  // namespace

@@ -119,8 +119,8 @@ TEST(Crc32cTest, EveryRunnableKernelAgreesWithPortableOnLengthsAndAlignments) {
 
 // The folding kernels first run the bytes up to a 64-byte boundary through
 // crc32; every distance to the boundary, with lengths that leave fewer than
-// 256, exactly 256 or more bytes to fold after it, and every count of
-// trailing 32- and 16-byte blocks.
+// 256, exactly 256 or more bytes to fold after it, every count of trailing
+// 32- and 16-byte blocks, and the hybrid path's bounds.
 TEST(Crc32cTest, FoldingKernelsAgreeWithPortableFromEveryCacheLineOffset) {
   std::mt19937 rng(7);
   std::vector<char> buf(8192 + 128);
@@ -130,6 +130,11 @@ TEST(Crc32cTest, FoldingKernelsAgreeWithPortableFromEveryCacheLineOffset) {
   std::vector<size_t> lengths = {256, 257, 300, 319,       320, 511,
                                  512, 575, 576, 4096 + 13, 8192};
   for (size_t n = 512; n < 512 + 256; n += 15) lengths.push_back(n);
+  // Around where vpclmul256 starts its hybrid path (4 steps of 520 bytes)
+  // and one step more.
+  for (size_t n : {2079, 2080, 2081, 2599, 2600, 2601, 6000}) {
+    lengths.push_back(n);
+  }
   int folding = 0;
   for (Kernel k : RunnableKernels("crc32c folding")) {
     if (k != Kernel::kVpclmul256 && k != Kernel::kVpclmul512) continue;
