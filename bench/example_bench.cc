@@ -15,9 +15,10 @@
 // protobuf side reuses its message objects across batches, its fastest
 // arena-free use. The last line is the JSON summary:
 //   {"bench": "example", "ratio_vs_protobuf": {"fashion_mnist": x,
-//    "features20": y}, "examples_per_s": {...}}
+//    "features20": y}, "examples_per_s": {...}, "kernels": {"varint": k}}
 // with the ratios taken on the batch variants. Each case runs 3 times and
-// the best rate (CPU time) of each is used.
+// the best rate (CPU time) of each is used. --smoke (bench_util.h) runs
+// each for about a millisecond.
 
 #include <algorithm>
 #include <cstdio>
@@ -35,7 +36,9 @@
 #include "inflow/example/example_parser.h"
 #include "inflow/example/feature_view.h"
 
+#include "bench_util.h"
 #include "example.pb.h"
+#include "example/varint_kernels.h"
 
 namespace inflow {
 namespace {
@@ -527,7 +530,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "inflow and protobuf extraction disagree\n");
     return 1;
   }
-  benchmark::Initialize(&argc, argv);
+  const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
+  inflow::bench::BenchArgs args(argc, argv, smoke);
+  benchmark::Initialize(args.argc(), args.argv());
+  if (benchmark::ReportUnrecognizedArguments(*args.argc(), args.argv())) {
+    return 1;
+  }
   inflow::CaptureReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   auto rate = [&](const std::string& name) {
@@ -549,8 +557,12 @@ int main(int argc, char** argv) {
       "{\"bench\": \"example\", \"ratio_vs_protobuf\": {\"fashion_mnist\": "
       "%.2f, \"features20\": %.2f, \"fashion_mnist_single\": %.2f, "
       "\"features20_single\": %.2f, \"fashion_mnist_zero_copy\": %.2f}, "
-      "\"examples_per_s\": {%s}}\n",
+      "\"examples_per_s\": {%s}, \"kernels\": %s}\n",
       ratio("FashionMnist"), ratio("Features20"), ratio("FashionMnistSingle"),
-      ratio("Features20Single"), ratio("FashionMnistZeroCopy"), per_s.c_str());
+      ratio("Features20Single"), ratio("FashionMnistZeroCopy"), per_s.c_str(),
+      inflow::bench::KernelsJson(
+          {{"varint", inflow::internal::VarintKernelName(
+                          inflow::internal::SelectedVarintKernel())}})
+          .c_str());
   return 0;
 }

@@ -8,7 +8,8 @@
 // bound, so it is compared with an unbounded FIFOQueue; TBB's is bounded to
 // 1024 like the FIFOQueue it is compared with. Ends with one JSON line:
 //   {"bench": "queue", "ratio_vs_moodycamel": {...}, "ratio_vs_tbb": {...},
-//    "dequeue_many_speedup": k}
+//    "dequeue_many_speedup": k, "kernels": {}}
+// ("kernels" is empty: the queues run none of the SIMD kernels.)
 // Ratios are ops/s, inflow over the peer. Each comparison runs in
 // kRounds rounds, every round running ours and the peer one right after
 // the other (ours first in even rounds, the peer first in odd ones); a
@@ -196,13 +197,15 @@ class RateReporter : public benchmark::ConsoleReporter {
 
 int main(int argc, char** argv) {
   using namespace inflow;
+  // --smoke (bench_util.h): one round of about a millisecond per case.
+  const bool smoke = bench::TakeSmokeFlag(&argc, argv);
   const std::vector<std::pair<std::string, int>> configs = {
       {"1p1c", 2}, {"2p2c", 4}, {"4p4c", 8}};
   // An even number of rounds, half of them with the peer first, so that
   // whatever a benchmark inherits from the one run just before it (the
   // heap's arenas, grown or fragmented) falls on both sides alike. (Per
   // round, no order effect stood out from the noise.)
-  constexpr int kRounds = 6;
+  const int kRounds = smoke ? 1 : 6;
   for (int round = 0; round < kRounds; ++round) {
     const bool peer_first = round % 2 == 1;
     for (const auto& [label, threads] : configs) {
@@ -252,8 +255,11 @@ int main(int argc, char** argv) {
   benchmark::RegisterBenchmark("inflow/take128_dequeue_many", BM_InflowTake128)
       ->Arg(1);
 
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  bench::BenchArgs args(argc, argv, smoke);
+  benchmark::Initialize(args.argc(), args.argv());
+  if (benchmark::ReportUnrecognizedArguments(*args.argc(), args.argv())) {
+    return 1;
+  }
   RateReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
@@ -272,9 +278,10 @@ int main(int argc, char** argv) {
   };
   std::printf(
       "{\"bench\": \"queue\", \"ratio_vs_moodycamel\": %s, \"ratio_vs_tbb\": "
-      "%s, \"dequeue_many_speedup\": %.3f}\n",
+      "%s, \"dequeue_many_speedup\": %.3f, \"kernels\": %s}\n",
       ratios("inflow_unbounded", "moodycamel").c_str(),
       ratios("inflow", "tbb").c_str(),
-      reporter.Ratio("inflow/take128_dequeue_many", "inflow/take128_dequeue"));
+      reporter.Ratio("inflow/take128_dequeue_many", "inflow/take128_dequeue"),
+      bench::KernelsJson({}).c_str());
   return 0;
 }

@@ -9,7 +9,8 @@
 // bytes).
 // Ends with one JSON line:
 //   {"bench": "records", "ratio_vs_plain_read": {...},
-//    "write_ratio_vs_plain_write": {...}, "gzip_read_mb_s": g}
+//    "write_ratio_vs_plain_write": {...}, "gzip_read_mb_s": g,
+//    "kernels": {"crc32c": name}}
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -34,11 +35,15 @@
 #include "inflow/io/record_writer.h"
 
 #include "bench_util.h"
+#include "io/crc32c_internal.h"
 
 namespace inflow {
 namespace {
 
-constexpr size_t kFileBytes = 48 << 20;
+// --smoke (bench_util.h): files of 256 KiB, one round of 1 ms.
+bool smoke = false;
+
+size_t FileBytes() { return smoke ? 256 << 10 : 48 << 20; }
 constexpr size_t kBufferSize = 256 << 10;
 
 struct SizeCase {
@@ -62,7 +67,7 @@ std::string Dir() {
 
 std::vector<std::string> Records(size_t record_bytes, bool compressible) {
   std::mt19937_64 rng(record_bytes);
-  const size_t n = std::max<size_t>(1, kFileBytes / (record_bytes + 16));
+  const size_t n = std::max<size_t>(1, FileBytes() / (record_bytes + 16));
   std::vector<std::string> records(n, std::string(record_bytes, '\0'));
   for (std::string& r : records) {
     for (char& c : r) {
@@ -262,7 +267,8 @@ void BM_Crc32c(benchmark::State& state) {
     benchmark::DoNotOptimize(crc);
   }
   state.SetBytesProcessed(state.iterations() * state.range(0));
-  state.SetLabel(std::string(crc32c::ImplementationName()));
+  state.SetLabel(std::string(
+      crc32c::internal::KernelName(crc32c::internal::SelectedKernel())));
 }
 
 // Keeps the counters of each benchmark run, by name.
@@ -283,9 +289,9 @@ class CaptureReporter : public benchmark::ConsoleReporter {
   std::map<std::string, std::map<std::string, double>> values;
 };
 
-// Each comparison runs as kRounds rounds of files read (or written) in
+// Each comparison runs as Rounds() rounds of files read (or written) in
 // turns, and the JSON reports the median of the rounds' ratios.
-constexpr int kRounds = 5;
+int Rounds() { return smoke ? 1 : 5; }
 
 std::string RoundName(const std::string& what, const std::string& label,
                       int round) {
@@ -300,16 +306,20 @@ void Register() {
                                               {"Write", BM_Write}};
   for (const auto& [name, fn] : kinds) {
     for (const SizeCase& c : kSizes) {
-      for (int i = 0; i < kRounds; ++i) {
+      for (int i = 0; i < Rounds(); ++i) {
         benchmark::RegisterBenchmark(RoundName(name, c.label, i).c_str(), fn, c)
-            ->MinTime(0.3)
+            ->MinTime(smoke ? 0.001 : 0.3)
             ->Unit(benchmark::kMillisecond);
       }
     }
   }
   benchmark::RegisterBenchmark("GzipRead/1kb", BM_GzipRead)
       ->Unit(benchmark::kMillisecond);
-  benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)->Arg(1024)->Arg(100 << 10);
+  benchmark::RegisterBenchmark("Crc32c", BM_Crc32c)
+      ->Arg(1024)
+      ->Arg(2048)
+      ->Arg(4096)
+      ->Arg(100 << 10);
 }
 
 }  // namespace
@@ -317,8 +327,13 @@ void Register() {
 
 int main(int argc, char** argv) {
   using namespace inflow;
+  smoke = bench::TakeSmokeFlag(&argc, argv);
   Register();
-  benchmark::Initialize(&argc, argv);
+  bench::BenchArgs args(argc, argv, smoke);
+  benchmark::Initialize(args.argc(), args.argv());
+  if (benchmark::ReportUnrecognizedArguments(*args.argc(), args.argv())) {
+    return 1;
+  }
   CaptureReporter reporter;
   benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
@@ -327,7 +342,7 @@ int main(int argc, char** argv) {
   // The median over the rounds of ours / the limit.
   auto ratio = [&](const std::string& what, const std::string& label) {
     std::vector<double> ratios;
-    for (int i = 0; i < kRounds; ++i) {
+    for (int i = 0; i < Rounds(); ++i) {
       const double r = reporter.values[RoundName(what, label, i)]["ratio"];
       if (r > 0) ratios.push_back(r);
     }
@@ -352,8 +367,12 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "{\"bench\": \"records\", \"ratio_vs_plain_read\": {%s}, "
-      "\"write_ratio_vs_plain_write\": {%s}, \"gzip_read_mb_s\": %s}\n",
+      "\"write_ratio_vs_plain_write\": {%s}, \"gzip_read_mb_s\": %s, "
+      "\"kernels\": %s}\n",
       read.c_str(), write.c_str(),
-      fmt(reporter.values["GzipRead/1kb"]["bytes_per_second"] / 1e6).c_str());
+      fmt(reporter.values["GzipRead/1kb"]["bytes_per_second"] / 1e6).c_str(),
+      bench::KernelsJson({{"crc32c", crc32c::internal::KernelName(
+                                         crc32c::internal::SelectedKernel())}})
+          .c_str());
   return 0;
 }

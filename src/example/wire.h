@@ -112,11 +112,9 @@ class WireReader {
 int64_t CountPackedVarints(std::string_view payload);
 
 // Decodes varints known to be well formed (CountPackedVarints agreed);
-// returns how many were written to out.
+// returns how many were written to out. This and DecodePackedVarintsChecked
+// run the kernel varint_kernels.h chooses.
 int64_t DecodePackedVarints(std::string_view payload, int64_t* out);
-// The same without BMI2 (DecodePackedVarints picks BMI2's pext when the CPU
-// has it); exposed so that tests cover both.
-int64_t DecodePackedVarintsPortable(std::string_view payload, int64_t* out);
 
 // Validates and decodes in one pass: -1 when CountPackedVarints would say
 // so, else the number of varints. Values are written to out[0, capacity)
@@ -141,11 +139,6 @@ inline int64_t DecodeShortPackedVarintsChecked(std::string_view payload,
   }
   return count;
 }
-
-// The same without BMI2, for tests.
-int64_t DecodePackedVarintsCheckedPortable(std::string_view payload,
-                                           int64_t* out, int64_t capacity,
-                                           size_t slack = 0);
 
 // Encoding.
 inline size_t VarintSize(uint64_t v) {

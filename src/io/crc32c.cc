@@ -6,13 +6,17 @@
 // cycle), then joins the three partial CRCs. Joining uses linearity: the
 // CRC state after A then B equals Z(state after A) xor (CRC of B from a zero
 // state), where Z feeds as many zero bytes as B holds. Z is linear on 32
-// bits, so for a fixed block length it is four 256-entry tables.
+// bits, so for a fixed block length it is four 256-entry tables. The
+// folding kernels are in crc32c_vpclmul256.cc and crc32c_vpclmul512.cc;
+// this file also picks the kernel Extend() runs (crc32c_internal.h).
 
 #include "inflow/io/crc32c.h"
 
 #include <array>
 #include <cstring>
+#include <iterator>
 
+#include "core/kernel_select.h"
 #include "io/crc32c_internal.h"
 
 #if defined(__x86_64__)
@@ -21,6 +25,12 @@
 #endif
 
 namespace inflow::crc32c {
+
+using ::inflow::internal::IsaLevel;
+using ::inflow::internal::KernelInfo;
+using ::inflow::internal::SelectKernel;
+using internal::Kernel;
+
 namespace {
 
 constexpr uint32_t kPoly = 0x82f63b78u;
@@ -169,78 +179,81 @@ __attribute__((target("sse4.2"))) uint32_t internal::RawSse42(uint32_t crc,
   return c32;
 }
 
-namespace {
 #endif  // INFLOW_CRC32C_X86
 
-using ExtendFn = uint32_t (*)(uint32_t, const void*, size_t);
+namespace {
 
-// Below this size the crc32 instruction beats folding's fixed costs.
-constexpr size_t kVpclmulMinBytes = 512;
-
-uint32_t ExtendBestHardware(uint32_t crc, const void* data, size_t n) {
-  return n >= kVpclmulMinBytes ? ExtendVpclmul(crc, data, n)
-                               : ExtendSse42(crc, data, n);
-}
-
-ExtendFn Choose() {
-  if (VpclmulAvailable()) return &ExtendBestHardware;
-  return HardwareAvailable() ? &ExtendSse42 : &ExtendPortable;
+KernelInfo Info(Kernel kernel) {
+  switch (kernel) {
+#ifdef INFLOW_CRC32C_X86
+    case Kernel::kVpclmul512:
+      return {"vpclmul512", IsaLevel::kAvx512, internal::Vpclmul512Supported()};
+    case Kernel::kVpclmul256:
+      return {"vpclmul256", IsaLevel::kAvx2, internal::Vpclmul256Supported()};
+    case Kernel::kSse42:
+      return {"sse42", IsaLevel::kSse42, __builtin_cpu_supports("sse4.2") != 0};
+#else
+    case Kernel::kVpclmul512:
+      return {"vpclmul512", IsaLevel::kAvx512, false};
+    case Kernel::kVpclmul256:
+      return {"vpclmul256", IsaLevel::kAvx2, false};
+    case Kernel::kSse42:
+      return {"sse42", IsaLevel::kSse42, false};
+#endif
+    case Kernel::kPortable:
+      break;
+  }
+  return {"portable", IsaLevel::kPortable, true};
 }
 
 }  // namespace
 
-uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n) {
-  return ~internal::RawPortable(~crc, static_cast<const uint8_t*>(data), n);
+Kernel internal::ChooseKernel() {
+  KernelInfo infos[std::size(internal::kAllKernels)];
+  for (size_t i = 0; i < std::size(infos); ++i) {
+    infos[i] = Info(internal::kAllKernels[i]);
+  }
+  return internal::kAllKernels[SelectKernel("INFLOW_CRC32C_KERNEL", infos)];
 }
 
-bool HardwareAvailable() {
-#ifdef INFLOW_CRC32C_X86
-  static const bool available = __builtin_cpu_supports("sse4.2");
-  return available;
-#else
-  return false;
-#endif
+std::string_view internal::KernelName(Kernel kernel) {
+  return Info(kernel).name;
 }
 
-uint32_t ExtendSse42(uint32_t crc, const void* data, size_t n) {
-#ifdef INFLOW_CRC32C_X86
-  return ~internal::RawSse42(~crc, static_cast<const uint8_t*>(data), n);
-#else
-  return ExtendPortable(crc, data, n);
-#endif
+bool internal::KernelSupported(Kernel kernel) { return Info(kernel).supported; }
+
+Kernel internal::SelectedKernel() {
+  static const Kernel kernel = ChooseKernel();
+  return kernel;
 }
 
-bool VpclmulAvailable() {
+uint32_t internal::ExtendWith(Kernel kernel, uint32_t crc, const void* data,
+                              size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  switch (kernel) {
 #ifdef INFLOW_CRC32C_X86
-  return internal::VpclmulSupported();
-#else
-  return false;
+    case Kernel::kVpclmul512:
+      return ~RawVpclmul512(~crc, p, n);
+    case Kernel::kVpclmul256:
+      return ~RawVpclmul256(~crc, p, n);
+    case Kernel::kSse42:
+      return ~RawSse42(~crc, p, n);
 #endif
-}
-
-uint32_t ExtendVpclmul(uint32_t crc, const void* data, size_t n) {
-#ifdef INFLOW_CRC32C_X86
-  return ~internal::RawVpclmul(~crc, static_cast<const uint8_t*>(data), n);
-#else
-  return ExtendPortable(crc, data, n);
-#endif
+    default:
+      return ~RawPortable(~crc, p, n);
+  }
 }
 
 uint32_t Extend(uint32_t crc, const void* data, size_t n) {
-  static const ExtendFn fn = Choose();
+  static const Kernel kernel = internal::SelectedKernel();
 #ifdef INFLOW_CRC32C_X86
-  // Short buffers (record headers, small records) skip the indirection.
-  static const bool sse42 = HardwareAvailable();
-  if (n < kVpclmulMinBytes && sse42) {
+  // Short buffers (record headers, small records) go to the crc32
+  // instruction without a call through the switch.
+  if (n < internal::kFoldMinBytes && kernel != Kernel::kPortable) {
     return ~internal::RawSse42(~crc, static_cast<const uint8_t*>(data), n);
   }
 #endif
-  return fn(crc, data, n);
-}
-
-std::string_view ImplementationName() {
-  if (VpclmulAvailable()) return "avx512 vpclmulqdq + sse4.2";
-  return HardwareAvailable() ? "sse4.2 (3-way)" : "portable";
+  return internal::ExtendWith(kernel, crc, data, n);
 }
 
 }  // namespace inflow::crc32c

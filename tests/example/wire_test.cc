@@ -6,13 +6,22 @@
 #include "example/wire.h"
 
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "example/varint_kernels.h"
+#include "kernel_test_util.h"
+
 namespace inflow::internal {
 namespace {
+
+std::vector<VarintKernel> RunnableKernels(const char* test) {
+  return testing::RunnableKernels<VarintKernel>(
+      test, kAllVarintKernels, VarintKernelSupported, VarintKernelName);
+}
 
 std::vector<uint64_t> Reference(std::string_view payload) {
   std::vector<uint64_t> out;
@@ -22,7 +31,8 @@ std::vector<uint64_t> Reference(std::string_view payload) {
   return out;
 }
 
-TEST(WireTest, PackedVarintsDecodeLikeAByteLoopOnBothPaths) {
+TEST(WireTest, PackedVarintsDecodeLikeAByteLoopWithEveryRunnableKernel) {
+  const std::vector<VarintKernel> kernels = RunnableKernels("decode");
   std::mt19937_64 rng(9);
   for (int round = 0; round < 2000; ++round) {
     std::string payload;
@@ -34,16 +44,18 @@ TEST(WireTest, PackedVarintsDecodeLikeAByteLoopOnBothPaths) {
     }
     const std::vector<uint64_t> want = Reference(payload);
     ASSERT_EQ(CountPackedVarints(payload), static_cast<int64_t>(want.size()));
-    std::vector<int64_t> fast(want.size() + 1), portable(want.size() + 1);
-    ASSERT_EQ(DecodePackedVarints(payload, fast.data()),
-              static_cast<int64_t>(want.size()));
-    ASSERT_EQ(DecodePackedVarintsPortable(payload, portable.data()),
-              static_cast<int64_t>(want.size()));
-    for (size_t i = 0; i < want.size(); ++i) {
-      ASSERT_EQ(static_cast<uint64_t>(fast[i]), want[i]) << round << " " << i;
-      ASSERT_EQ(static_cast<uint64_t>(portable[i]), want[i])
-          << round << " " << i;
+    for (VarintKernel k : kernels) {
+      std::vector<int64_t> got(want.size() + 1);
+      ASSERT_EQ(DecodePackedVarintsWith(k, payload, got.data()),
+                static_cast<int64_t>(want.size()));
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(static_cast<uint64_t>(got[i]), want[i])
+            << VarintKernelName(k) << " " << round << " " << i;
+      }
     }
+    std::vector<int64_t> got(want.size() + 1);
+    ASSERT_EQ(DecodePackedVarints(payload, got.data()),
+              static_cast<int64_t>(want.size()));
   }
 }
 
@@ -65,21 +77,22 @@ TEST(WireTest, CountRejectsUnterminatedAndOverlongVarints) {
 TEST(WireTest, TenByteVarintsAndOverlongRunsAtEveryOffsetAcross64ByteBlocks) {
   // The counting and decoding work on 64-byte blocks: a varint may start
   // at any offset before a block boundary and end after it.
+  const std::vector<VarintKernel> kernels = RunnableKernels("ten bytes");
   for (size_t offset = 0; offset < 140; ++offset) {
     const std::string head(offset, '\x05');
     const std::string ten = std::string(9, '\xff') + "\x01";
     const std::string payload = head + ten + "\x07";
     ASSERT_EQ(CountPackedVarints(payload), static_cast<int64_t>(offset) + 2)
         << offset;
-    std::vector<int64_t> fast(offset + 2), portable(offset + 2);
-    ASSERT_EQ(DecodePackedVarints(payload, fast.data()),
-              static_cast<int64_t>(offset) + 2);
-    ASSERT_EQ(DecodePackedVarintsPortable(payload, portable.data()),
-              static_cast<int64_t>(offset) + 2);
     const std::vector<uint64_t> want = Reference(payload);
-    for (size_t i = 0; i < want.size(); ++i) {
-      ASSERT_EQ(static_cast<uint64_t>(fast[i]), want[i]) << offset;
-      ASSERT_EQ(static_cast<uint64_t>(portable[i]), want[i]) << offset;
+    for (VarintKernel k : kernels) {
+      std::vector<int64_t> got(offset + 2);
+      ASSERT_EQ(DecodePackedVarintsWith(k, payload, got.data()),
+                static_cast<int64_t>(offset) + 2);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(static_cast<uint64_t>(got[i]), want[i])
+            << VarintKernelName(k) << " " << offset;
+      }
     }
     ASSERT_EQ(
         CountPackedVarints(head + std::string(10, '\x80') + "\x01" + head), -1)
@@ -92,6 +105,7 @@ TEST(WireTest, TenByteVarintsAndOverlongRunsAtEveryOffsetAcross64ByteBlocks) {
 // the count, the values when they fit, no write past the capacity, with and
 // without readable bytes after the payload.
 TEST(WireTest, CheckedDecodeCountsValidatesAndStaysWithinCapacity) {
+  const std::vector<VarintKernel> kernels = RunnableKernels("checked");
   std::mt19937_64 rng(17);
   constexpr int64_t kCanary = 0x5a5a5a5a5a5a5a5a;
   for (int round = 0; round < 4000; ++round) {
@@ -124,16 +138,18 @@ TEST(WireTest, CheckedDecodeCountsValidatesAndStaysWithinCapacity) {
               ? 0
               : (rng() % 3 == 0 ? static_cast<int64_t>(rng() % (count + 1))
                                 : count);
-      for (int variant = 0; variant < 3; ++variant) {
+      // Each kernel, then the short-payload reader, then the default.
+      for (size_t variant = 0; variant < kernels.size() + 2; ++variant) {
         std::vector<int64_t> out(static_cast<size_t>(capacity) + 1, kCanary);
         const int64_t got =
-            variant == 0
-                ? DecodePackedVarintsChecked(in, out.data(), capacity, slack)
-            : variant == 1
-                ? DecodePackedVarintsCheckedPortable(in, out.data(), capacity,
-                                                     slack)
-                : DecodeShortPackedVarintsChecked(in, out.data(), capacity);
-        ASSERT_EQ(got, count) << round << " slack " << slack;
+            variant < kernels.size()
+                ? DecodePackedVarintsCheckedWith(kernels[variant], in,
+                                                 out.data(), capacity, slack)
+            : variant == kernels.size()
+                ? DecodeShortPackedVarintsChecked(in, out.data(), capacity)
+                : DecodePackedVarintsChecked(in, out.data(), capacity, slack);
+        ASSERT_EQ(got, count)
+            << round << " slack " << slack << " variant " << variant;
         ASSERT_EQ(out[static_cast<size_t>(capacity)], kCanary) << round;
         if (count >= 0 && count <= capacity) {
           for (size_t i = 0; i < want.size(); ++i) {
@@ -146,9 +162,10 @@ TEST(WireTest, CheckedDecodeCountsValidatesAndStaysWithinCapacity) {
   }
 }
 
-// Long lists (where the AVX-512 path, if the CPU has it, decodes groups of
-// eight) of short, long and mixed varints, some damaged, against a byte loop.
-TEST(WireTest, CheckedDecodeOfLongListsMatchesAByteLoop) {
+// Long lists (where the group decoders decode groups of short varints) of
+// short, long and mixed varints, some damaged, against a byte loop.
+TEST(WireTest, CheckedDecodeOfLongListsMatchesAByteLoopWithEveryKernel) {
+  const std::vector<VarintKernel> kernels = RunnableKernels("long lists");
   std::mt19937_64 rng(29);
   constexpr int64_t kCanary = 0x5a5a5a5a5a5a5a5a;
   for (int round = 0; round < 20000; ++round) {
@@ -170,23 +187,28 @@ TEST(WireTest, CheckedDecodeOfLongListsMatchesAByteLoop) {
     const std::string_view in(buffer.data(), payload.size());
     const int64_t capacity =
         rng() % 4 == 0 ? static_cast<int64_t>(rng() % 160) : 200;
-    std::vector<int64_t> want(201, kCanary), got(201, kCanary);
+    std::vector<int64_t> want(201, kCanary);
     const int64_t count =
         DecodeShortPackedVarintsChecked(in, want.data(), capacity);
-    ASSERT_EQ(DecodePackedVarintsChecked(in, got.data(), capacity, slack),
-              count)
-        << round;
-    ASSERT_EQ(got[static_cast<size_t>(capacity)], kCanary) << round;
-    if (count >= 0 && count <= capacity) {
-      for (int64_t i = 0; i < count; ++i) {
-        ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)])
-            << round << " " << i;
+    for (VarintKernel k : kernels) {
+      std::vector<int64_t> got(201, kCanary);
+      ASSERT_EQ(
+          DecodePackedVarintsCheckedWith(k, in, got.data(), capacity, slack),
+          count)
+          << VarintKernelName(k) << " " << round;
+      ASSERT_EQ(got[static_cast<size_t>(capacity)], kCanary) << round;
+      if (count >= 0 && count <= capacity) {
+        for (int64_t i = 0; i < count; ++i) {
+          ASSERT_EQ(got[static_cast<size_t>(i)], want[static_cast<size_t>(i)])
+              << VarintKernelName(k) << " " << round << " " << i;
+        }
       }
     }
   }
 }
 
 TEST(WireTest, CheckedDecodeHandlesLongVarintsAcrossBlocks) {
+  const std::vector<VarintKernel> kernels = RunnableKernels("across blocks");
   for (size_t offset = 0; offset < 140; ++offset) {
     const std::string head(offset, '\x05');
     const std::string payload =
@@ -195,24 +217,75 @@ TEST(WireTest, CheckedDecodeHandlesLongVarintsAcrossBlocks) {
     for (size_t slack : {size_t{0}, size_t{64}}) {
       const std::string buffer = payload + std::string(slack, '\x80');
       const std::string_view in(buffer.data(), payload.size());
-      for (bool portable : {false, true}) {
+      const std::string bad = head + std::string(10, '\x80') + "\x01" + head;
+      for (VarintKernel k : kernels) {
         std::vector<int64_t> out(want.size());
         const auto cap = static_cast<int64_t>(want.size());
-        ASSERT_EQ(
-            portable
-                ? DecodePackedVarintsCheckedPortable(in, out.data(), cap, slack)
-                : DecodePackedVarintsChecked(in, out.data(), cap, slack),
-            cap);
+        ASSERT_EQ(DecodePackedVarintsCheckedWith(k, in, out.data(), cap, slack),
+                  cap)
+            << VarintKernelName(k);
         for (size_t i = 0; i < want.size(); ++i) {
-          ASSERT_EQ(static_cast<uint64_t>(out[i]), want[i]) << offset;
+          ASSERT_EQ(static_cast<uint64_t>(out[i]), want[i])
+              << VarintKernelName(k) << " " << offset;
         }
+        ASSERT_EQ(DecodePackedVarintsCheckedWith(k, bad, nullptr, 0, 0), -1);
       }
-      const std::string bad = head + std::string(10, '\x80') + "\x01" + head;
       ASSERT_EQ(DecodePackedVarintsChecked(bad, nullptr, 0, 0), -1);
-      ASSERT_EQ(DecodePackedVarintsCheckedPortable(bad, nullptr, 0, 0), -1);
       ASSERT_EQ(DecodeShortPackedVarintsChecked(bad, nullptr, 0), -1);
     }
   }
+}
+
+TEST(WireTest, VarintKernelsSupportedAreThoseTheCpuFlagsAllow) {
+  const std::set<std::string> flags = testing::CpuFlags();
+#if defined(__x86_64__) && defined(__linux__)
+  ASSERT_FALSE(flags.empty()) << "no flags line in /proc/cpuinfo";
+  auto has = [&](const char* f) { return flags.count(f) != 0; };
+  const bool bmi2 = has("bmi2") && has("popcnt");
+  EXPECT_EQ(VarintKernelSupported(VarintKernel::kBmi2), bmi2);
+  EXPECT_EQ(VarintKernelSupported(VarintKernel::kAvx512Vbmi2),
+            bmi2 && has("avx512f") && has("avx512bw") && has("avx512vbmi") &&
+                has("avx512_vbmi2"));
+#else
+  EXPECT_FALSE(VarintKernelSupported(VarintKernel::kBmi2));
+  EXPECT_FALSE(VarintKernelSupported(VarintKernel::kAvx512Vbmi2));
+#endif
+  EXPECT_TRUE(VarintKernelSupported(VarintKernel::kPortable));
+}
+
+TEST(WireTest, VarintKernelIsTheBestSupportedOneWithinInflowKernels) {
+  testing::ScopedEnv no_name("INFLOW_VARINT_KERNEL", "");
+  const bool avx512 = VarintKernelSupported(VarintKernel::kAvx512Vbmi2);
+  const bool bmi2 = VarintKernelSupported(VarintKernel::kBmi2);
+  const VarintKernel below_avx512 =
+      bmi2 ? VarintKernel::kBmi2 : VarintKernel::kPortable;
+  {
+    testing::ScopedEnv unset("INFLOW_KERNELS", "");
+    EXPECT_EQ(ChooseVarintKernel(),
+              avx512 ? VarintKernel::kAvx512Vbmi2 : below_avx512);
+  }
+  {
+    testing::ScopedEnv limit("INFLOW_KERNELS", "avx2");
+    EXPECT_EQ(ChooseVarintKernel(), below_avx512);
+  }
+  {
+    testing::ScopedEnv limit("INFLOW_KERNELS", "sse4.2");
+    EXPECT_EQ(ChooseVarintKernel(), VarintKernel::kPortable);
+  }
+  testing::ScopedEnv limit("INFLOW_KERNELS", "portable");
+  for (VarintKernel k : kAllVarintKernels) {
+    testing::ScopedEnv name("INFLOW_VARINT_KERNEL",
+                            std::string(VarintKernelName(k)));
+    EXPECT_EQ(ChooseVarintKernel(),
+              VarintKernelSupported(k) ? k : VarintKernel::kPortable)
+        << VarintKernelName(k);
+  }
+}
+
+TEST(WireTest, VarintKernelNamesAreTheEnvironmentsSpellings) {
+  EXPECT_EQ(VarintKernelName(VarintKernel::kAvx512Vbmi2), "avx512vbmi2");
+  EXPECT_EQ(VarintKernelName(VarintKernel::kBmi2), "bmi2");
+  EXPECT_EQ(VarintKernelName(VarintKernel::kPortable), "portable");
 }
 
 }  // namespace

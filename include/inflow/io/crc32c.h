@@ -1,10 +1,12 @@
 // Copyright 2026 The inflow Authors.
 //
 // CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) and TensorFlow's
-// masking of stored CRCs. Extend() picks at run time (once) the fastest
-// path this CPU has: carry-less-multiply folding with AVX-512 VPCLMULQDQ
-// for large buffers, the SSE4.2 crc32 instruction on three interleaved
-// streams, or a portable slicing-by-8 table. All give identical results.
+// masking of stored CRCs. Extend() runs the fastest implementation this
+// CPU has, chosen once at run time (carry-less-multiply folding with
+// 512-bit or 256-bit VPCLMULQDQ for large buffers, the SSE4.2 crc32
+// instruction on three interleaved streams, or a portable slicing-by-8
+// table); the environment can pick another (docs/PERFORMANCE.md,
+// "Kernels"). All give identical results.
 //
 // Thread-safe: these are pure functions.
 
@@ -39,22 +41,6 @@ constexpr uint32_t Unmask(uint32_t masked) {
   const uint32_t rot = masked - kMaskDelta;
   return (rot >> 17) | (rot << 15);
 }
-
-// The implementations behind Extend(), for tests and benchmarks.
-uint32_t ExtendPortable(uint32_t crc, const void* data, size_t n);
-// Whether this CPU runs ExtendSse42().
-bool HardwareAvailable();
-// The crc32 instruction, three streams. Precondition: HardwareAvailable().
-uint32_t ExtendSse42(uint32_t crc, const void* data, size_t n);
-// Whether this CPU runs ExtendVpclmul() (AVX-512 VPCLMULQDQ and SSE4.2).
-bool VpclmulAvailable();
-// Carry-less-multiply folding, 256 bytes a step; what Extend() uses for
-// buffers of 512 bytes and more where available. Precondition:
-// VpclmulAvailable().
-uint32_t ExtendVpclmul(uint32_t crc, const void* data, size_t n);
-// What Extend() uses on this machine: "avx512 vpclmulqdq + sse4.2",
-// "sse4.2 (3-way)" or "portable".
-std::string_view ImplementationName();
 
 }  // namespace inflow::crc32c
 

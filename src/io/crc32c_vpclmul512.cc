@@ -1,20 +1,11 @@
 // Copyright 2026 The inflow Authors.
 //
-// CRC-32C by carry-less multiplication (AVX-512 VPCLMULQDQ), for buffers of
-// 256 bytes and more.
-//
-// The CRC state after a message M is M(x) * x^32 mod P(x). Folding keeps a
-// 128-bit block X = H * x^64 + L congruent to the bytes read so far and
-// moves it D bits forward: X * x^D = H * x^(64+D) + L * x^D, so with
-// constants k_hi = x^(64+D-1) mod P and k_lo = x^(D-1) mod P (one less,
-// because a carry-less product of bit-reflected operands comes out
-// multiplied by x) two multiplications fold a block onto the one D bits
-// later. Four 512-bit accumulators (16 lanes) fold 256 bytes per step;
-// they are then folded into one, which takes the remaining whole 64-byte
-// blocks, then into one 128-bit block, which takes the remaining 16-byte
-// ones; the crc32 instruction computes the CRC of that block and of the
-// last bytes. The constants are computed once at start-up from the
-// polynomial rather than written out.
+// CRC-32C by carry-less multiplication with AVX-512 VPCLMULQDQ, for
+// buffers of 256 bytes and more (the method: crc32c_fold.h). Four 512-bit
+// accumulators (16 lanes) fold 256 bytes per step; they are then folded
+// into one, which takes the remaining whole 64-byte blocks, then into one
+// 128-bit block, which takes the remaining 16-byte ones; the crc32
+// instruction computes the CRC of that block and of the last bytes.
 
 #include "io/crc32c_internal.h"
 
@@ -26,47 +17,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "io/crc32c_fold.h"
+
 namespace inflow::crc32c::internal {
 namespace {
-
-// x^k mod P in bit-reflected form, as the 64-bit operand of a carry-less
-// multiplication (coefficient of x^j at bit 63 - j).
-uint64_t XPowModP(unsigned k) {
-  constexpr uint32_t kPolyNormal = 0x1EDC6F41u;  // without the x^32 term
-  uint32_t r = 1;  // x^0, normal form: bit j = coefficient of x^j
-  for (unsigned i = 0; i < k; ++i) {
-    const bool carry = (r & 0x80000000u) != 0;
-    r <<= 1;
-    if (carry) r ^= kPolyNormal;
-  }
-  uint64_t reflected = 0;
-  for (int j = 0; j < 32; ++j) {
-    if (r & (1u << j)) reflected |= uint64_t{1} << (63 - j);
-  }
-  return reflected;
-}
-
-struct FoldConstants {
-  // Per fold distance D: {x^(64+D-1) mod P, x^(D-1) mod P}, the factors of
-  // a block's low and high qword (in a block loaded from memory the low
-  // qword holds the higher powers of x).
-  std::array<uint64_t, 2> d2048, d512, d384, d256, d128;
-  FoldConstants() {
-    auto make = [](unsigned d) {
-      return std::array<uint64_t, 2>{XPowModP(64 + d - 1), XPowModP(d - 1)};
-    };
-    d2048 = make(2048);
-    d512 = make(512);
-    d384 = make(384);
-    d256 = make(256);
-    d128 = make(128);
-  }
-};
-
-const FoldConstants& Constants() {
-  static const FoldConstants constants;
-  return constants;
-}
 
 #define INFLOW_VPCLMUL_TARGET \
   __attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,sse4.2")))
@@ -98,7 +52,7 @@ INFLOW_VPCLMUL_TARGET inline __m512i Pair4(const std::array<uint64_t, 2>& k) {
 
 }  // namespace
 
-bool VpclmulSupported() {
+bool Vpclmul512Supported() {
   static const bool supported =
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
       __builtin_cpu_supports("vpclmulqdq") &&
@@ -106,8 +60,8 @@ bool VpclmulSupported() {
   return supported;
 }
 
-INFLOW_VPCLMUL_TARGET uint32_t RawVpclmul(uint32_t state, const uint8_t* p,
-                                          size_t n) {
+INFLOW_VPCLMUL_TARGET uint32_t RawVpclmul512(uint32_t state, const uint8_t* p,
+                                             size_t n) {
   if (n < 256) return RawSse42(state, p, n);
   // A 64-byte load that straddles two cache lines costs two loads: the
   // crc32 instruction takes the bytes up to the next line boundary first
