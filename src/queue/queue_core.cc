@@ -136,15 +136,14 @@ struct QueueCore::Attempt {
   explicit Attempt(Op o) : op(o) {}
 
   const Op op;
-  bool done = false;            // completed; `status` is final
-  bool stop_requested = false;  // the caller's stop token fired
+  bool done = false;  // completed; `status` is final
   bool allow_small_batch = false;
   int64_t requested = 0;     // dequeues: elements still wanted
   std::vector<Tuple> rows;   // enqueues: elements to insert, in order
   size_t next_row = 0;       // enqueues: rows[0, next_row) are in
   std::vector<Tuple> taken;  // dequeues: elements taken, in order
   Status status;
-  CondVar cv;  // signalled (outside the lock) when done or stopped
+  CondVar cv;  // signalled when done
 };
 
 // Attempts completed during a flush. Their waiters are signalled when the
@@ -466,6 +465,16 @@ Status QueueCore::InsufficientError(int64_t requested, int64_t size) const {
                          std::to_string(size) + ")");
 }
 
+Status QueueCore::ClosedDequeueError(int64_t requested,
+                                     const CallOptions& options) const {
+  // The stop came first: it, not the close, answers the call (as a stop
+  // answers a waiting attempt before a later close can).
+  if (options.stop.stop_requested()) {
+    return CancelledError("Dequeue operation was cancelled");
+  }
+  return InsufficientError(requested, StoredLocked());
+}
+
 // ------------------------------------------------------------ waiter model
 
 QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
@@ -598,12 +607,21 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
       a->op == Op::kEnqueue || a->op == Op::kEnqueueMany || a->op == Op::kClose;
   const char* const cancelled = is_enqueue ? "Enqueue operation was cancelled"
                                            : "Dequeue operation was cancelled";
-  // The callback takes the lock before it signals, so the waiter either
-  // sees stop_requested before it sleeps or is woken. It is destroyed (and
-  // so deregistered) after the lock is released below.
-  auto on_stop = [this, raw] {
+  // A stop answers the attempt itself, under the lock, unless it is done
+  // already: when request_stop() returns, the attempt is CANCELLED, so a
+  // Close that the same stop triggers afterwards (a QueueRunner's closer)
+  // finds it gone instead of answering it OUT_OF_RANGE. The callback runs
+  // in the constructor if the token has already fired (the attempt is in
+  // no list yet), else in the thread that requests the stop. It is
+  // destroyed (and so deregistered) after the lock is released below.
+  auto on_stop = [this, raw, cancelled] {
+    WakeList wake;
     MutexLock lock(&mu_);
-    raw->stop_requested = true;
+    if (!raw->done) {
+      FreezeScope freeze(this);
+      AbandonLocked(raw, CancelledError(cancelled));
+      FlushLocked(&wake);
+    }
     raw->cv.Signal();
   };
   std::optional<std::stop_callback<decltype(on_stop)>> stop_callback;
@@ -613,10 +631,7 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
   WakeList wake;
   MutexLock lock(&mu_);
   FreezeScope freeze(this);
-  if (raw->stop_requested) {
-    raw->status = CancelledError(cancelled);
-    return;
-  }
+  if (raw->done) return;  // stopped before it joined the waiters
   (is_enqueue ? enqueue_attempts_ : dequeue_attempts_).push_back(a);
   FlushLocked(&wake);
   while (!raw->done) {
@@ -629,11 +644,6 @@ void QueueCore::Wait(const std::shared_ptr<Attempt>& a,
       // Closed still (this attempt was waiting), unless it completed.
       FreezeLocked();
       continue;
-    }
-    if (raw->stop_requested) {
-      AbandonLocked(raw, CancelledError(cancelled));
-      FlushLocked(&wake);
-      break;
     }
     if (timed) {
       if (Clock::now() >= deadline) {
@@ -806,7 +816,7 @@ Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
           if (!enqueue_attempts_.empty()) FlushLocked(&wake);
           return element;
         }
-        if (closed_) return InsufficientError(1, StoredLocked());
+        if (closed_) return ClosedDequeueError(1, options);
       }
       if (NoWait(options)) {
         return DeadlineExceededError(Prefix() + ": dequeue would block");
@@ -846,7 +856,9 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
       if (ready >= n) {
         take = n;
       } else if (closed_) {
-        if (!allow_small_batch || size == 0) return InsufficientError(n, size);
+        if (!allow_small_batch || size == 0) {
+          return ClosedDequeueError(n, options);
+        }
         take = size;
       }
       if (take > 0) {

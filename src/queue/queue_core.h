@@ -200,6 +200,11 @@ class QueueCore {
 
   Status ClosedError() const;
   Status InsufficientError(int64_t requested, int64_t size) const;
+  // A dequeue of `requested` that finds the queue closed with too few
+  // elements: OUT_OF_RANGE, or CANCELLED if the call's stop token has
+  // fired.
+  Status ClosedDequeueError(int64_t requested, const CallOptions& options) const
+      INFLOW_REQUIRES(mu_);
 
   // Waiter model.
   RunResult RunLocked(Attempt* a) INFLOW_REQUIRES(mu_);
@@ -208,7 +213,8 @@ class QueueCore {
   // Appends `a` to its side, flushes and waits until it completes, its
   // deadline passes (DEADLINE_EXCEEDED: the timeout counted from
   // `polled_since` if set, else from now) or its stop token fires
-  // (CANCELLED); a->status holds the outcome.
+  // (CANCELLED, decided inside request_stop(): a later Close cannot answer
+  // it); a->status holds the outcome.
   void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options,
             const PollStart& polled_since = std::nullopt) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);
