@@ -61,7 +61,7 @@
 //     queues behind it as before; a call that fails on the lock-free path
 //     (full, empty, gated) has not arrived yet as far as waiter order goes
 //     (it polls for up to about half a millisecond before it joins the
-//     waiters: PollUntil in queue_core.cc).
+//     waiters: PollUntil in poll.h).
 //   - Close: it closes the gate before setting closed_, and (a) keeps it
 //     closed, so a lock-free Enqueue either finished before the close or
 //     meets closed_ under the lock (CANCELLED). Close() without cancel
@@ -94,7 +94,9 @@
 #include "inflow/queue/queue.h"
 #include "inflow/queue/queue_options.h"
 
+#include "queue/gate.h"
 #include "queue/philox.h"
+#include "queue/poll.h"
 #include "queue/slot_ring.h"
 #include "queue/tuple_ring.h"
 
@@ -118,15 +120,6 @@ struct QueueSpec {
 
 // Checks `options` for `kind` and builds the spec (INVALID_ARGUMENT).
 Result<QueueSpec> MakeQueueSpec(QueueKind kind, const QueueOptions& options);
-
-// Whether `options` bound the call's wait: a timeout, and not one beyond a
-// century ("forever", which also keeps deadlines from overflowing).
-bool Timed(const CallOptions& options);
-
-// When a timed blocking call began to sleep while it polled before
-// joining the waiters (queue_core.cc, PollUntil), so that Wait counts that
-// time against the call's timeout. Empty: Wait starts the timeout itself.
-using PollStart = std::optional<CondVar::Clock::time_point>;
 
 class QueueCore {
  public:
