@@ -61,7 +61,7 @@
 //     queues behind it as before; a call that fails on the lock-free path
 //     (full, empty, gated) has not arrived yet as far as waiter order goes
 //     (it polls for up to about half a millisecond before it joins the
-//     waiters: PollUntil in queue_core.cc).
+//     waiters: PollUntil in poll.h).
 //   - Close: it closes the gate before setting closed_, and (a) keeps it
 //     closed, so a lock-free Enqueue either finished before the close or
 //     meets closed_ under the lock (CANCELLED). Close() without cancel
@@ -94,7 +94,9 @@
 #include "inflow/queue/queue.h"
 #include "inflow/queue/queue_options.h"
 
+#include "queue/gate.h"
 #include "queue/philox.h"
+#include "queue/poll.h"
 #include "queue/slot_ring.h"
 #include "queue/tuple_ring.h"
 
@@ -118,15 +120,6 @@ struct QueueSpec {
 
 // Checks `options` for `kind` and builds the spec (INVALID_ARGUMENT).
 Result<QueueSpec> MakeQueueSpec(QueueKind kind, const QueueOptions& options);
-
-// Whether `options` bound the call's wait: a timeout, and not one beyond a
-// century ("forever", which also keeps deadlines from overflowing).
-bool Timed(const CallOptions& options);
-
-// When a timed blocking call began to sleep while it polled before
-// joining the waiters (queue_core.cc, PollUntil), so that Wait counts that
-// time against the call's timeout. Empty: Wait starts the timeout itself.
-using PollStart = std::optional<CondVar::Clock::time_point>;
 
 class QueueCore {
  public:
@@ -200,6 +193,11 @@ class QueueCore {
 
   Status ClosedError() const;
   Status InsufficientError(int64_t requested, int64_t size) const;
+  // A dequeue of `requested` that finds the queue closed with too few
+  // elements: OUT_OF_RANGE, or CANCELLED if the call's stop token has
+  // fired.
+  Status ClosedDequeueError(int64_t requested, const CallOptions& options) const
+      INFLOW_REQUIRES(mu_);
 
   // Waiter model.
   RunResult RunLocked(Attempt* a) INFLOW_REQUIRES(mu_);
@@ -208,7 +206,8 @@ class QueueCore {
   // Appends `a` to its side, flushes and waits until it completes, its
   // deadline passes (DEADLINE_EXCEEDED: the timeout counted from
   // `polled_since` if set, else from now) or its stop token fires
-  // (CANCELLED); a->status holds the outcome.
+  // (CANCELLED, decided inside request_stop(): a later Close cannot answer
+  // it); a->status holds the outcome.
   void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options,
             const PollStart& polled_since = std::nullopt) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);

@@ -1,8 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
-// Argument checks shared by every queue kind (spec section 1.3). They run
-// before the lock is taken, so a bad call never blocks and never changes
-// the queue.
+// Argument checks shared by every queue kind (spec section 1.3), and the
+// errors every kind returns. The checks run before the lock is taken, so a
+// bad call never blocks and never changes the queue.
 
 #include <string>
 
@@ -111,6 +111,32 @@ Status QueueCore::ValidateDequeueMany(int64_t n) const {
         "specified shapes.");
   }
   return OkStatus();
+}
+
+std::string QueueCore::Prefix() const {
+  return std::string(QueueKindName(spec_.kind)) + " '" + spec_.name + "'";
+}
+
+Status QueueCore::ClosedError() const {
+  return CancelledError(Prefix() + " is closed.");
+}
+
+Status QueueCore::InsufficientError(int64_t requested, int64_t size) const {
+  return OutOfRangeError(Prefix() +
+                         " is closed and has insufficient elements "
+                         "(requested " +
+                         std::to_string(requested) + ", current size " +
+                         std::to_string(size) + ")");
+}
+
+Status QueueCore::ClosedDequeueError(int64_t requested,
+                                     const CallOptions& options) const {
+  // The stop came first: it, not the close, answers the call (as a stop
+  // answers a waiting attempt before a later close can).
+  if (options.stop.stop_requested()) {
+    return CancelledError("Dequeue operation was cancelled");
+  }
+  return InsufficientError(requested, StoredLocked());
 }
 
 }  // namespace inflow::internal

@@ -51,18 +51,27 @@ Status Coordinator::RequestStop(const Status& error) {
     if (stop_.load()) return OkStatus();  // the first request won
     if (!clean && error_.ok()) error_ = error;
     stop_.store(true);
-    stop_cv_.SignalAll();
     source = stop_source_;
   }
   // Outside the lock: stop callbacks (queue waiters, runner threads) run
-  // synchronously here and must be free to take their own locks.
+  // synchronously here and must be free to take their own locks. Each
+  // answers its blocked queue call CANCELLED before it returns.
   source.request_stop();
+  {
+    // Only now are WaitForStop's waiters released: a closer thread woken
+    // there closes its queue after every call made with this stop's token
+    // has been answered, so none of them gets the close's OUT_OF_RANGE.
+    MutexLock lock(&mu_);
+    if (stop_source_ == source) stop_fired_ = true;
+    stop_cv_.SignalAll();
+  }
   return OkStatus();
 }
 
 void Coordinator::ClearStop() {
   MutexLock lock(&mu_);
   stop_.store(false);
+  stop_fired_ = false;
   error_ = OkStatus();
   joined_ = false;
   stop_source_ = std::stop_source();
@@ -78,7 +87,7 @@ bool Coordinator::WaitForStop(std::optional<std::chrono::nanoseconds> timeout,
   });
   const auto deadline = timeout ? Clock::now() + *timeout : Clock::time_point();
   MutexLock lock(&mu_);
-  while (!stop_.load() && !also.stop_requested()) {
+  while (!stop_fired_ && !also.stop_requested()) {
     if (!timeout) {
       stop_cv_.Wait(&mu_);
     } else if (!stop_cv_.WaitUntil(&mu_, deadline) &&

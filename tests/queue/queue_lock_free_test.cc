@@ -14,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include "queue/gate.h"
 #include "queue/slot_ring.h"
+#include "queue/thread_slots.h"
 #include "queue_test_util.h"
 
 namespace inflow {

@@ -139,6 +139,27 @@ TEST(CoordinatorTest, WaitForStopWakesOnAStopFromAnotherThread) {
   EXPECT_TRUE(coord.WaitForStop(milliseconds(0)));
 }
 
+// The stop token's callbacks (which answer blocked queue calls) have all
+// run before a thread waiting for the stop wakes, however long they take
+// (issue 12: otherwise a QueueRunner's closer can close the queue first).
+TEST(CoordinatorTest, WaitForStopReturnsAfterTheTokensCallbacksRanIssue12) {
+  Coordinator coord;
+  std::atomic<bool> callback_done{false};
+  std::stop_callback slow(coord.stop_token(), [&] {
+    std::this_thread::sleep_for(milliseconds(50));
+    callback_done = true;
+  });
+  std::atomic<bool> seen_done{false};
+  std::jthread waiter([&] {
+    coord.WaitForStop();
+    seen_done = callback_done.load();
+  });
+  std::this_thread::sleep_for(milliseconds(10));
+  coord.RequestStop();
+  waiter.join();
+  EXPECT_TRUE(seen_done.load());
+}
+
 TEST(CoordinatorTest, WaitForStopAlsoReturnsWhenTheExtraTokenFires) {
   Coordinator coord;
   std::stop_source extra;

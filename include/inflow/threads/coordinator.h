@@ -14,7 +14,10 @@
 //
 // One way to stop: the coordinator owns a std::stop_source. RequestStop
 // fires it, so every blocking queue call made with MakeCallOptions() (or
-// with stop_token()) returns CANCELLED at once.
+// with stop_token()) returns CANCELLED at once. That answer is final
+// before any thread that WaitForStop() wakes can act on the stop: a
+// QueueRunner's closer, whose Close(true) would otherwise answer a blocked
+// DequeueMany with OUT_OF_RANGE, closes the queue only afterwards.
 
 #ifndef INFLOW_THREADS_COORDINATOR_H_
 #define INFLOW_THREADS_COORDINATOR_H_
@@ -73,7 +76,9 @@ class Coordinator {
   void ClearStop() INFLOW_EXCLUDES(mu_);
 
   // Blocks until a stop is requested, `timeout` passes (nullopt: no limit)
-  // or `also` fires. Returns ShouldStop().
+  // or `also` fires. Returns ShouldStop(). A wait that a stop ends returns
+  // only once RequestStop has fired stop_token() and its callbacks have
+  // run (every blocked queue call made with the token is answered).
   bool WaitForStop(std::optional<std::chrono::nanoseconds> timeout = {},
                    std::stop_token also = {}) INFLOW_EXCLUDES(mu_);
 
@@ -131,9 +136,11 @@ class Coordinator {
   const std::vector<StatusCode> clean_stop_codes_;
 
   mutable Mutex mu_;
-  CondVar stop_cv_;  // signalled when stop_ becomes true
+  CondVar stop_cv_;  // signalled when stop_fired_ becomes true
   // Also read without the lock by ShouldStop(); written under mu_.
   std::atomic<bool> stop_{false};
+  // The stop source of the stop requested has fired (after stop_).
+  bool stop_fired_ INFLOW_GUARDED_BY(mu_) = false;
   Status error_ INFLOW_GUARDED_BY(mu_);
   bool joined_ INFLOW_GUARDED_BY(mu_) = false;
   std::stop_source stop_source_ INFLOW_GUARDED_BY(mu_);
