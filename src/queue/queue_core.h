@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
 // QueueCore: the engine behind all four queue kinds, TF's QueueBase waiter
-// model (spec queues-and-threads.md section 1.4):
+// model (docs/conformance.md, "Waiter model"):
 //   - two FIFO lists of pending attempts, the enqueue side (Enqueue,
 //     EnqueueMany, non-cancelling Close) and the dequeue side (Dequeue,
 //     DequeueMany, DequeueUpTo);

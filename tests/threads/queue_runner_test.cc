@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
-// QueueRunner against the real queues: spec queues-and-threads.md section 7
-// and the end-of-input cascade of 9.1.
+// QueueRunner against the real queues: TF's QueueRunner and the
+// end-of-input cascade (docs/conformance.md, "QueueRunner").
 
 #include "inflow/threads/queue_runner.h"
 
