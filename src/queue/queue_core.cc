@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -102,39 +103,61 @@ SlotRing::Outcome QueueCore::TryPopFast(Tuple* element) {
 
 // ------------------------------------------------------------- operations
 
-Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
-  INFLOW_RETURN_IF_ERROR(ValidateElement(element));
-  if (options.stop.stop_requested()) {
-    return CancelledError("Enqueue operation was cancelled");
-  }
+// Enqueue (kPush) and Dequeue of one element take the same way: the
+// lock-free path, a poll while the queue looks full (empty), the lock,
+// and only then the waiters. `element` is the one to push, or the place
+// for the one popped.
+template <bool kPush>
+std::conditional_t<kPush, Status, Result<Tuple>> QueueCore::OneElement(
+    Tuple* element, const CallOptions& options) {
+  const auto try_fast = [this, element] {
+    if constexpr (kPush) {
+      return TryPushFast(*element);
+    } else {
+      return TryPopFast(element);
+    }
+  };
   bool spun = false;
   PollStart waiting_since;
   if (fast_) {
-    SlotRing::Outcome outcome = TryPushFast(element);
-    // A full segment is a full queue if it is the only one there can be;
-    // else the lock adds a segment.
+    SlotRing::Outcome outcome = try_fast();
+    // Empty while the gate is open: the queue is empty (or its oldest
+    // element is being written). A full segment is a full queue if it is
+    // the only one there can be; else the lock adds a segment. Either
+    // way, poll before taking the lock.
     if (outcome == SlotRing::Outcome::kFullOrEmpty && !NoWait(options) &&
-        spec_.capacity <= kSegmentSlots) {
+        (!kPush || spec_.capacity <= kSegmentSlots)) {
       PollUntil(
           [&] {
-            outcome = TryPushFast(element);
+            outcome = try_fast();
             return outcome != SlotRing::Outcome::kFullOrEmpty;
           },
           options, &waiting_since);
-      spun = true;
     }
-    if (outcome == SlotRing::Outcome::kDone) return OkStatus();
-    // Full, or gated (someone waits, the queue is closed, or a segment is
-    // to be added): straight to the lock, which decides exactly.
+    if (outcome == SlotRing::Outcome::kDone) {
+      if constexpr (kPush) {
+        return OkStatus();
+      } else {
+        return std::move(*element);
+      }
+    }
+    // Full or empty, or gated (someone waits, the queue is closed, or a
+    // segment is to be added or dropped): straight to the lock, which
+    // decides exactly.
     spun = true;
   }
-  const auto has_room = [this] {
-    return stored_hint_.load(std::memory_order_relaxed) < spec_.capacity ||
-           closed_hint_.load(std::memory_order_relaxed);
+  const auto looks_ready = [this] {
+    if constexpr (kPush) {
+      return stored_hint_.load(std::memory_order_relaxed) < spec_.capacity ||
+             closed_hint_.load(std::memory_order_relaxed);
+    } else {
+      return stored_hint_.load(std::memory_order_relaxed) > keep_ ||
+             closed_hint_.load(std::memory_order_relaxed);
+    }
   };
-  // Looks full: poll before taking the lock (see PollUntil).
-  if (!spun && !has_room() && !NoWait(options)) {
-    PollUntil(has_room, options, &waiting_since);
+  // Looks full (empty): poll before taking the lock (see PollUntil).
+  if (!spun && !looks_ready() && !NoWait(options)) {
+    PollUntil(looks_ready, options, &waiting_since);
     spun = true;
   }
   for (;; spun = true) {
@@ -143,26 +166,62 @@ Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
       WakeList wake;
       SpinMutexLock lock(&mu_);
       FreezeScope freeze(this);
-      others_wait = !enqueue_attempts_.empty();
+      others_wait = !(kPush ? enqueue_attempts_ : dequeue_attempts_).empty();
       if (!others_wait) {
-        if (closed_) return ClosedError();
-        if (StoredLocked() < spec_.capacity) {
-          PushLocked(std::move(element));
-          if (!dequeue_attempts_.empty()) FlushLocked(&wake);
-          return OkStatus();
+        if constexpr (kPush) {
+          if (closed_) return ClosedError();
+          if (StoredLocked() < spec_.capacity) {
+            PushLocked(std::move(*element));
+            if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+            return OkStatus();
+          }
+        } else {
+          if (TakeableLocked() > 0) {
+            Tuple taken = TakeLocked();
+            if (!enqueue_attempts_.empty()) FlushLocked(&wake);
+            return taken;
+          }
+          if (closed_) return ClosedDequeueError(1, options);
         }
       }
       if (NoWait(options)) {
-        return DeadlineExceededError(Prefix() + ": enqueue would block");
+        return DeadlineExceededError(
+            Prefix() +
+            (kPush ? ": enqueue would block" : ": dequeue would block"));
       }
     }
     if (spun || others_wait) break;
-    if (!PollUntil(has_room, options, &waiting_since)) break;
+    if (!PollUntil(looks_ready, options, &waiting_since)) break;
   }
-  auto a = std::make_shared<Attempt>(Op::kEnqueue);
-  a->rows.push_back(std::move(element));
+  auto a = std::make_shared<Attempt>(kPush ? Op::kEnqueue : Op::kDequeue);
+  if constexpr (kPush) {
+    a->rows.push_back(std::move(*element));
+  } else {
+    a->requested = 1;
+  }
   Wait(a, options, waiting_since);
-  return a->status;
+  if constexpr (kPush) {
+    return a->status;
+  } else {
+    if (!a->status.ok()) return a->status;
+    return std::move(a->taken[0]);
+  }
+}
+
+Status QueueCore::Enqueue(Tuple element, const CallOptions& options) {
+  INFLOW_RETURN_IF_ERROR(ValidateElement(element));
+  if (options.stop.stop_requested()) {
+    return CancelledError("Enqueue operation was cancelled");
+  }
+  return OneElement<true>(&element, options);
+}
+
+Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
+  if (options.stop.stop_requested()) {
+    return CancelledError("Dequeue operation was cancelled");
+  }
+  Tuple element;
+  return OneElement<false>(&element, options);
 }
 
 Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
@@ -200,70 +259,6 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
   a->rows = std::move(elements);
   Wait(a, options);
   return a->status;
-}
-
-Result<Tuple> QueueCore::Dequeue(const CallOptions& options) {
-  if (options.stop.stop_requested()) {
-    return CancelledError("Dequeue operation was cancelled");
-  }
-  bool spun = false;
-  PollStart waiting_since;
-  if (fast_) {
-    Tuple element;
-    SlotRing::Outcome outcome = TryPopFast(&element);
-    // Empty while the gate is open: the queue is empty (or its oldest
-    // element is being written); poll before taking the lock.
-    if (outcome == SlotRing::Outcome::kFullOrEmpty && !NoWait(options)) {
-      PollUntil(
-          [&] {
-            outcome = TryPopFast(&element);
-            return outcome != SlotRing::Outcome::kFullOrEmpty;
-          },
-          options, &waiting_since);
-      spun = true;
-    }
-    if (outcome == SlotRing::Outcome::kDone) return element;
-    // Empty, or gated (someone waits, the queue is closed, or the first
-    // segment is to be dropped): straight to the lock, which decides
-    // exactly.
-    spun = true;
-  }
-  const auto has_element = [this] {
-    return stored_hint_.load(std::memory_order_relaxed) > keep_ ||
-           closed_hint_.load(std::memory_order_relaxed);
-  };
-  // Looks empty: poll before taking the lock (see PollUntil).
-  if (!spun && !has_element() && !NoWait(options)) {
-    PollUntil(has_element, options, &waiting_since);
-    spun = true;
-  }
-  for (;; spun = true) {
-    bool others_wait;
-    {
-      WakeList wake;
-      SpinMutexLock lock(&mu_);
-      FreezeScope freeze(this);
-      others_wait = !dequeue_attempts_.empty();
-      if (!others_wait) {
-        if (TakeableLocked() > 0) {
-          Tuple element = TakeLocked();
-          if (!enqueue_attempts_.empty()) FlushLocked(&wake);
-          return element;
-        }
-        if (closed_) return ClosedDequeueError(1, options);
-      }
-      if (NoWait(options)) {
-        return DeadlineExceededError(Prefix() + ": dequeue would block");
-      }
-    }
-    if (spun || others_wait) break;
-    if (!PollUntil(has_element, options, &waiting_since)) break;
-  }
-  auto a = std::make_shared<Attempt>(Op::kDequeue);
-  a->requested = 1;
-  Wait(a, options, waiting_since);
-  if (!a->status.ok()) return a->status;
-  return std::move(a->taken[0]);
 }
 
 Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,

@@ -84,6 +84,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -190,6 +191,12 @@ class QueueCore {
   void AddSegmentLocked(size_t slots) INFLOW_REQUIRES(mu_);
   void DropFirstSegmentLocked() INFLOW_REQUIRES(mu_);
   void PointFastPathLocked() INFLOW_REQUIRES(mu_);
+
+  // Enqueue (kPush) and Dequeue after their checks (queue_core.cc).
+  // Inlined into each, so that sharing the code costs no call.
+  template <bool kPush>
+  [[gnu::always_inline]] inline std::conditional_t<kPush, Status, Result<Tuple>>
+  OneElement(Tuple* element, const CallOptions& options) INFLOW_EXCLUDES(mu_);
 
   Status ClosedError() const;
   Status InsufficientError(int64_t requested, int64_t size) const;

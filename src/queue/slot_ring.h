@@ -140,8 +140,8 @@ class SlotRing {
   static constexpr uint64_t kBaseLaps = uint64_t{1} << 32;
 
   // 32 bytes, two to a cache line: a backlog of elements takes half the
-  // memory of one slot per line, which measured faster when the consumer
-  // falls behind; near empty, producer and consumer share a line.
+  // memory of one slot per line, which matters once the consumer falls
+  // behind; near empty, producer and consumer share a line.
   struct Slot {
     std::atomic<uint64_t> seq{0};
     Tuple value;

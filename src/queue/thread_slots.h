@@ -17,7 +17,8 @@ namespace inflow::internal {
 // ticket) and gives it back when it exits; threads beyond kSlots get none
 // and share striped counters instead. A thread's slot is its own in every
 // Gate, so its ticket can end with a plain store rather than an atomic
-// read-modify-write: in a single thread enqueue+dequeue, 10 ns of 110.
+// read-modify-write, which costs a call on the lock-free path a tenth of
+// its time.
 class ThreadSlots {
  public:
   static constexpr int kSlots = 32;

@@ -7,11 +7,13 @@
 //   - Enqueue on a closed queue: CANCELLED.
 //   - Dequeue on a closed queue with too few elements: OUT_OF_RANGE.
 //   - A timed-out call: DEADLINE_EXCEEDED; a call whose stop token fires:
-//     CANCELLED. Either leaves the queue as if the call was never made
-//     (except rows an EnqueueMany already inserted, as TF). Elements a
-//     DequeueMany/DequeueUpTo had already taken go back (FIFO kinds: to
-//     the front, in their original order; RandomShuffle: into the bag) -
-//     TF loses them (docs/conformance.md, "Timeouts and cancellation").
+//     CANCELLED, decided when the stop is requested, so a Close after the
+//     stop does not change it. Either leaves the queue as if the call was
+//     never made (except rows an EnqueueMany already inserted, as TF).
+//     Elements a DequeueMany/DequeueUpTo had already taken go back (FIFO
+//     kinds: to the front, in their original order; RandomShuffle: into
+//     the bag) - TF loses them (docs/conformance.md, "Timeouts and
+//     cancellation").
 //   - Validation errors (INVALID_ARGUMENT naming the component) come before
 //     any blocking and leave the queue untouched.
 //
