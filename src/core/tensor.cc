@@ -2,8 +2,10 @@
 
 #include "inflow/core/tensor.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -49,6 +51,26 @@ struct PayloadAllocator {
   size_t payload;
   char** payload_start;
 };
+
+[[noreturn]] void PreconditionFailed(const std::string& what) {
+  std::fprintf(stderr, "inflow: Tensor precondition failed: %s\n",
+               what.c_str());
+  std::abort();
+}
+
+// The element count of `shape`; ends the process when a dimension is
+// negative or the count overflows int64 (no allocation could hold it).
+int64_t CheckedNumElements(const TensorShape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape.dims()) {
+    if (d < 0 || (d != 0 && n > std::numeric_limits<int64_t>::max() / d)) {
+      PreconditionFailed("invalid shape " + shape.DebugString() +
+                         " for a new tensor");
+    }
+    n *= d;
+  }
+  return n;
+}
 
 }  // namespace
 
@@ -100,14 +122,14 @@ TensorBuffer::~TensorBuffer() {
 Tensor::Tensor(DType dtype, TensorShape shape)
     : dtype_(dtype),
       shape_(std::move(shape)),
-      num_elements_(shape_.num_elements()),
+      num_elements_(CheckedNumElements(shape_)),
       buffer_(TensorBuffer::Allocate(dtype, num_elements_, /*zero=*/true)) {}
 
 Tensor Tensor::Uninitialized(DType dtype, TensorShape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
-  t.num_elements_ = t.shape_.num_elements();
+  t.num_elements_ = CheckedNumElements(t.shape_);
   t.buffer_ = TensorBuffer::Allocate(dtype, t.num_elements_, /*zero=*/false);
   return t;
 }
@@ -122,19 +144,22 @@ Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
         "are std::string objects); build it with FromVector or Tensor()");
   }
   if (buffer == nullptr) return InvalidArgumentError("null buffer");
-  for (int64_t d : shape.dims()) {
-    if (d < 0) {
-      return InvalidArgumentError("FromBuffer: negative dimension in shape " +
-                                  shape.DebugString());
-    }
+  Result<TensorShape> checked = TensorShape::FromDims(shape.dims());
+  if (!checked.ok()) {
+    return InvalidArgumentError(
+        "FromBuffer: shape " + shape.DebugString() +
+        " is invalid: " + std::string(checked.status().message()));
   }
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.num_elements_ = t.shape_.num_elements();
   const size_t elem = t.element_size();
-  const size_t need = static_cast<size_t>(t.num_elements_) * elem;
-  if (byte_offset > buffer->size() || buffer->size() - byte_offset < need) {
+  const size_t room =
+      byte_offset > buffer->size() ? 0 : buffer->size() - byte_offset;
+  // Compared by division: the product n * elem may not fit in size_t.
+  if (byte_offset > buffer->size() ||
+      static_cast<uint64_t>(t.num_elements_) > room / elem) {
     return InvalidArgumentError("buffer of " + std::to_string(buffer->size()) +
                                 " bytes is too small for " +
                                 t.shape_.DebugString() + " " +
@@ -192,13 +217,22 @@ Status Tensor::CheckElementCount(const TensorShape& shape, size_t count) {
   return OkStatus();
 }
 
+void Tensor::TypeMismatchAbort(DType requested) const {
+  PreconditionFailed("typed access as " + std::string(DTypeName(requested)) +
+                     " to a tensor of dtype " + std::string(DTypeName(dtype_)));
+}
+
 Status Tensor::TypeMismatch(DType requested) const {
   return InvalidArgumentError("tensor is " + std::string(DTypeName(dtype_)) +
                               ", not " + std::string(DTypeName(requested)));
 }
 
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {
-  assert(rank() >= 1 && 0 <= begin && begin <= end && end <= dim_size(0));
+  if (rank() < 1 || begin < 0 || begin > end || end > dim_size(0)) {
+    PreconditionFailed("Slice(" + std::to_string(begin) + ", " +
+                       std::to_string(end) + ") of a tensor of shape " +
+                       shape_.DebugString());
+  }
   Tensor t = *this;
   const int64_t row = dim_size(0) == 0 ? 0 : num_elements_ / dim_size(0);
   t.shape_.set_dim(0, end - begin);
@@ -208,6 +242,10 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
 }
 
 Tensor Tensor::SubTensor(int64_t i) const {
+  if (rank() < 1 || i < 0 || i >= dim_size(0)) {
+    PreconditionFailed("SubTensor(" + std::to_string(i) +
+                       ") of a tensor of shape " + shape_.DebugString());
+  }
   Tensor t = Slice(i, i + 1);
   t.shape_.RemoveDim(0);
   return t;
