@@ -3,8 +3,10 @@
 // TensorBuffer: owned storage (one allocation for the reference count, the
 // buffer object and the 64-byte-aligned payload) and borrowed memory.
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <string>
 
@@ -59,6 +61,17 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
                                                      bool zero) {
   const bool is_string = dtype == DType::kString;
   const size_t elem = is_string ? sizeof(std::string) : DTypeSize(dtype);
+  // A count whose byte size (plus the header and rounding) would wrap
+  // would allocate too little; no allocation could hold half the address
+  // space anyway.
+  if (num_elements < 0 ||
+      (elem != 0 && static_cast<uint64_t>(num_elements) >
+                        std::numeric_limits<size_t>::max() / 2 / elem)) {
+    std::fprintf(stderr,
+                 "inflow: TensorBuffer::Allocate: invalid element count %lld\n",
+                 static_cast<long long>(num_elements));
+    std::abort();
+  }
   const size_t bytes = static_cast<size_t>(num_elements) * elem;
   char* payload = nullptr;
   std::shared_ptr<TensorBuffer> buf = std::allocate_shared<TensorBuffer>(

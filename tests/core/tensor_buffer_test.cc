@@ -140,6 +140,16 @@ TEST(TensorBufferTest, FromBufferRefusesShapesTooLargeForTheBuffer) {
       Tensor::FromBuffer(DType::kUInt64, TensorShape({1}), buf, 8).ok());
 }
 
+// 2^59 strings of 32 bytes are 2^64 bytes, which would wrap to 0.
+TEST(TensorBufferDeathTest, AllocateOfAnOverflowingCountAbortsInEveryBuild) {
+  EXPECT_DEATH(TensorBuffer::Allocate(DType::kString, int64_t{1} << 59),
+               "invalid element count");
+  EXPECT_DEATH(TensorBuffer::Allocate(DType::kUInt64, int64_t{1} << 61),
+               "invalid element count");
+  EXPECT_DEATH(TensorBuffer::Allocate(DType::kFloat32, -1),
+               "invalid element count -1");
+}
+
 // The callback runs once, on the thread that drops the last reference.
 TEST(TensorBufferTest, ReleaseRunsOnTheThreadDroppingTheLastReference) {
   static const char storage[4] = {};

@@ -67,7 +67,8 @@ inline constexpr size_t kTensorAlignment = 64;
 class TensorBuffer {
  public:
   // `num_elements` elements of `dtype`, zero-filled when `zero` (strings are
-  // always constructed empty). Writable.
+  // always constructed empty). Writable. Aborts with a message, in every
+  // build, when num_elements is negative or its byte size overflows.
   static std::shared_ptr<TensorBuffer> Allocate(DType dtype,
                                                 int64_t num_elements,
                                                 bool zero = true);
