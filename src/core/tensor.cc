@@ -2,112 +2,49 @@
 
 #include "inflow/core/tensor.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
+#include <limits>
 #include <string>
 
 namespace inflow {
 
 namespace {
 
-size_t RoundUpToAlignment(size_t n) {
-  return (n + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+[[noreturn]] void PreconditionFailed(const std::string& what) {
+  std::fprintf(stderr, "inflow: Tensor precondition failed: %s\n",
+               what.c_str());
+  std::abort();
 }
 
-// An allocator for std::allocate_shared that makes room, in the same
-// aligned block as the shared object and its reference count, for
-// `payload` more bytes starting at the next 64-byte boundary. It records
-// where that payload starts in *payload_start. The recorded pointer is
-// only read right after allocate_shared returns; deallocate needs nothing
-// but the block itself.
-template <typename T>
-struct PayloadAllocator {
-  using value_type = T;
-
-  PayloadAllocator(size_t payload, char** payload_start)
-      : payload(payload), payload_start(payload_start) {}
-  template <typename U>
-  PayloadAllocator(const PayloadAllocator<U>& other)  // NOLINT(implicit)
-      : payload(other.payload), payload_start(other.payload_start) {}
-
-  T* allocate(size_t n) {
-    const size_t head = RoundUpToAlignment(n * sizeof(T));
-    void* p = std::aligned_alloc(kTensorAlignment,
-                                 RoundUpToAlignment(head + payload));
-    if (p == nullptr) throw std::bad_alloc();
-    *payload_start = static_cast<char*>(p) + head;
-    return static_cast<T*>(p);
+// The element count of `shape`; ends the process when a dimension is
+// negative or the count overflows int64 (no allocation could hold it).
+int64_t CheckedNumElements(const TensorShape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape.dims()) {
+    if (d < 0 || (d != 0 && n > std::numeric_limits<int64_t>::max() / d)) {
+      PreconditionFailed("invalid shape " + shape.DebugString() +
+                         " for a new tensor");
+    }
+    n *= d;
   }
-  void deallocate(T* p, size_t) { std::free(p); }
-
-  template <typename U>
-  bool operator==(const PayloadAllocator<U>& other) const {
-    return payload_start == other.payload_start;
-  }
-
-  size_t payload;
-  char** payload_start;
-};
+  return n;
+}
 
 }  // namespace
-
-std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
-                                                     int64_t num_elements,
-                                                     bool zero) {
-  const bool is_string = dtype == DType::kString;
-  const size_t elem = is_string ? sizeof(std::string) : DTypeSize(dtype);
-  const size_t bytes = static_cast<size_t>(num_elements) * elem;
-  char* payload = nullptr;
-  std::shared_ptr<TensorBuffer> buf = std::allocate_shared<TensorBuffer>(
-      PayloadAllocator<TensorBuffer>(bytes, &payload), Key());
-  buf->data_ = payload;
-  buf->size_ = bytes;
-  if (is_string) {
-    auto* s = reinterpret_cast<std::string*>(payload);
-    for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
-    buf->num_strings_ = num_elements;
-  } else if (zero) {
-    std::memset(payload, 0, bytes);
-  }
-  return buf;
-}
-
-std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(
-    const void* data, size_t size, std::function<void()> release) {
-  // The pointer is only ever written through when read_only_ is false.
-  std::shared_ptr<TensorBuffer> buf =
-      WrapWritable(const_cast<void*>(data), size, std::move(release));
-  buf->read_only_ = true;
-  return buf;
-}
-
-std::shared_ptr<TensorBuffer> TensorBuffer::WrapWritable(
-    void* data, size_t size, std::function<void()> release) {
-  auto buf = std::make_shared<TensorBuffer>(Key());
-  buf->data_ = data;
-  buf->size_ = size;
-  buf->release_ = std::move(release);
-  return buf;
-}
-
-TensorBuffer::~TensorBuffer() {
-  auto* s = static_cast<std::string*>(data_);
-  for (int64_t i = 0; i < num_strings_; ++i) s[i].~basic_string();
-  if (release_) release_();
-}
 
 Tensor::Tensor(DType dtype, TensorShape shape)
     : dtype_(dtype),
       shape_(std::move(shape)),
-      num_elements_(shape_.num_elements()),
+      num_elements_(CheckedNumElements(shape_)),
       buffer_(TensorBuffer::Allocate(dtype, num_elements_, /*zero=*/true)) {}
 
 Tensor Tensor::Uninitialized(DType dtype, TensorShape shape) {
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
-  t.num_elements_ = t.shape_.num_elements();
+  t.num_elements_ = CheckedNumElements(t.shape_);
   t.buffer_ = TensorBuffer::Allocate(dtype, t.num_elements_, /*zero=*/false);
   return t;
 }
@@ -122,19 +59,22 @@ Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
         "are std::string objects); build it with FromVector or Tensor()");
   }
   if (buffer == nullptr) return InvalidArgumentError("null buffer");
-  for (int64_t d : shape.dims()) {
-    if (d < 0) {
-      return InvalidArgumentError("FromBuffer: negative dimension in shape " +
-                                  shape.DebugString());
-    }
+  Result<TensorShape> checked = TensorShape::FromDims(shape.dims());
+  if (!checked.ok()) {
+    return InvalidArgumentError(
+        "FromBuffer: shape " + shape.DebugString() +
+        " is invalid: " + std::string(checked.status().message()));
   }
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
   t.num_elements_ = t.shape_.num_elements();
   const size_t elem = t.element_size();
-  const size_t need = static_cast<size_t>(t.num_elements_) * elem;
-  if (byte_offset > buffer->size() || buffer->size() - byte_offset < need) {
+  const size_t room =
+      byte_offset > buffer->size() ? 0 : buffer->size() - byte_offset;
+  // Compared by division: the product n * elem may not fit in size_t.
+  if (byte_offset > buffer->size() ||
+      static_cast<uint64_t>(t.num_elements_) > room / elem) {
     return InvalidArgumentError("buffer of " + std::to_string(buffer->size()) +
                                 " bytes is too small for " +
                                 t.shape_.DebugString() + " " +
@@ -192,13 +132,22 @@ Status Tensor::CheckElementCount(const TensorShape& shape, size_t count) {
   return OkStatus();
 }
 
+void Tensor::TypeMismatchAbort(DType requested) const {
+  PreconditionFailed("typed access as " + std::string(DTypeName(requested)) +
+                     " to a tensor of dtype " + std::string(DTypeName(dtype_)));
+}
+
 Status Tensor::TypeMismatch(DType requested) const {
   return InvalidArgumentError("tensor is " + std::string(DTypeName(dtype_)) +
                               ", not " + std::string(DTypeName(requested)));
 }
 
 Tensor Tensor::Slice(int64_t begin, int64_t end) const {
-  assert(rank() >= 1 && 0 <= begin && begin <= end && end <= dim_size(0));
+  if (rank() < 1 || begin < 0 || begin > end || end > dim_size(0)) {
+    PreconditionFailed("Slice(" + std::to_string(begin) + ", " +
+                       std::to_string(end) + ") of a tensor of shape " +
+                       shape_.DebugString());
+  }
   Tensor t = *this;
   const int64_t row = dim_size(0) == 0 ? 0 : num_elements_ / dim_size(0);
   t.shape_.set_dim(0, end - begin);
@@ -208,6 +157,10 @@ Tensor Tensor::Slice(int64_t begin, int64_t end) const {
 }
 
 Tensor Tensor::SubTensor(int64_t i) const {
+  if (rank() < 1 || i < 0 || i >= dim_size(0)) {
+    PreconditionFailed("SubTensor(" + std::to_string(i) +
+                       ") of a tensor of shape " + shape_.DebugString());
+  }
   Tensor t = Slice(i, i + 1);
   t.shape_.RemoveDim(0);
   return t;

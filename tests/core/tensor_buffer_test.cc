@@ -118,6 +118,38 @@ TEST(TensorBufferTest, FromBufferRefusesNegativeDimensions) {
             StatusCode::kInvalidArgument);
 }
 
+// 2^61 uint64 elements need 2^64 bytes, which wraps to 0 in size_t.
+TEST(TensorBufferTest, FromBufferRefusesShapesTooLargeForTheBuffer) {
+  static const uint64_t storage[2] = {};
+  auto buf = TensorBuffer::Wrap(storage, sizeof(storage), nullptr);
+  EXPECT_EQ(
+      Tensor::FromBuffer(DType::kUInt64, TensorShape({int64_t{1} << 61}), buf)
+          .status()
+          .code(),
+      StatusCode::kInvalidArgument);
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_EQ(Tensor::FromBuffer(DType::kUInt8, TensorShape({big, big}), buf)
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Tensor::FromBuffer(DType::kUInt64, TensorShape({1}), buf, 17)
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_TRUE(
+      Tensor::FromBuffer(DType::kUInt64, TensorShape({1}), buf, 8).ok());
+}
+
+// 2^59 strings of 32 bytes are 2^64 bytes, which would wrap to 0.
+TEST(TensorBufferDeathTest, AllocateOfAnOverflowingCountAbortsInEveryBuild) {
+  EXPECT_DEATH(TensorBuffer::Allocate(DType::kString, int64_t{1} << 59),
+               "invalid element count");
+  EXPECT_DEATH(TensorBuffer::Allocate(DType::kUInt64, int64_t{1} << 61),
+               "invalid element count");
+  EXPECT_DEATH(TensorBuffer::Allocate(DType::kFloat32, -1),
+               "invalid element count -1");
+}
+
 // The callback runs once, on the thread that drops the last reference.
 TEST(TensorBufferTest, ReleaseRunsOnTheThreadDroppingTheLastReference) {
   static const char storage[4] = {};

@@ -189,5 +189,34 @@ TEST(TensorTest, UnsignedThirtyTwoAndSixtyFourBitTensors) {
   EXPECT_FALSE(u32 == Tensor::FromVector<int32_t>({0, -1}));
 }
 
+// Broken preconditions of the calls that return no Status end the process
+// in every build (this test runs in Release too) instead of reading or
+// writing outside the buffer.
+TEST(TensorDeathTest, WrongTypedReadAbortsInEveryBuild) {
+  Tensor t(DType::kInt32, TensorShape({2}));
+  EXPECT_DEATH((void)t.data<int64_t>(),
+               "typed access as int64 to a tensor of dtype int32");
+  EXPECT_DEATH((void)t.flat<uint32_t>(),
+               "typed access as uint32 to a tensor of dtype int32");
+}
+
+TEST(TensorDeathTest, SliceOutsideDimensionZeroAbortsInEveryBuild) {
+  Tensor t(DType::kFloat32, TensorShape({2, 3}));
+  EXPECT_DEATH((void)t.Slice(1, 3),
+               "Slice\\(1, 3\\) of a tensor of shape \\[2,3\\]");
+  EXPECT_DEATH((void)t.Slice(-1, 1), "Slice\\(-1, 1\\)");
+  EXPECT_DEATH((void)t.SubTensor(2), "SubTensor\\(2\\)");
+  EXPECT_DEATH((void)Tensor::Scalar<float>(1).Slice(0, 0), "Slice\\(0, 0\\)");
+}
+
+TEST(TensorDeathTest, NewTensorWithAnInvalidShapeAbortsInEveryBuild) {
+  EXPECT_DEATH(Tensor(DType::kFloat32, TensorShape({-1, -2})),
+               "invalid shape \\[\\?,\\?\\] for a new tensor");
+  EXPECT_DEATH(
+      Tensor::Uninitialized(DType::kUInt8,
+                            TensorShape({int64_t{1} << 40, int64_t{1} << 40})),
+      "invalid shape");
+}
+
 }  // namespace
 }  // namespace inflow

@@ -13,6 +13,13 @@
 // Stack, Concat and the queues' batching copy into a new owned buffer,
 // which is writable.
 //
+// Preconditions: the few calls that cannot return a Status (the
+// constructor, Uninitialized, data<T>(), flat<T>(), Slice, SubTensor) check
+// their preconditions in every build and end the process with a message
+// when one is broken (a bug in the caller, as Result::value() on an
+// error): going on would read or write outside the buffer. Input that may
+// be wrong goes through the factories that return Result<Tensor>.
+//
 // Thread safety: a Tensor object is thread-compatible. Several Tensors may
 // share one buffer from several threads; writers must not race with readers
 // of the same elements (inflow only writes into buffers it has just
@@ -21,7 +28,6 @@
 #ifndef INFLOW_CORE_TENSOR_H_
 #define INFLOW_CORE_TENSOR_H_
 
-#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -46,18 +52,23 @@ inline constexpr size_t kTensorAlignment = 64;
 // last reference to the buffer: whichever thread destroys or reassigns the
 // last Tensor (or shared_ptr) over it, for example a consumer thread after
 // a Dequeue, or the thread that destroys a queue still holding it. It
-// never runs while inflow holds one of its own locks: inflow moves
-// tensors in and out of its queues under their locks but destroys them
-// only after releasing the lock. So the callback may take locks of its own
-// and call into inflow; it should not block for long, since it delays the
-// thread that happened to drop the last reference. It must not throw.
+// never runs while inflow holds one of its own locks: queues move tensors
+// in and out under their locks but destroy them only after releasing the
+// lock, and the rest of inflow holds no lock when it drops a tensor. (One
+// exception: a reader op takes its next filename from its queue under the
+// reader's lock and drops there an element that is not a string tensor,
+// which is an error; string tensors are never borrowed, so they have no
+// callback.) So the callback may take locks of its own and call into
+// inflow; it should not block for long, since it delays the thread that
+// happened to drop the last reference. It must not throw.
 //
 // Thread-safe: a TensorBuffer is immutable after construction (its bytes
 // are governed by the Tensor rules above).
 class TensorBuffer {
  public:
   // `num_elements` elements of `dtype`, zero-filled when `zero` (strings are
-  // always constructed empty). Writable.
+  // always constructed empty). Writable. Aborts with a message, in every
+  // build, when num_elements is negative or its byte size overflows.
   static std::shared_ptr<TensorBuffer> Allocate(DType dtype,
                                                 int64_t num_elements,
                                                 bool zero = true);
@@ -103,11 +114,14 @@ class Tensor {
   // An uninitialized tensor (dtype kInvalid); only assignable and
   // comparable.
   Tensor() = default;
-  // Allocates a zero-filled tensor (strings empty).
+  // Allocates a zero-filled tensor (strings empty). Precondition, checked
+  // in every build (see "Preconditions" below): no dimension of `shape` is
+  // negative and its element count fits in int64.
   Tensor(DType dtype, TensorShape shape);
 
   // Allocates without zero-filling numeric data (for callers that overwrite
-  // every byte, such as batch stacking).
+  // every byte, such as batch stacking). Precondition as for the
+  // constructor.
   static Tensor Uninitialized(DType dtype, TensorShape shape);
 
   // A view of `buffer` starting `byte_offset` bytes in; read-only when the
@@ -158,10 +172,13 @@ class Tensor {
   // strings).
   size_t num_bytes() const;
 
-  // Typed read access in row-major order. Precondition: T matches dtype().
+  // Typed read access in row-major order. Precondition, checked in every
+  // build: T matches dtype().
   template <typename T>
   const T* data() const {
-    assert(kDTypeOf<T> == dtype_);
+    if (kDTypeOf<T> != dtype_) [[unlikely]] {
+      TypeMismatchAbort(kDTypeOf<T>);
+    }
     return static_cast<const T*>(raw_data());
   }
   template <typename T>
@@ -188,9 +205,11 @@ class Tensor {
   Result<void*> mutable_raw_data();
 
   // Rows [begin, end) along dimension 0, sharing this buffer.
-  // Precondition: rank() >= 1 and 0 <= begin <= end <= dim_size(0).
+  // Precondition, checked in every build: rank() >= 1 and
+  // 0 <= begin <= end <= dim_size(0).
   Tensor Slice(int64_t begin, int64_t end) const;
   // Row i along dimension 0 (shape()[1:]), sharing this buffer.
+  // Precondition, checked in every build: 0 <= i < dim_size(0).
   Tensor SubTensor(int64_t i) const;
   // The same elements with another shape of equal element count, shared.
   Result<Tensor> Reshape(TensorShape shape) const;
@@ -222,6 +241,7 @@ class Tensor {
   // OK when `shape` has no negative dimension and `count` elements.
   static Status CheckElementCount(const TensorShape& shape, size_t count);
   Status TypeMismatch(DType requested) const;
+  [[noreturn]] void TypeMismatchAbort(DType requested) const;
   // For factories filling a buffer they have just allocated.
   void* writable_data() { return static_cast<char*>(buffer_->data_) + offset_; }
   template <typename T>

@@ -1,0 +1,115 @@
+// Copyright 2026 The inflow Authors.
+//
+// TensorBuffer: owned storage (one allocation for the reference count, the
+// buffer object and the 64-byte-aligned payload) and borrowed memory.
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <new>
+#include <string>
+
+#include "inflow/core/tensor.h"
+
+namespace inflow {
+
+namespace {
+
+size_t RoundUpToAlignment(size_t n) {
+  return (n + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+}
+
+// An allocator for std::allocate_shared that makes room, in the same
+// aligned block as the shared object and its reference count, for
+// `payload` more bytes starting at the next 64-byte boundary. It records
+// where that payload starts in *payload_start. The recorded pointer is
+// only read right after allocate_shared returns; deallocate needs nothing
+// but the block itself.
+template <typename T>
+struct PayloadAllocator {
+  using value_type = T;
+
+  PayloadAllocator(size_t payload, char** payload_start)
+      : payload(payload), payload_start(payload_start) {}
+  template <typename U>
+  PayloadAllocator(const PayloadAllocator<U>& other)  // NOLINT(implicit)
+      : payload(other.payload), payload_start(other.payload_start) {}
+
+  T* allocate(size_t n) {
+    const size_t head = RoundUpToAlignment(n * sizeof(T));
+    void* p = std::aligned_alloc(kTensorAlignment,
+                                 RoundUpToAlignment(head + payload));
+    if (p == nullptr) throw std::bad_alloc();
+    *payload_start = static_cast<char*>(p) + head;
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+
+  template <typename U>
+  bool operator==(const PayloadAllocator<U>& other) const {
+    return payload_start == other.payload_start;
+  }
+
+  size_t payload;
+  char** payload_start;
+};
+}  // namespace
+
+std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
+                                                     int64_t num_elements,
+                                                     bool zero) {
+  const bool is_string = dtype == DType::kString;
+  const size_t elem = is_string ? sizeof(std::string) : DTypeSize(dtype);
+  // A count whose byte size (plus the header and rounding) would wrap
+  // would allocate too little; no allocation could hold half the address
+  // space anyway.
+  if (num_elements < 0 ||
+      (elem != 0 && static_cast<uint64_t>(num_elements) >
+                        std::numeric_limits<size_t>::max() / 2 / elem)) {
+    std::fprintf(stderr,
+                 "inflow: TensorBuffer::Allocate: invalid element count %lld\n",
+                 static_cast<long long>(num_elements));
+    std::abort();
+  }
+  const size_t bytes = static_cast<size_t>(num_elements) * elem;
+  char* payload = nullptr;
+  std::shared_ptr<TensorBuffer> buf = std::allocate_shared<TensorBuffer>(
+      PayloadAllocator<TensorBuffer>(bytes, &payload), Key());
+  buf->data_ = payload;
+  buf->size_ = bytes;
+  if (is_string) {
+    auto* s = reinterpret_cast<std::string*>(payload);
+    for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
+    buf->num_strings_ = num_elements;
+  } else if (zero) {
+    std::memset(payload, 0, bytes);
+  }
+  return buf;
+}
+
+std::shared_ptr<TensorBuffer> TensorBuffer::Wrap(
+    const void* data, size_t size, std::function<void()> release) {
+  // The pointer is only ever written through when read_only_ is false.
+  std::shared_ptr<TensorBuffer> buf =
+      WrapWritable(const_cast<void*>(data), size, std::move(release));
+  buf->read_only_ = true;
+  return buf;
+}
+
+std::shared_ptr<TensorBuffer> TensorBuffer::WrapWritable(
+    void* data, size_t size, std::function<void()> release) {
+  auto buf = std::make_shared<TensorBuffer>(Key());
+  buf->data_ = data;
+  buf->size_ = size;
+  buf->release_ = std::move(release);
+  return buf;
+}
+
+TensorBuffer::~TensorBuffer() {
+  auto* s = static_cast<std::string*>(data_);
+  for (int64_t i = 0; i < num_strings_; ++i) s[i].~basic_string();
+  if (release_) release_();
+}
+
+}  // namespace inflow
