@@ -5,9 +5,10 @@
 namespace inflow {
 
 Status ReaderBase::StartWorkLocked(QueueInterface& queue,
-                                   const CallOptions& options) {
+                                   const CallOptions& options, Tuple* taken) {
   if (work_in_progress_) return OkStatus();
-  INFLOW_ASSIGN_OR_RETURN(Tuple tuple, queue.Dequeue(options));
+  INFLOW_ASSIGN_OR_RETURN(*taken, queue.Dequeue(options));
+  const Tuple& tuple = *taken;
   if (tuple.size() != 1) {
     return InvalidArgumentError(name_ + ": expected a single component queue");
   }
@@ -46,9 +47,10 @@ Status ReaderBase::ReadOnceLocked(ReaderRecord* record, bool* produced,
 
 Result<ReaderRecord> ReaderBase::Read(QueueInterface& queue,
                                       const CallOptions& options) {
+  Tuple taken;  // destroyed after the lock is released
   MutexLock lock(&mu_);
   while (true) {
-    INFLOW_RETURN_IF_ERROR(StartWorkLocked(queue, options));
+    INFLOW_RETURN_IF_ERROR(StartWorkLocked(queue, options, &taken));
     ReaderRecord record;
     bool produced, at_end;
     INFLOW_RETURN_IF_ERROR(ReadOnceLocked(&record, &produced, &at_end));
@@ -62,10 +64,11 @@ Result<std::vector<ReaderRecord>> ReaderBase::ReadUpTo(
     return InvalidArgumentError(name_ + ": ReadUpTo needs n >= 1, got " +
                                 std::to_string(n));
   }
+  Tuple taken;  // destroyed after the lock is released
   MutexLock lock(&mu_);
   std::vector<ReaderRecord> records;
   while (static_cast<int64_t>(records.size()) < n) {
-    INFLOW_RETURN_IF_ERROR(StartWorkLocked(queue, options));
+    INFLOW_RETURN_IF_ERROR(StartWorkLocked(queue, options, &taken));
     ReaderRecord record;
     bool produced, at_end;
     INFLOW_RETURN_IF_ERROR(ReadOnceLocked(&record, &produced, &at_end));

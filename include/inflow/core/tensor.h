@@ -54,11 +54,10 @@ inline constexpr size_t kTensorAlignment = 64;
 // a Dequeue, or the thread that destroys a queue still holding it. It
 // never runs while inflow holds one of its own locks: queues move tensors
 // in and out under their locks but destroy them only after releasing the
-// lock, and the rest of inflow holds no lock when it drops a tensor. (One
-// exception: a reader op takes its next filename from its queue under the
-// reader's lock and drops there an element that is not a string tensor,
-// which is an error; string tensors are never borrowed, so they have no
-// callback.) So the callback may take locks of its own and call into
+// lock, and the rest of inflow holds no lock when it drops a tensor (a
+// reader op that dequeues a filename under its own lock destroys that
+// element after releasing it). So the callback may take locks of its own
+// and call into
 // inflow; it should not block for long, since it delays the thread that
 // happened to drop the last reference. It must not throw.
 //

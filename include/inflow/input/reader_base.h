@@ -74,9 +74,11 @@ class ReaderBase {
                             bool* at_end) = 0;
 
  private:
-  // Makes sure a file is open, dequeuing and opening as needed.
-  Status StartWorkLocked(QueueInterface& queue, const CallOptions& options)
-      INFLOW_REQUIRES(mu_);
+  // Makes sure a file is open, dequeuing and opening as needed. The
+  // dequeued element is left in *taken, which the caller destroys after it
+  // releases mu_, so no tensor's release callback runs under the lock.
+  Status StartWorkLocked(QueueInterface& queue, const CallOptions& options,
+                         Tuple* taken) INFLOW_REQUIRES(mu_);
   // Reads once from the current file; counts and finishes work.
   Status ReadOnceLocked(ReaderRecord* record, bool* produced, bool* at_end)
       INFLOW_REQUIRES(mu_);
