@@ -1,15 +1,14 @@
 // Copyright 2026 The inflow Authors.
 //
-// Counting and decoding packed varints (example/wire.h), and the choice of
-// kernel (varint_kernels.h). The portable and BMI2 kernels live here; the
-// AVX-512 group decoder in packed_varints_avx512.cc.
+// Counting packed varints (example/wire.h) and the one-at-a-time decoders
+// behind the varint kernels (varint_kernels.h): portable and BMI2. The
+// AVX-512 group decoder is in packed_varints_avx512.cc, the choice of
+// kernel in varint_kernels.cc.
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <iterator>
 
-#include "core/kernel_select.h"
 #include "example/varint_kernels.h"
 #include "example/wire.h"
 
@@ -298,131 +297,51 @@ __attribute__((target("bmi,bmi2"))) inline uint64_t ValuePext(uint64_t w,
       w, __builtin_ia32_bzhi_di(0x7f7f7f7f7f7f7f7full,
                                 static_cast<unsigned>(8 * bytes)));
 }
-__attribute__((target("bmi,bmi2"))) int64_t DecodeBmi2(std::string_view payload,
-                                                       int64_t* out) {
+}  // namespace
+
+__attribute__((target("bmi,bmi2"))) int64_t DecodeVarintsBmi2(
+    std::string_view payload, int64_t* out) {
   return DecodeWith<ValuePext>(payload, out);
 }
+
+namespace {
 __attribute__((target("popcnt"))) inline int PopCnt(uint64_t x) {
   return __builtin_popcountll(x);
 }
-__attribute__((target("bmi,bmi2,popcnt"))) int64_t DecodeCheckedBmi2(
+}  // namespace
+
+__attribute__((target("bmi,bmi2,popcnt"))) int64_t DecodeVarintsCheckedBmi2(
     std::string_view payload, int64_t* out, int64_t capacity, size_t slack) {
   return DecodeCheckedWith<ValuePext, PopCnt>(payload, out, capacity, slack);
 }
-bool HasBmi2() {
+bool Bmi2Supported() {
   static const bool kHas =
       (__builtin_cpu_init(),
        __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt"));
   return kHas;
 }
 #else
-bool HasBmi2() { return false; }
-int64_t DecodeBmi2(std::string_view payload, int64_t* out) {
+}  // namespace
+
+bool Bmi2Supported() { return false; }
+int64_t DecodeVarintsBmi2(std::string_view payload, int64_t* out) {
   return DecodeWith<ValuePortable>(payload, out);
 }
-int64_t DecodeCheckedBmi2(std::string_view payload, int64_t* out,
-                          int64_t capacity, size_t slack) {
+int64_t DecodeVarintsCheckedBmi2(std::string_view payload, int64_t* out,
+                                 int64_t capacity, size_t slack) {
   return DecodeCheckedWith<ValuePortable, PopCount>(payload, out, capacity,
                                                     slack);
 }
 #endif
 
-int64_t DecodeCheckedPortable(std::string_view payload, int64_t* out,
-                              int64_t capacity, size_t slack) {
+int64_t DecodeVarintsPortable(std::string_view payload, int64_t* out) {
+  return DecodeWith<ValuePortable>(payload, out);
+}
+
+int64_t DecodeVarintsCheckedPortable(std::string_view payload, int64_t* out,
+                                     int64_t capacity, size_t slack) {
   return DecodeCheckedWith<ValuePortable, PopCount>(payload, out, capacity,
                                                     slack);
-}
-
-using GroupDecoder = size_t (*)(const uint8_t*, size_t, size_t, int64_t*,
-                                int64_t, int64_t*);
-
-// Whole groups of short varints first (nothing there can be malformed),
-// then the rest, which starts at a varint's first byte, with BMI2.
-int64_t DecodeCheckedInGroups(GroupDecoder groups, std::string_view payload,
-                              int64_t* out, int64_t capacity, size_t slack) {
-  int64_t done;
-  const size_t used =
-      groups(reinterpret_cast<const uint8_t*>(payload.data()), payload.size(),
-             payload.size() + slack, out, capacity, &done);
-  const int64_t rest = DecodeCheckedBmi2(payload.substr(used), out + done,
-                                         capacity - done, slack);
-  return rest < 0 ? -1 : done + rest;
-}
-
-KernelInfo Info(VarintKernel kernel) {
-  switch (kernel) {
-    case VarintKernel::kAvx512Vbmi2:
-      return {"avx512vbmi2", IsaLevel::kAvx512, Avx512Vbmi2Supported()};
-    case VarintKernel::kBmi2:
-      return {"bmi2", IsaLevel::kAvx2, HasBmi2()};
-    case VarintKernel::kPortable:
-      break;
-  }
-  return {"portable", IsaLevel::kPortable, true};
-}
-
-}  // namespace
-
-std::string_view VarintKernelName(VarintKernel kernel) {
-  return Info(kernel).name;
-}
-
-bool VarintKernelSupported(VarintKernel kernel) {
-  return Info(kernel).supported;
-}
-
-VarintKernel ChooseVarintKernel() {
-  KernelInfo infos[std::size(kAllVarintKernels)];
-  for (size_t i = 0; i < std::size(infos); ++i) {
-    infos[i] = Info(kAllVarintKernels[i]);
-  }
-  return kAllVarintKernels[SelectKernel("INFLOW_VARINT_KERNEL", infos)];
-}
-
-VarintKernel SelectedVarintKernel() {
-  static const VarintKernel kernel = ChooseVarintKernel();
-  return kernel;
-}
-
-int64_t DecodePackedVarintsWith(VarintKernel kernel, std::string_view payload,
-                                int64_t* out) {
-  // The group decoders need slack after the payload, which the callers of
-  // the unchecked decoder do not promise; BMI2 serves both.
-  if (kernel == VarintKernel::kPortable) {
-    return DecodeWith<ValuePortable>(payload, out);
-  }
-  return DecodeBmi2(payload, out);
-}
-
-int64_t DecodePackedVarintsCheckedWith(VarintKernel kernel,
-                                       std::string_view payload, int64_t* out,
-                                       int64_t capacity, size_t slack) {
-  // A group decoder pays from two blocks of loadable bytes on.
-  const bool groups = payload.size() + slack >= 2 * kBlock;
-  switch (kernel) {
-    case VarintKernel::kAvx512Vbmi2:
-      if (groups) {
-        return DecodeCheckedInGroups(DecodeGroupsAvx512, payload, out, capacity,
-                                     slack);
-      }
-      return DecodeCheckedBmi2(payload, out, capacity, slack);
-    case VarintKernel::kBmi2:
-      return DecodeCheckedBmi2(payload, out, capacity, slack);
-    case VarintKernel::kPortable:
-      break;
-  }
-  return DecodeCheckedPortable(payload, out, capacity, slack);
-}
-
-int64_t DecodePackedVarints(std::string_view payload, int64_t* out) {
-  static const VarintKernel kernel = SelectedVarintKernel();
-  return DecodePackedVarintsWith(kernel, payload, out);
-}
-
-int64_t DecodePackedVarintsChecked(std::string_view payload, int64_t* out,
-                                   int64_t capacity, size_t slack) {
-  static const VarintKernel kernel = SelectedVarintKernel();
-  return DecodePackedVarintsCheckedWith(kernel, payload, out, capacity, slack);
 }
 
 }  // namespace inflow::internal

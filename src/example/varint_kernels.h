@@ -46,6 +46,17 @@ int64_t DecodePackedVarintsCheckedWith(VarintKernel kernel,
                                        std::string_view payload, int64_t* out,
                                        int64_t capacity, size_t slack);
 
+// The one-at-a-time decoders (packed_varints.cc): varints found from a
+// 64-byte bitmap of their ends, joined by shifts and masks or by BMI2's
+// pext; the checked ones validate as CountPackedVarints does.
+bool Bmi2Supported();
+int64_t DecodeVarintsPortable(std::string_view payload, int64_t* out);
+int64_t DecodeVarintsBmi2(std::string_view payload, int64_t* out);
+int64_t DecodeVarintsCheckedPortable(std::string_view payload, int64_t* out,
+                                     int64_t capacity, size_t slack);
+int64_t DecodeVarintsCheckedBmi2(std::string_view payload, int64_t* out,
+                                 int64_t capacity, size_t slack);
+
 // The group decoder (packed_varints_avx512.cc): decodes whole groups of varints
 // of at most 8 bytes each from the front of the n bytes at p while every byte
 // touched lies before p + loadable and the group ends inside the payload.
