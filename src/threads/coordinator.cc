@@ -95,7 +95,10 @@ bool Coordinator::WaitForStop(std::optional<std::chrono::nanoseconds> timeout,
       break;
     }
   }
-  return stop_.load();
+  // Not ShouldStop(): a wait that times out while RequestStop is still
+  // running the token's callbacks must not report a stop whose calls are
+  // not all answered yet.
+  return stop_fired_;
 }
 
 std::stop_token Coordinator::stop_token() const {

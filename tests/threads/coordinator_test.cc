@@ -160,6 +160,22 @@ TEST(CoordinatorTest, WaitForStopReturnsAfterTheTokensCallbacksRanIssue12) {
   EXPECT_TRUE(seen_done.load());
 }
 
+TEST(CoordinatorTest,
+     TimedWaitForStopIsFalseWhileTheTokensCallbacksRunIssue12) {
+  Coordinator coord;
+  int seen_inside = -1;
+  std::stop_callback during(coord.stop_token(), [&] {
+    // Runs inside RequestStop, after ShouldStop() turned true.
+    std::thread waiter(
+        [&] { seen_inside = coord.WaitForStop(milliseconds(1)) ? 1 : 0; });
+    waiter.join();
+  });
+  coord.RequestStop();
+  EXPECT_EQ(seen_inside, 0);
+  EXPECT_TRUE(coord.ShouldStop());
+  EXPECT_TRUE(coord.WaitForStop(milliseconds(1)));
+}
+
 TEST(CoordinatorTest, WaitForStopAlsoReturnsWhenTheExtraTokenFires) {
   Coordinator coord;
   std::stop_source extra;

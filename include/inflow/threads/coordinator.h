@@ -76,9 +76,11 @@ class Coordinator {
   void ClearStop() INFLOW_EXCLUDES(mu_);
 
   // Blocks until a stop is requested, `timeout` passes (nullopt: no limit)
-  // or `also` fires. Returns ShouldStop(). A wait that a stop ends returns
-  // only once RequestStop has fired stop_token() and its callbacks have
-  // run (every blocked queue call made with the token is answered).
+  // or `also` fires. Returns true once RequestStop has fired stop_token()
+  // and its callbacks have run (every blocked queue call made with the
+  // token is answered), whether the wait ends by the stop or by its
+  // timeout; false otherwise, also while a RequestStop is still running
+  // the callbacks (ShouldStop() is already true then).
   bool WaitForStop(std::optional<std::chrono::nanoseconds> timeout = {},
                    std::stop_token also = {}) INFLOW_EXCLUDES(mu_);
 
