@@ -30,9 +30,11 @@
 // decode is INVALID_ARGUMENT naming the file, the record's index (from 0)
 // and its offset.
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -240,8 +242,40 @@ Status WriteRecordsFromStdin(RecordWriter& writer) {
   return OkStatus();
 }
 
+// The temporary file of a write in progress, for the signal handler below
+// ("" when there is none). Written only before the handlers are installed
+// and after they are restored.
+char g_write_tmp[4096];
+
+// SIGINT, SIGTERM, SIGHUP, SIGPIPE during a write: delete the temporary
+// file (unlink is async-signal-safe), then die of the signal as before.
+void RemoveTmpAndReraise(int sig) {
+  if (g_write_tmp[0] != '\0') ::unlink(g_write_tmp);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+constexpr int kWriteSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+// Installs RemoveTmpAndReraise for `tmp` while alive.
+class TmpFileGuard {
+ public:
+  explicit TmpFileGuard(const std::string& tmp) {
+    if (tmp.size() >= sizeof(g_write_tmp)) return;  // no cleanup then
+    std::memcpy(g_write_tmp, tmp.c_str(), tmp.size() + 1);
+    for (int sig : kWriteSignals) ::signal(sig, RemoveTmpAndReraise);
+  }
+  ~TmpFileGuard() {
+    for (int sig : kWriteSignals) ::signal(sig, SIG_DFL);
+    g_write_tmp[0] = '\0';
+  }
+  TmpFileGuard(const TmpFileGuard&) = delete;
+  TmpFileGuard& operator=(const TmpFileGuard&) = delete;
+};
+
 // Writes to "<dir>/.<name>.tmp<pid>" and renames it to `out` on success;
-// on failure the temporary file is deleted.
+// on failure, or when a signal ends the program, the temporary file is
+// deleted.
 Status Write(const Flags& flags, const std::string& out) {
   RecordWriterOptions options;
   if (flags.compression == "auto") {
@@ -258,6 +292,7 @@ Status Write(const Flags& flags, const std::string& out) {
   const std::string tmp =
       dir + "." + base + ".tmp" + std::to_string(::getpid());
   Env& env = Env::Default();
+  const TmpFileGuard guard(tmp);
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> writer,
                           RecordWriter::Create(env, tmp, options));
   Status s = WriteRecordsFromStdin(*writer);

@@ -6,6 +6,9 @@ import base64
 import json
 import os
 import re
+import signal
+import subprocess
+import time
 
 import pytest
 import tensorflow as tf
@@ -133,6 +136,26 @@ def test_failed_write_leaves_no_file_and_keeps_an_existing_one(tmp_path, run_inf
     # A successful write replaces it.
     run_inflow("records", "write", out, input=lines_of([b"new"]))
     assert tf_records(out, "GZIP") == [b"new"]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_write_ended_by_a_signal_leaves_no_file(tmp_path, inflow_bin, sig):
+    out = tmp_path / "out.tfrecord"
+    proc = subprocess.Popen([inflow_bin, "records", "write", str(out)],
+                            stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(lines_of(RECORDS).encode())
+        proc.stdin.flush()
+        deadline = time.monotonic() + 30
+        while not any(".tmp" in n for n in os.listdir(tmp_path)):
+            assert time.monotonic() < deadline, "the write never started"
+            time.sleep(0.01)
+        proc.send_signal(sig)
+        assert proc.wait(timeout=30) == -sig  # it still dies of the signal
+    finally:
+        proc.kill()
+        proc.wait()
+    assert os.listdir(tmp_path) == []
 
 
 def test_write_into_a_missing_directory_fails_and_creates_nothing(tmp_path, run_inflow):
