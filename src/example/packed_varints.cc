@@ -323,14 +323,15 @@ bool Bmi2Supported() {
 #else
 }  // namespace
 
+// Never chosen (Bmi2Supported() is false); defined so that every kernel
+// in the table links.
 bool Bmi2Supported() { return false; }
 int64_t DecodeVarintsBmi2(std::string_view payload, int64_t* out) {
-  return DecodeWith<ValuePortable>(payload, out);
+  return DecodeVarintsPortable(payload, out);
 }
 int64_t DecodeVarintsCheckedBmi2(std::string_view payload, int64_t* out,
                                  int64_t capacity, size_t slack) {
-  return DecodeCheckedWith<ValuePortable, PopCount>(payload, out, capacity,
-                                                    slack);
+  return DecodeVarintsCheckedPortable(payload, out, capacity, slack);
 }
 #endif
 
