@@ -169,7 +169,7 @@ TEST_F(ProducerTest, RunnerIsRegisteredAndNamedAfterTheUniqueScope) {
                                    first->runner, second->runner}));
   EXPECT_EQ(first->metrics.scope(), "input_producer");
   EXPECT_EQ(second->metrics.scope(), "input_producer_1");
-  EXPECT_EQ(second->queue->name(), "input_producer_1/fifo_queue");
+  EXPECT_EQ(second->queue->name(), "input_producer_1");
   EXPECT_EQ(second->runner->name(), "input_producer_1");
   Coordinator coord;
   auto threads = second->runner->CreateThreads(&coord);
@@ -236,6 +236,9 @@ TEST_F(ProducerTest, SliceProducerStepsReturnTheRowsOfEveryTensor) {
   EXPECT_EQ(slice->shapes,
             (std::vector<PartialShape>{PartialShape(TensorShape()),
                                        PartialShape({2})}));
+  EXPECT_EQ(slice->indices.metrics.scope(), "input_producer/input_producer");
+  EXPECT_TRUE(
+      registry_.Read("input_producer/input_producer/fraction_of_32_full"));
   Coordinator coord;
   auto threads = slice->indices.runner->CreateThreads(&coord, true);
   for (int e = 0; e < 2; ++e) {
