@@ -96,6 +96,7 @@ Result<Producer> InputProducer(Tensor input, PartialShape element_shape,
   };
   QueueRunnerOptions runner_options;
   runner_options.name = scope;
+  runner_options.cancel_op = std::move(options.cancel_op);
   INFLOW_ASSIGN_OR_RETURN(
       std::shared_ptr<QueueRunner> runner,
       QueueRunner::Create(queue,

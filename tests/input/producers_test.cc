@@ -8,8 +8,9 @@
 #include "inflow/input/producers.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,25 @@ TEST_F(ProducerTest, StopMidEpochReleasesTheBlockedRunnerAndTheEpochCounts) {
   EXPECT_EQ(producer->epochs->epochs(), 1);  // TF's caveat
   EXPECT_TRUE(producer->queue->IsClosed());
   EXPECT_LE(producer->queue->Size(), 2);
+}
+
+TEST_F(ProducerTest, CancelOpRunsWhenTheCoordinatorStops) {
+  ProducerOptions options = Options();
+  auto cancelled = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<QueueInterface> queue;
+  options.cancel_op = [cancelled, &queue](const CallOptions&) {
+    cancelled->fetch_add(1);
+    return queue->Close(/*cancel_pending_enqueues=*/true);
+  };
+  auto producer = RangeInputProducer(10, options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  queue = producer->queue;
+  Coordinator coord;
+  auto threads = producer->runner->CreateThreads(&coord, /*start=*/true);
+  coord.RequestStop();
+  EXPECT_TRUE(coord.Join(threads, std::chrono::seconds(10)).ok());
+  EXPECT_EQ(cancelled->load(), 1);
+  EXPECT_TRUE(queue->IsClosed());
 }
 
 TEST_F(ProducerTest, ResetStartsTheEpochCountAgain) {

@@ -90,6 +90,9 @@ struct ProducerOptions {
   // QueueRunnerCollection::Default().
   QueueRunnerCollection* collection = nullptr;
   std::string collection_name = kQueueRunnersCollection;
+  // TF's cancel_op: what the runner's closer runs once the coordinator
+  // stops; empty: the queue's Close(true).
+  QueueOp cancel_op = {};
 };
 
 // A producer's queue and the runner that fills it (already added to the
