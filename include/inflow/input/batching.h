@@ -83,7 +83,8 @@ struct BatchOptions {
   // Scope of the queue, threads and fill metric; empty: TF's default
   // ("batch", "batch_join", "shuffle_batch", "shuffle_batch_join").
   std::string name = {};
-  // nullptr: MetricsRegistry::Default().
+  // nullptr: MetricsRegistry::Default(). Must outlive the Batcher, which
+  // unregisters its gauges when destroyed.
   MetricsRegistry* metrics = nullptr;
   // Where the runner is registered; nullptr: QueueRunnerCollection::Default().
   QueueRunnerCollection* collection = nullptr;
