@@ -150,6 +150,35 @@ TEST_F(ShuffleBatchTest, GraphAndOpSeedGiveTensorFlowsBatches) {
   EXPECT_EQ(FilledThenDrained(50, o), tf_batches);
 }
 
+// Negative seeds are reduced modulo 2^31 - 1 as Python does (never
+// negative). Same TF run as above with seed=-7, and with
+// set_random_seed(-3) and seed=7.
+TEST_F(ShuffleBatchTest, NegativeSeedsGiveTensorFlowsBatches) {
+  ShuffleBatchOptions o = Options(8, 64, 10);
+  o.seed = -7;
+  o.allow_smaller_final_batch = true;
+  const std::vector<std::vector<int64_t>> op_seed_minus_7 = {
+      {49, 25, 0, 27, 45, 28, 46, 14},
+      {1, 32, 17, 18, 30, 33, 24, 20},
+      {9, 44, 22, 7, 3, 6, 21, 40},
+      {2, 41, 47, 31, 12, 5, 26, 36},
+      {34, 23, 8, 43, 19, 37, 42, 11},
+      {38, 4, 13, 15, 16, 48, 29, 39},
+      {10, 35}};
+  EXPECT_EQ(FilledThenDrained(50, o), op_seed_minus_7);
+  o.seed = 7;
+  o.graph_seed = -3;
+  const std::vector<std::vector<int64_t>> graph_seed_minus_3 = {
+      {34, 9, 22, 6, 25, 44, 37, 24},
+      {33, 20, 2, 38, 26, 32, 43, 7},
+      {28, 36, 5, 8, 42, 3, 48, 13},
+      {46, 27, 23, 15, 10, 0, 35, 12},
+      {4, 30, 47, 19, 11, 31, 16, 40},
+      {39, 18, 29, 1, 49, 41, 14, 21},
+      {45, 17}};
+  EXPECT_EQ(FilledThenDrained(50, o), graph_seed_minus_3);
+}
+
 TEST_F(ShuffleBatchTest, OneThreadAndASeedGiveIdenticalRuns) {
   ShuffleBatchOptions o = Options(8, 300, 100);
   o.seed = 11;
