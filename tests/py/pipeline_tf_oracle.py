@@ -20,7 +20,8 @@ runs as string_input_producer(files, num_epochs, shuffle, seed) ->
 TFRecordReader.read -> parse_single_example -> batch / shuffle_batch (one
 thread), in graph mode, and gives {"batches": [{K: Tensor}], "status":
 {"code": C, "message": M}}: every batch until the first error, and that
-error (OUT_OF_RANGE at the end of input). Tensor: {"dtype", "shape",
+error (OUT_OF_RANGE at the end of input). With "mode": "producer" only the
+producer runs: {"filenames": [...], "status": ...}. Tensor: {"dtype", "shape",
 "values"}, floats as their uint32 bit patterns, strings as base64.
 
 Why "wait_full": a RandomShuffleQueue picks each dequeued element from what
@@ -131,6 +132,35 @@ def _build(case):
     # The batching call's runner is the last one registered.
     queue = tf1.get_collection(tf1.GraphKeys.QUEUE_RUNNERS)[-1].queue
     return batch, queue.size(), queue.is_closed()
+
+
+def run_tf_producer(case):
+    """The filenames TF's string_input_producer yields for `case` (its
+    files, num_epochs, shuffle, seed, graph_seed), and the error that ended
+    them."""
+    graph = tf.Graph()
+    with graph.as_default():
+        if case["graph_seed"] is not None:
+            tf1.set_random_seed(case["graph_seed"])
+        queue = tf1.train.string_input_producer(
+            case["files"], num_epochs=case["num_epochs"], shuffle=case["shuffle"],
+            seed=case["seed"])
+        name = queue.dequeue()
+        init = [tf1.global_variables_initializer(), tf1.local_variables_initializer()]
+    names, status = [], None
+    with tf1.Session(graph=graph) as sess:
+        sess.run(init)
+        coord = tf1.train.Coordinator()
+        threads = tf1.train.start_queue_runners(sess, coord)
+        try:
+            while True:
+                names.append(sess.run(name).decode())
+        except tf.errors.OpError as e:
+            status = {"code": _CODE_NAMES[e.error_code], "message": e.message}
+        finally:
+            coord.request_stop()
+            coord.join(threads, stop_grace_period_secs=30)
+    return {"filenames": names, "status": status}
 
 
 def _wait_full(sess, size, closed, capacity):
