@@ -17,13 +17,23 @@
 // coordinator's Join was not OK. With "mode": "producer" only the producer
 // runs: {"filenames": [..], "status": ..}.
 //
+// `pipeline_tf_driver --check SAMPLE.json` replays a recorded sample
+// (tests/input/testdata/pipeline_sample.json, from pipeline_tf_oracle.py):
+// it writes the sample's corpus to a temporary directory, runs its cases and
+// compares every batch and the final status code with TF's; exit status 1
+// on a difference. ctest runs it, so under the sanitizers too.
+//
 // "wait_full": before every Next() the driver waits until the batching
 // queue is full or closed, as the oracle does on TF's side (it polls: the
 // queue has no event for "full"; a deadline bounds the wait).
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,6 +49,7 @@
 #include "inflow/input/producers.h"
 #include "inflow/input/readers.h"
 #include "inflow/io/env.h"
+#include "inflow/io/record_writer.h"
 #include "inflow/threads/coordinator.h"
 #include "inflow/threads/queue_runner.h"
 
@@ -254,10 +265,72 @@ json RunCase(const json& c) {
   return out;
 }
 
+// --check: see the file comment.
+int CheckSample(const std::string& sample_path) {
+  std::ifstream in(sample_path);
+  if (!in) {
+    std::cerr << "cannot open " << sample_path << "\n";
+    return 2;
+  }
+  const json sample = json::parse(in);
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() /
+                       ("pipeline_tf_sample." + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::vector<std::string> paths;
+  for (const json& file : sample["corpus"]) {
+    paths.push_back((dir / ("f" + std::to_string(paths.size()))).string());
+    auto writer = RecordWriter::Create(Env::Default(), paths.back());
+    if (!writer.ok()) {
+      std::cerr << writer.status() << "\n";
+      return 2;
+    }
+    for (const json& record : file) {
+      Result<std::string> bytes = Base64Decode(record.get<std::string>());
+      if (!bytes.ok() || !(*writer)->WriteRecord(*bytes).ok()) return 2;
+    }
+    if (!(*writer)->Close().ok()) return 2;
+  }
+  int failures = 0;
+  for (const json& expected : sample["cases"]) {
+    json c = expected["case"];
+    json files = json::array();
+    for (const json& i : c["files"]) files.push_back(paths.at(i.get<size_t>()));
+    c["files"] = files;
+    const json got = RunCase(c);
+    std::string problem;
+    if (got.contains("setup_error") || got.contains("join_error")) {
+      problem = got.dump();
+    } else if (got["batches"] != expected["batches"]) {
+      size_t step = 0;
+      while (step < got["batches"].size() &&
+             step < expected["batches"].size() &&
+             got["batches"][step] == expected["batches"][step]) {
+        ++step;
+      }
+      problem = "batches differ from step " + std::to_string(step) +
+                " (inflow " + std::to_string(got["batches"].size()) +
+                " steps, TF " + std::to_string(expected["batches"].size()) +
+                ")";
+    } else if (got["status"]["code"] != expected["code"]) {
+      problem = "ends with " + got["status"].dump() + ", TF with " +
+                expected["code"].dump();
+    }
+    std::cout << c["name"].get<std::string>() << ": "
+              << (problem.empty() ? "same as TF" : problem) << "\n";
+    if (!problem.empty()) ++failures;
+  }
+  fs::remove_all(dir);
+  return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 }  // namespace inflow
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--check") {
+    return inflow::CheckSample(argv[2]);
+  }
   const nlohmann::json cases = nlohmann::json::parse(std::cin);
   nlohmann::json results = nlohmann::json::array();
   for (const nlohmann::json& c : cases) results.push_back(inflow::RunCase(c));

@@ -197,3 +197,42 @@ def run_tf(case):
             coord.request_stop()
             coord.join(threads, stop_grace_period_secs=30)
     return {"batches": batches, "status": status}
+
+
+# ---- the recorded sample ctest replays ----------------------------------------
+
+def make_sample(cases, sizes, workdir):
+    """TF's results for `cases` over a corpus of `sizes`, with the corpus
+    itself, as tests/input/pipeline_tf_driver.cc's --check reads it: files
+    are given by index into "corpus" (the driver writes them)."""
+    records = corpus_records(sizes)
+    paths = []
+    for i, file_records in enumerate(records):
+        path = f"{workdir}/sample-{i}.tfrecord"
+        write_tf(path, file_records)
+        paths.append(path)
+    out = {"corpus": [[b64(r) for r in f] for f in records], "cases": []}
+    for c in cases:
+        result = run_tf({**c, "files": paths})
+        case = {k: v for k, v in c.items() if k not in ("corpus", "files")}
+        case["files"] = list(range(len(paths)))
+        out["cases"].append({"case": case, "batches": result["batches"],
+                             "code": result["status"]["code"]})
+    return out
+
+
+if __name__ == "__main__":
+    # Rewrites tests/input/testdata/pipeline_sample.json from TF.
+    import json
+    import pathlib
+    import sys
+    import tempfile
+    here = pathlib.Path(__file__).resolve().parent
+    sys.path.insert(0, str(here))
+    import test_pipeline_vs_tf as t  # noqa: E402
+    with tempfile.TemporaryDirectory() as d:
+        sample = make_sample(t.SAMPLE, t.CORPORA[t.SAMPLE_CORPUS], d)
+    out = here.parents[1] / "tests" / "input" / "testdata" / "pipeline_sample.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(sample, separators=(",", ":")) + "\n")
+    print(f"wrote {out}")

@@ -142,6 +142,17 @@ KNOWN_DIVERGENT = {
 }
 
 
+# Replayed by ctest `pipeline_tf_sample` (so under the sanitizers) from
+# tests/input/testdata/pipeline_sample.json, which
+# `python tests/py/pipeline_tf_oracle.py` rewrites from TF.
+SAMPLE_CORPUS = "three"
+SAMPLE = [c for c in REPRODUCIBLE if c["name"] in (
+    "batch_2_epochs_producer_seed_7_short_final",
+    "shuffle_batch_3_epochs_seeds_2_1_short_final",
+    "shuffle_batch_capacity_below_min_plus_batch_remainder_dropped")]
+SAMPLE_FILE = ROOT / "tests" / "input" / "testdata" / "pipeline_sample.json"
+
+
 def marked(cases):
     return [pytest.param(c, id=c["name"], marks=[pytest.mark.xfail(
         strict=True, reason=KNOWN_DIVERGENT[c["name"]])] if c["name"] in KNOWN_DIVERGENT
@@ -323,3 +334,11 @@ def test_unreproducible_pipeline_yields_tfs_records_and_steps(c, tf_results,
         assert set(rows(ours)) <= set(rows(theirs))
         assert max(Counter(ids(ours)).values()) <= c["num_epochs"]
 
+
+
+def test_recorded_sample_is_what_tf_gives_today(tmp_path):
+    # The sample ctest replays must stay TF's truth: regenerated, it is
+    # identical to the committed file.
+    recorded = json.loads(SAMPLE_FILE.read_text())
+    assert len(recorded["cases"]) == len(SAMPLE) == 3
+    assert oracle.make_sample(SAMPLE, CORPORA[SAMPLE_CORPUS], tmp_path) == recorded
