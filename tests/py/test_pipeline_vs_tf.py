@@ -131,6 +131,15 @@ UNREPRODUCIBLE = [
 ]
 ALL = REPRODUCIBLE + UNREPRODUCIBLE
 
+# inflow runs of a TF case with other options: (TF's case, what changes).
+# A graph seed alone on TF's side is, for inflow, the same graph seed with
+# the op seeds TF's per-graph count hands out: 0 to the producer's shuffle
+# (created first), 1 to shuffle_batch's queue.
+OVERRIDES = {
+    "graph_seed_7_with_tfs_counted_op_seeds_0_and_1":
+        ("graph_seed_only_producer_and_shuffle_batch", {"seed": 0, "batch_seed": 1}),
+}
+
 # KNOWN DIVERGENCES (strict xfail: the test fails once inflow matches TF,
 # and then the mark goes). Each names the op that differs.
 KNOWN_DIVERGENT = {
@@ -204,12 +213,15 @@ def tf_results(corpora):
 def inflow_results(corpora):
     if not DRIVER.exists():
         pytest.fail(f"{DRIVER} is missing: build the pipeline_tf_driver target")
-    cases = [with_files(c, corpora) for c in ALL + PRODUCERS]
+    by_name = {c["name"]: c for c in ALL}
+    extra = [{**by_name[base], **changes, "name": name}
+             for name, (base, changes) in OVERRIDES.items()]
+    cases = [with_files(c, corpora) for c in ALL + PRODUCERS + extra]
     proc = subprocess.run([str(DRIVER)], input=json.dumps(cases), capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     results = json.loads(proc.stdout)
-    return {c["name"]: r for c, r in zip(ALL + PRODUCERS, results)}
+    return {c["name"]: r for c, r in zip(ALL + PRODUCERS + extra, results)}
 
 
 # ---- what a result says --------------------------------------------------------
@@ -334,6 +346,17 @@ def test_unreproducible_pipeline_yields_tfs_records_and_steps(c, tf_results,
         assert set(rows(ours)) <= set(rows(theirs))
         assert max(Counter(ids(ours)).values()) <= c["num_epochs"]
 
+
+
+def test_graph_seed_alone_is_tfs_op_seeds_counted_in_graph_order(tf_results, inflow_results):
+    # Why the graph-seed-only case cannot match: TF numbered the producer's
+    # and the queue's op seeds 0 and 1; inflow, given them, matches exactly.
+    name = "graph_seed_7_with_tfs_counted_op_seeds_0_and_1"
+    base, _ = OVERRIDES[name]
+    theirs, ours = tf_results[base], inflow_results[name]
+    check_inflow_ran_cleanly(ours)
+    assert ours["batches"] == theirs["batches"], first_difference(ours, theirs, True)
+    assert inflow_results[base]["batches"] != theirs["batches"]
 
 
 def test_recorded_sample_is_what_tf_gives_today(tmp_path):
