@@ -203,6 +203,23 @@ TEST_F(BatchTest, RegistersOneRunnerWithThreadsNamedByTheScope) {
   EXPECT_TRUE(coord.Join(threads, kShutdownBound).ok());
 }
 
+TEST(BatchDefaultsTest, UsesTheDefaultCollectionAndRegistry) {
+  BatchOptions o;
+  o.batch_size = 4;
+  o.name = "batch_defaults_test";
+  o.collection_name = "batch_defaults_test";
+  auto batcher = Batch(CountingInput(0, 4), o).value();
+  auto runners = QueueRunnerCollection::Default().Get("batch_defaults_test");
+  QueueRunnerCollection::Default().Clear("batch_defaults_test");
+  ASSERT_EQ(runners.size(), 1u);
+  EXPECT_EQ(runners[0], batcher->runner());
+  EXPECT_EQ(MetricsRegistry::Default().Read(batcher->fill_metric_tag()), 0.0);
+  const std::string tag = batcher->fill_metric_tag();
+  batcher.reset();  // unregisters the gauges
+  runners.clear();
+  EXPECT_FALSE(MetricsRegistry::Default().Read(tag).has_value());
+}
+
 TEST_F(BatchTest, FillMetricIsSizeOverCapacityUnderAUniqueScope) {
   auto first = Batch(CountingInput(0, 16), Options(4)).value();
   auto second = Batch(CountingInput(0, 1), Options(4)).value();
@@ -270,17 +287,48 @@ TEST_F(BatchTest, AnErrorInAStepStopsEverythingAndJoinReturnsIt) {
 }
 
 TEST_F(BatchTest, AStepOfTheWrongSignatureFailsNamingTheComponent) {
-  BatchInput in{.dtypes = {DType::kInt64},
-                .shapes = {PartialShape({})},
-                .step = [](const CallOptions&) -> Result<Tuple> {
-                  return Tuple{Tensor::Scalar<float>(1.0f)};
-                }};
-  auto batcher = Batch(in, Options(4)).value();
-  testing::Drained d = Drain(*batcher, collection);
-  EXPECT_EQ(d.end.code(), StatusCode::kCancelled) << d.end;
-  EXPECT_EQ(d.join.code(), StatusCode::kInvalidArgument) << d.join;
-  EXPECT_NE(d.join.message().find("batch/fifo_queue"), std::string::npos);
-  EXPECT_NE(d.join.message().find("component 0"), std::string::npos);
+  struct Case {
+    Tuple output;
+    const char* text;
+  };
+  const std::vector<Case> cases = {
+      {{Tensor::Scalar<float>(1.0f)}, "type mismatch in tuple component 0"},
+      {{Tensor::FromVector<int64_t>({1, 2})},
+       "shape mismatch in tuple component 0"},
+      {{Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(2)},
+       "wrong number of components"},
+  };
+  for (const Case& c : cases) {
+    BatchInput in{
+        .dtypes = {DType::kInt64},
+        .shapes = {PartialShape({})},
+        .step = [out = c.output](const CallOptions&) -> Result<Tuple> {
+          return out;
+        }};
+    auto batcher = Batch(in, Options(4)).value();
+    testing::Drained d = Drain(*batcher, collection);
+    collection.Clear();
+    EXPECT_EQ(d.end.code(), StatusCode::kCancelled) << d.end;
+    EXPECT_EQ(d.join.code(), StatusCode::kInvalidArgument) << d.join;
+    EXPECT_NE(d.join.message().find(batcher->queue()->name()),
+              std::string::npos)
+        << d.join;
+    EXPECT_NE(d.join.message().find(c.text), std::string::npos) << d.join;
+  }
+}
+
+TEST_F(BatchTest, SharedNameGivesTheSameQueueToTwoCalls) {
+  BatchOptions o = Options(4);
+  o.shared_name = "batching_test_shared";
+  o.allow_smaller_final_batch = true;
+  auto a = Batch(CountingInput(0, 10), o).value();
+  auto b = Batch(CountingInput(10, 20), o).value();
+  EXPECT_EQ(a->queue(), b->queue());
+  EXPECT_NE(a->runner(), b->runner());
+  BatchOptions other = o;
+  other.capacity = 64;  // another capacity: not the same queue
+  EXPECT_EQ(Batch(CountingInput(0, 1), other).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 }  // namespace
