@@ -140,17 +140,6 @@ OVERRIDES = {
         ("graph_seed_only_producer_and_shuffle_batch", {"seed": 0, "batch_seed": 1}),
 }
 
-# KNOWN DIVERGENCES (strict xfail: the test fails once inflow matches TF,
-# and then the mark goes). Each names the op that differs.
-KNOWN_DIVERGENT = {
-    name: "ShuffleBatch's seed reduction (src/input/batching.cc GetShuffleSeeds) uses C++'s "
-          "`seed % (2^31 - 1)`, negative for a negative seed; TF's get_seed uses Python's, "
-          "never negative, so the RandomShuffleQueue's Philox stream differs"
-    for name in ["shuffle_batch_negative_op_seed_files_in_order",
-                 "shuffle_batch_negative_graph_seed_files_in_order"]
-}
-
-
 # Replayed by ctest `pipeline_tf_sample` (so under the sanitizers) from
 # tests/input/testdata/pipeline_sample.json, which
 # `python tests/py/pipeline_tf_oracle.py` rewrites from TF.
@@ -160,12 +149,6 @@ SAMPLE = [c for c in REPRODUCIBLE if c["name"] in (
     "shuffle_batch_3_epochs_seeds_2_1_short_final",
     "shuffle_batch_capacity_below_min_plus_batch_remainder_dropped")]
 SAMPLE_FILE = ROOT / "tests" / "input" / "testdata" / "pipeline_sample.json"
-
-
-def marked(cases):
-    return [pytest.param(c, id=c["name"], marks=[pytest.mark.xfail(
-        strict=True, reason=KNOWN_DIVERGENT[c["name"]])] if c["name"] in KNOWN_DIVERGENT
-        else []) for c in cases]
 
 
 def producer_name(c):
@@ -319,7 +302,7 @@ def test_string_input_producer_yields_tfs_filenames_in_tfs_order(c, corpora, tf_
     assert ours["status"]["code"] == theirs["status"]["code"], ours["status"]
 
 
-@pytest.mark.parametrize("c", marked(REPRODUCIBLE))
+@pytest.mark.parametrize("c", REPRODUCIBLE, ids=[c["name"] for c in REPRODUCIBLE])
 def test_pipeline_yields_tfs_batches_in_tfs_order(c, tf_results, inflow_results):
     theirs, ours = tf_results[c["name"]], inflow_results[c["name"]]
     check_tf_is_a_meaningful_reference(c, theirs)
