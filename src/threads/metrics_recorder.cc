@@ -187,7 +187,9 @@ void MetricsRecorder::Run(std::stop_token token) {
     ok = SampleAndWrite();
     // Ticks missed by a slow sample are skipped, not caught up.
     const Clock::time_point now = Clock::now();
-    while (next <= now) next += options_.interval;
+    if (next <= now) {
+      next += ((now - next) / options_.interval + 1) * options_.interval;
+    }
   }
   if (ok) ok = SampleAndWrite();  // the final sample
   Status closed = sinks_->Close(/*finish_trace=*/ok);
