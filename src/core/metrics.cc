@@ -2,10 +2,24 @@
 
 #include "inflow/core/metrics.h"
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace inflow {
+namespace {
+
+// ASCII lower case, as Python's str.lower() on TF's op names.
+std::string Lower(std::string_view s) {
+  std::string lower(s);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lower;
+}
+
+}  // namespace
 
 MetricGroup::MetricGroup(MetricGroup&& other) noexcept
     : registry_(std::exchange(other.registry_, nullptr)),
@@ -51,11 +65,13 @@ MetricGroup MetricsRegistry::AddGroup(std::string_view scope,
                                       std::vector<Gauge> gauges) {
   MutexLock lock(&mu_);
   std::string unique(scope);
-  for (int i = 1; live_scopes_.contains(unique); ++i) {
+  std::string key = Lower(unique);
+  for (int i = 1; live_scopes_.contains(key); ++i) {
     unique = std::string(scope) + "_" + std::to_string(i);
+    key = Lower(unique);
   }
   const uint64_t id = next_id_++;
-  live_scopes_.emplace(unique, 1);
+  live_scopes_.insert(std::move(key));
   std::vector<std::string> names;
   for (Gauge& gauge : gauges) {
     auto read =
@@ -63,7 +79,13 @@ MetricGroup MetricsRegistry::AddGroup(std::string_view scope,
     auto [it, inserted] = gauges_.insert_or_assign(unique + "/" + gauge.name,
                                                    Entry{id, std::move(read)});
     (void)it;
-    if (inserted) names.push_back(std::move(gauge.name));
+    // A repeated name in this group replaces the earlier gauge; a tag of
+    // another group (names with '/') is taken over, and so removed with
+    // this group.
+    if (inserted ||
+        std::find(names.begin(), names.end(), gauge.name) == names.end()) {
+      names.push_back(std::move(gauge.name));
+    }
   }
   return MetricGroup(this, id, std::move(unique), std::move(names));
 }
@@ -77,7 +99,7 @@ void MetricsRegistry::Remove(uint64_t group_id, const std::string& scope,
       gauges_.erase(it);
     }
   }
-  live_scopes_.erase(scope);
+  live_scopes_.erase(Lower(scope));
 }
 
 std::vector<MetricSample> MetricsRegistry::Snapshot() const {

@@ -1,12 +1,15 @@
 // Copyright 2026 The inflow Authors.
 //
 // How a queue call waits before it becomes an attempt: the time limits of
-// CallOptions, and PollUntil, the poll outside the lock.
+// CallOptions, PollUntil, the poll outside the lock, and BlockedClock,
+// which measures a call's time blocked.
 
 #ifndef INFLOW_QUEUE_POLL_H_
 #define INFLOW_QUEUE_POLL_H_
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <thread>
 
@@ -65,6 +68,32 @@ bool PollUntil(Ready ready, const CallOptions& options,
   }
   return false;
 }
+
+// A call's time blocked (QueueStats): Start() when the call first has to
+// wait (poll or join the waiters); on destruction the time since then is
+// added to `*total_ns`. A call that never starts it reads no clock.
+class BlockedClock {
+ public:
+  explicit BlockedClock(std::atomic<int64_t>* total_ns) : total_ns_(total_ns) {}
+  ~BlockedClock() {
+    if (since_.has_value()) {
+      const auto waited = CondVar::Clock::now() - *since_;
+      total_ns_->fetch_add(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count(),
+          std::memory_order_relaxed);
+    }
+  }
+  BlockedClock(const BlockedClock&) = delete;
+  BlockedClock& operator=(const BlockedClock&) = delete;
+
+  void Start() {
+    if (!since_.has_value()) since_ = CondVar::Clock::now();
+  }
+
+ private:
+  std::atomic<int64_t>* const total_ns_;
+  std::optional<CondVar::Clock::time_point> since_;
+};
 
 }  // namespace inflow::internal
 

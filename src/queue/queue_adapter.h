@@ -39,6 +39,7 @@ class QueueAdapter final : public Public {
   int64_t Size() const override { return core_.Size(); }
   bool IsClosed() const override { return core_.IsClosed(); }
   int32_t Capacity() const override { return core_.spec().capacity; }
+  QueueStats stats() const override { return core_.stats(); }
   const std::string& name() const override { return core_.spec().name; }
   const std::vector<DType>& component_dtypes() const override {
     return core_.spec().dtypes;

@@ -119,6 +119,7 @@ std::conditional_t<kPush, Status, Result<Tuple>> QueueCore::OneElement(
   };
   bool spun = false;
   PollStart waiting_since;
+  BlockedClock blocked(&blocked_ns_[kPush ? 0 : 1]);
   if (fast_) {
     SlotRing::Outcome outcome = try_fast();
     // Empty while the gate is open: the queue is empty (or its oldest
@@ -127,6 +128,7 @@ std::conditional_t<kPush, Status, Result<Tuple>> QueueCore::OneElement(
     // way, poll before taking the lock.
     if (outcome == SlotRing::Outcome::kFullOrEmpty && !NoWait(options) &&
         (!kPush || spec_.capacity <= kSegmentSlots)) {
+      blocked.Start();
       PollUntil(
           [&] {
             outcome = try_fast();
@@ -157,6 +159,7 @@ std::conditional_t<kPush, Status, Result<Tuple>> QueueCore::OneElement(
   };
   // Looks full (empty): poll before taking the lock (see PollUntil).
   if (!spun && !looks_ready() && !NoWait(options)) {
+    blocked.Start();
     PollUntil(looks_ready, options, &waiting_since);
     spun = true;
   }
@@ -191,8 +194,10 @@ std::conditional_t<kPush, Status, Result<Tuple>> QueueCore::OneElement(
       }
     }
     if (spun || others_wait) break;
+    blocked.Start();
     if (!PollUntil(looks_ready, options, &waiting_since)) break;
   }
+  blocked.Start();
   auto a = std::make_shared<Attempt>(kPush ? Op::kEnqueue : Op::kDequeue);
   if constexpr (kPush) {
     a->rows.push_back(std::move(*element));
@@ -255,6 +260,8 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
       return DeadlineExceededError(Prefix() + ": enqueue_many would block");
     }
   }
+  BlockedClock blocked(&blocked_ns_[0]);
+  blocked.Start();
   auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
   a->rows = std::move(elements);
   Wait(a, options);
@@ -302,6 +309,8 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   }
   // The batch copy happens outside the lock.
   if (!taken.empty()) return BatchOf(taken);
+  BlockedClock blocked(&blocked_ns_[1]);
+  blocked.Start();
   auto a = std::make_shared<Attempt>(Op::kDequeueMany);
   a->requested = n;
   a->allow_small_batch = allow_small_batch;

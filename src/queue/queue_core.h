@@ -138,6 +138,10 @@ class QueueCore {
 
   int64_t Size() const;
   bool IsClosed() const;
+  // Counts from the storage's positions and a counter of locked pushes;
+  // blocked times from clocks read only by calls that wait
+  // (queue_stats.cc).
+  QueueStats stats() const;
   // Attempts waiting on each side (for tests and diagnostics).
   size_t PendingEnqueues() const;
   size_t PendingDequeues() const;
@@ -191,6 +195,8 @@ class QueueCore {
   void AddSegmentLocked(size_t slots) INFLOW_REQUIRES(mu_);
   void DropFirstSegmentLocked() INFLOW_REQUIRES(mu_);
   void PointFastPathLocked() INFLOW_REQUIRES(mu_);
+  // Elements enqueued (QueueStats::enqueued); needs the gate closed.
+  int64_t EnqueuedLocked() const INFLOW_REQUIRES(mu_);
 
   // Enqueue (kPush) and Dequeue after their checks (queue_core.cc).
   // Inlined into each, so that sharing the code costs no call.
@@ -250,6 +256,12 @@ class QueueCore {
   // allocate and free a segment every kSegmentSlots elements.
   std::vector<std::unique_ptr<SlotRing>> spares_ INFLOW_GUARDED_BY(mu_);
   bool closed_ INFLOW_GUARDED_BY(mu_) = false;
+  // Counters (QueueStats): elements enqueued under the lock (PushLocked),
+  // and the lock-free pushes of segments already dropped. Lock-free pushes
+  // into live segments are their positions' advance (SlotRing::
+  // TryPushesExclusive); dequeued elements are what left the storage.
+  int64_t locked_enqueued_ INFLOW_GUARDED_BY(mu_) = 0;
+  int64_t dropped_try_pushes_ INFLOW_GUARDED_BY(mu_) = 0;
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
   std::vector<Tuple> bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
@@ -274,6 +286,10 @@ class QueueCore {
   SlotRing* push_segment_ = nullptr;
   SlotRing* pop_segment_ = nullptr;
   bool pop_segment_has_next_ = false;
+
+  // Nanoseconds blocked by enqueue [0] and dequeue [1] calls that waited
+  // (BlockedClock). Only waiting calls write them, on a line of their own.
+  alignas(64) std::atomic<int64_t> blocked_ns_[2] = {0, 0};
 };
 
 }  // namespace inflow::internal

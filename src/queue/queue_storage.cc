@@ -45,6 +45,8 @@ void QueueCore::AddSegmentLocked(size_t slots) {
 void QueueCore::DropFirstSegmentLocked() {
   std::unique_ptr<SlotRing> first = std::move(segments_.front());
   segments_.pop_front();
+  dropped_try_pushes_ += static_cast<int64_t>(first->TryPushesExclusive());
+  first->ForgetTryPushesExclusive();
   total_slots_ -= static_cast<int64_t>(first->slot_count());
   if (spares_.size() < kMaxSpareSegments) {
     spares_.push_back(std::move(first));  // empty
@@ -102,6 +104,7 @@ void QueueCore::UpdateHintLocked() const {
 }
 
 void QueueCore::PushLocked(Tuple&& element) {
+  ++locked_enqueued_;
   PushStorageLocked(std::move(element));
   UpdateHintLocked();
 }

@@ -47,6 +47,7 @@ class SlotRing {
     }
     push_pos_.store(base, std::memory_order_relaxed);
     pop_pos_.store(base, std::memory_order_relaxed);
+    exclusive_push_base_ = base;
   }
   SlotRing(const SlotRing&) = delete;
   SlotRing& operator=(const SlotRing&) = delete;
@@ -114,6 +115,7 @@ class SlotRing {
     slot.value = std::move(t);
     slot.seq.store(pos + 1, std::memory_order_relaxed);
     push_pos_.store(pos + 1, std::memory_order_relaxed);
+    ++exclusive_push_base_;
   }
   // Precondition: !FullExclusive().
   void PushFrontExclusive(Tuple&& t) {
@@ -134,6 +136,15 @@ class SlotRing {
     slot.seq.store(pos + slot_count_, std::memory_order_relaxed);
     pop_pos_.store(pos + 1, std::memory_order_relaxed);
     return t;
+  }
+  // Elements TryPush moved in since construction or the last
+  // ForgetTryPushesExclusive(): the push position's advance, less the
+  // PushBackExclusive calls (the queue's counters, queue.h's QueueStats).
+  uint64_t TryPushesExclusive() const {
+    return push_pos_.load(std::memory_order_relaxed) - exclusive_push_base_;
+  }
+  void ForgetTryPushesExclusive() {
+    exclusive_push_base_ = push_pos_.load(std::memory_order_relaxed);
   }
 
  private:
@@ -158,6 +169,10 @@ class SlotRing {
   // Each on its own line: with one producer and one consumer, each line
   // stays in its thread's cache.
   alignas(64) std::atomic<uint64_t> push_pos_{0};
+  // push_pos_ less the TryPush calls counted (see TryPushesExclusive).
+  // Only exclusive operations write it; on push_pos_'s line, which they
+  // write anyway, so lock-free calls never see the line change for it.
+  uint64_t exclusive_push_base_ = 0;
   alignas(64) std::atomic<uint64_t> pop_pos_{0};
 };
 

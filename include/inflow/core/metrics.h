@@ -13,7 +13,10 @@
 //
 // Gauges are grouped under a scope. A scope already used by a live group is
 // made unique as TF's name scopes are: "batch", "batch_1", "batch_2", ...
-// A group unregisters its gauges when destroyed.
+// (the first suffix no live group uses), compared without regard to case
+// as TF does ("Batch" after "batch" is "Batch_1"). A group unregisters its
+// gauges when destroyed, and its scope is then free again (TF never frees
+// a name in a graph; a registry outlives many pipelines).
 //
 // Thread-safe. Gauge functions run on the thread that calls Snapshot() or
 // Read(), outside the registry's lock: they must be thread-safe and may
@@ -27,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,7 +119,8 @@ class MetricsRegistry {
   mutable Mutex mu_;
   uint64_t next_id_ INFLOW_GUARDED_BY(mu_) = 1;
   std::map<std::string, Entry, std::less<>> gauges_ INFLOW_GUARDED_BY(mu_);
-  std::map<std::string, int, std::less<>> live_scopes_ INFLOW_GUARDED_BY(mu_);
+  // Scopes of live groups, lower-cased (TF compares names so).
+  std::set<std::string, std::less<>> live_scopes_ INFLOW_GUARDED_BY(mu_);
 };
 
 }  // namespace inflow

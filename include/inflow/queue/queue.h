@@ -49,6 +49,26 @@ namespace inflow {
 // A queue element keyed by component name, for queues created with names.
 using NamedTuple = std::map<std::string, Tensor, std::less<>>;
 
+// A queue's counters since it was created (QueueInterface::stats()).
+struct QueueStats {
+  // Elements (rows: an EnqueueMany of 5 counts 5) inserted by Enqueue and
+  // EnqueueMany, including the rows a timed-out or cancelled EnqueueMany
+  // had already inserted.
+  int64_t enqueued = 0;
+  // Elements handed out by Dequeue, DequeueMany and DequeueUpTo. Elements
+  // a timed-out or cancelled DequeueMany had taken and gave back are not
+  // counted; so enqueued - dequeued is the size, plus what pending
+  // DequeueMany calls hold.
+  int64_t dequeued = 0;
+  // Wall time of the enqueue (dequeue) calls that had to wait, whatever
+  // their outcome, counted when they return; calls that completed at once
+  // add nothing. Close is not counted.
+  std::chrono::nanoseconds enqueue_blocked{0};
+  std::chrono::nanoseconds dequeue_blocked{0};
+
+  friend bool operator==(const QueueStats&, const QueueStats&) = default;
+};
+
 class QueueInterface {
  public:
   virtual ~QueueInterface() = default;
@@ -72,6 +92,9 @@ class QueueInterface {
   virtual bool IsClosed() const = 0;
   // INT32_MAX for an unbounded queue.
   virtual int32_t Capacity() const = 0;
+  // The counters, read at one instant (exact: enqueued - dequeued - Size()
+  // is what pending DequeueMany calls hold at that instant).
+  virtual QueueStats stats() const = 0;
 
   virtual const std::string& name() const = 0;
   virtual const std::vector<DType>& component_dtypes() const = 0;

@@ -1,0 +1,98 @@
+// Copyright 2026 The inflow Authors.
+
+#include "threads/metrics_json.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <system_error>
+
+namespace inflow::internal {
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x",
+                        static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out->append(buf);
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendJsonNumber(double v, std::string* out) {
+  if (!std::isfinite(v)) {
+    out->append("null");
+    return;
+  }
+  char buf[32];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  if (ec != std::errc()) {
+    out->append("null");  // cannot happen: 32 bytes hold any double
+    return;
+  }
+  out->append(buf, end);
+}
+
+std::string JsonLine(const MetricsRecord& record) {
+  std::string line = "{\"wall_time\": ";
+  AppendJsonNumber(record.wall_time, &line);
+  line.append(", \"elapsed_s\": ");
+  AppendJsonNumber(record.elapsed_s, &line);
+  line.append(", \"metrics\": {");
+  for (size_t i = 0; i < record.metrics.size(); ++i) {
+    if (i > 0) line.append(", ");
+    AppendJsonString(record.metrics[i].tag, &line);
+    line.append(": ");
+    AppendJsonNumber(record.metrics[i].value, &line);
+  }
+  line.append("}}\n");
+  return line;
+}
+
+std::string TraceHeader() {
+  return "[{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 1, "
+         "\"tid\": 1, \"args\": {\"name\": \"inflow metrics\"}}";
+}
+
+std::string TraceEvents(const MetricsRecord& record) {
+  std::string events;
+  for (const MetricSample& sample : record.metrics) {
+    if (!std::isfinite(sample.value)) continue;
+    events.append(",\n{\"name\": ");
+    AppendJsonString(sample.tag, &events);
+    events.append(", \"ph\": \"C\", \"ts\": ");
+    AppendJsonNumber(record.elapsed_s * 1e6, &events);
+    events.append(", \"pid\": 1, \"tid\": 1, \"args\": {\"value\": ");
+    AppendJsonNumber(sample.value, &events);
+    events.append("}}");
+  }
+  return events;
+}
+
+std::string TraceFooter() { return "\n]\n"; }
+
+}  // namespace inflow::internal
