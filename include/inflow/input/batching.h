@@ -13,7 +13,7 @@
 // (and a final short one with allow_smaller_final_batch; without it the
 // remainder stays in the queue) and returns OUT_OF_RANGE.
 //
-//   BatchInput in{.dtypes = {DType::kFloat, DType::kInt64},
+//   BatchInput in{.dtypes = {DType::kFloat32, DType::kInt64},
 //                 .shapes = {PartialShape({784}), PartialShape({})},
 //                 .step = read_and_parse};
 //   auto batches = ShuffleBatch(in, {.batch_size = 128, .capacity = 10000,
