@@ -1,0 +1,32 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_pipeline's inflow side: the pipeline as a TF1 user writes it, from
+// inflow's pieces. A filename queue (StringInputProducer's FIFOQueue of
+// the shards, one epoch per step) -> N reader threads, each with its own
+// TFRecordReader doing ReadUpTo(kReadUpTo) -> ExampleParser::ParseBatch
+// (image_raw bytes, label int64) -> DecodeRawToFloat(1 / 255) ->
+// EnqueueMany into a RandomShuffleQueue(capacity 10000, min_after_dequeue
+// 5000) (shuffle_batch_join with enqueue_many) -> the consumer's
+// DequeueMany(128) until OUT_OF_RANGE.
+
+#ifndef INFLOW_BENCH_PIPELINE_INFLOW_H_
+#define INFLOW_BENCH_PIPELINE_INFLOW_H_
+
+#include <string>
+#include <vector>
+
+#include "pipeline_plain.h"
+
+namespace inflow::bench {
+
+inline constexpr int kReadUpTo = 128;
+
+// Runs the pipeline over `paths` for `num_epochs` with `num_readers`
+// reader threads; the consumer runs on the calling thread. Aborts on an
+// error.
+LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
+                             int num_epochs, int num_readers);
+
+}  // namespace inflow::bench
+
+#endif  // INFLOW_BENCH_PIPELINE_INFLOW_H_
