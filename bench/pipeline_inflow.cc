@@ -67,12 +67,10 @@ class ReadStep {
         reader_(OrDie(NewTFRecordReader(Env::Default()))) {}
 
   Result<Tuple> operator()(const CallOptions& options) {
-    INFLOW_ASSIGN_OR_RETURN(std::vector<ReaderRecord> records,
-                            reader_->ReadUpTo(*filenames_, kReadUpTo, options));
-    values_.clear();
-    for (const ReaderRecord& r : records) values_.push_back(r.value);
+    INFLOW_RETURN_IF_ERROR(
+        reader_->ReadUpTo(*filenames_, kReadUpTo, &records_, options));
     INFLOW_ASSIGN_OR_RETURN(ParsedFeatures parsed,
-                            parser_->ParseBatch(std::span(values_)));
+                            parser_->ParseBatch(records_.values()));
     INFLOW_ASSIGN_OR_RETURN(Tensor images,
                             DecodeRawToFloat(parsed.dense[0], 1.0f / 255));
     return Tuple{std::move(images), std::move(parsed.dense[1])};
@@ -82,7 +80,7 @@ class ReadStep {
   std::shared_ptr<QueueInterface> filenames_;
   std::shared_ptr<const ExampleParser> parser_;
   std::unique_ptr<ReaderBase> reader_;
-  std::vector<std::string_view> values_;
+  RecordBatch records_;  // reused: no allocation per record
 };
 
 }  // namespace
