@@ -95,8 +95,8 @@
 #include "inflow/queue/queue.h"
 #include "inflow/queue/queue_options.h"
 
+#include "core/philox.h"
 #include "queue/gate.h"
-#include "queue/philox.h"
 #include "queue/poll.h"
 #include "queue/slot_ring.h"
 #include "queue/tuple_ring.h"

@@ -2,11 +2,12 @@
 //
 // Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
 // 3") with TensorFlow's seeding and single-sample adapter, so that a
-// RandomShuffleQueue seeded like TF's picks the same slots in the same
-// order. Not thread-safe; the queue calls it under its lock.
+// RandomShuffleQueue or an input producer seeded like TF's picks the same
+// slots, or the same permutations, in the same order. Not thread-safe; the
+// callers hold their own locks.
 
-#ifndef INFLOW_QUEUE_PHILOX_H_
-#define INFLOW_QUEUE_PHILOX_H_
+#ifndef INFLOW_CORE_PHILOX_H_
+#define INFLOW_CORE_PHILOX_H_
 
 #include <array>
 #include <cstdint>
@@ -39,6 +40,16 @@ class Philox4x32 {
     }
     SkipOne();
     return counter;
+  }
+
+  // Advances the 128-bit counter by `count` blocks (TF's PhiloxRandom::Skip).
+  void Skip(uint64_t count) {
+    const uint32_t lo = static_cast<uint32_t>(count);
+    uint32_t hi = static_cast<uint32_t>(count >> 32);
+    counter_[0] += lo;
+    if (counter_[0] < lo) ++hi;
+    counter_[1] += hi;
+    if (counter_[1] < hi && ++counter_[2] == 0) ++counter_[3];
   }
 
  private:
@@ -89,4 +100,4 @@ class PhiloxSampler {
 
 }  // namespace inflow::internal
 
-#endif  // INFLOW_QUEUE_PHILOX_H_
+#endif  // INFLOW_CORE_PHILOX_H_
