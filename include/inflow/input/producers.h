@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inflow/core/call_options.h"
@@ -53,8 +54,18 @@ class EpochLimit {
   [[nodiscard]] Result<Tuple> Next();
   // Epochs handed out so far (TF's `epochs` local variable).
   int64_t epochs() const;
+  // The limit; nullopt: unlimited.
+  std::optional<int64_t> num_epochs() const { return num_epochs_; }
   // Back to 0 epochs (TF's re-initialisation of local variables).
   void Reset();
+
+ private:
+  EpochLimit(Tuple value, std::optional<int64_t> num_epochs)
+      : value_(std::move(value)), num_epochs_(num_epochs) {}
+
+  const Tuple value_;
+  const std::optional<int64_t> num_epochs_;
+  std::atomic<int64_t> epochs_{0};
 };
 
 // Options shared by every producer; the defaults are TF's.
