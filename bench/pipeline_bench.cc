@@ -15,6 +15,8 @@
 //    "ratio_by_threads": {...}, "kernels": {...}}
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
 
+#include <sys/resource.h>
+
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -75,6 +77,14 @@ std::string ByThreads(const std::map<int, double>& m,
   return s + "}";
 }
 
+// User + system time of the process so far.
+double CpuSeconds() {
+  rusage u;
+  ::getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
 // --profile=plain|inflow:<threads>: runs only that side, 20 epochs, for a
 // profiler (perf record bin/bench_pipeline --profile=inflow:2).
 int Profile(const std::string& what) {
@@ -85,14 +95,16 @@ int Profile(const std::string& what) {
   const Images images = LoadFashionMnist(kDatasetDir, 0);
   const Shards shards(images, 4);
   double checksum;
+  const double cpu0 = CpuSeconds();
   const double rate = Rate(
       [&] {
         return side == "plain" ? RunPlainLoops(shards.paths(), 20, threads)
                                : RunInflowPipeline(shards.paths(), 20, threads);
       },
       &checksum);
-  std::printf("%s, %d thread(s): %.0f samples/s\n", side.c_str(), threads,
-              rate);
+  const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 / (20.0 * shards.total());
+  std::printf("%s, %d thread(s): %.0f samples/s, %.0f ns of CPU per sample\n",
+              side.c_str(), threads, rate, cpu_ns);
   return 0;
 }
 

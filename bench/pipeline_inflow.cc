@@ -7,11 +7,12 @@
 #include <memory>
 #include <string_view>
 
+#include "inflow/core/metrics.h"
 #include "inflow/example/decode_raw.h"
 #include "inflow/example/example_parser.h"
+#include "inflow/input/batching.h"
+#include "inflow/input/producers.h"
 #include "inflow/input/readers.h"
-#include "inflow/queue/fifo_queue.h"
-#include "inflow/queue/random_shuffle_queue.h"
 #include "inflow/threads/coordinator.h"
 #include "inflow/threads/queue_runner.h"
 
@@ -36,25 +37,13 @@ void OrDie(const Status& s) {
   }
 }
 
-// string_input_producer(paths, num_epochs, shuffle=False): the queue and
-// its runner.
-std::shared_ptr<QueueRunner> FilenameRunner(
-    const std::shared_ptr<QueueInterface>& queue,
-    const std::vector<std::string>& paths, int num_epochs) {
-  Tensor names(DType::kString,
-               TensorShape({static_cast<int64_t>(paths.size())}));
-  auto flat = OrDie(names.mutable_flat<std::string>());
-  for (size_t i = 0; i < paths.size(); ++i) flat[i] = paths[i];
-  auto epochs = std::make_shared<std::atomic<int>>(0);
-  auto epoch = [names, epochs,
-                num_epochs](const CallOptions&) -> Result<Tuple> {
-    if (epochs->fetch_add(1) >= num_epochs) {
-      return OutOfRangeError("Reached limit of " + std::to_string(num_epochs));
-    }
-    return Tuple{names};
-  };
-  return OrDie(
-      QueueRunner::Create(queue, {MakeEnqueueOp(queue, epoch, /*many=*/true)}));
+// kReadUpTo, or INFLOW_BENCH_READ_UP_TO (for trying other sizes).
+int64_t ReadUpToCount() {
+  static const int64_t n = [] {
+    const char* env = std::getenv("INFLOW_BENCH_READ_UP_TO");
+    return env != nullptr ? std::atoll(env) : int64_t{kReadUpTo};
+  }();
+  return n;
 }
 
 // One reader thread's step: ReadUpTo -> ParseBatch -> image to float.
@@ -68,7 +57,7 @@ class ReadStep {
 
   Result<Tuple> operator()(const CallOptions& options) {
     INFLOW_RETURN_IF_ERROR(
-        reader_->ReadUpTo(*filenames_, kReadUpTo, &records_, options));
+        reader_->ReadUpTo(*filenames_, ReadUpToCount(), &records_, options));
     INFLOW_ASSIGN_OR_RETURN(ParsedFeatures parsed,
                             parser_->ParseBatch(records_.values()));
     INFLOW_ASSIGN_OR_RETURN(Tensor images,
@@ -87,43 +76,41 @@ class ReadStep {
 
 LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
                              int num_epochs, int num_readers) {
-  auto filenames = OrDie(FIFOQueue::Create({.capacity = 32,
-                                            .dtypes = {DType::kString},
-                                            .shapes = {PartialShape({})}}));
+  // Runners and metrics of this run only.
+  QueueRunnerCollection collection;
+  MetricsRegistry metrics;
+  Producer filenames =
+      OrDie(StringInputProducer(paths, {.num_epochs = num_epochs,
+                                        .seed = 7,
+                                        .metrics = &metrics,
+                                        .collection = &collection}));
   auto parser = std::make_shared<const ExampleParser>(OrDie(
       ExampleParser::Create({{"image_raw", FixedLenFeature{{}, DType::kString}},
                              {"label", FixedLenFeature{{}, DType::kInt64}}})));
-  std::shared_ptr<QueueInterface> shuffle = OrDie(RandomShuffleQueue::Create(
-      {.capacity = kCapacity,
-       .dtypes = {DType::kFloat32, DType::kInt64},
-       .shapes = {PartialShape({kImageBytes}), PartialShape({})},
-       .min_after_dequeue = kMinAfterDequeue,
-       .seed = 87654321,
-       .seed2 = 1}));
-  std::vector<QueueOp> ops;
+  std::vector<BatchInput> inputs;
   for (int i = 0; i < num_readers; ++i) {
-    auto step = std::make_shared<ReadStep>(filenames, parser);
-    ops.push_back(MakeEnqueueOp(
-        shuffle, [step](const CallOptions& o) { return (*step)(o); },
-        /*many=*/true));
+    auto step = std::make_shared<ReadStep>(filenames.queue, parser);
+    inputs.push_back(
+        {.dtypes = {DType::kFloat32, DType::kInt64},
+         .shapes = {PartialShape({-1, kImageBytes}), PartialShape({-1})},
+         .step = [step](const CallOptions& o) { return (*step)(o); }});
   }
-  QueueRunnerOptions runner_options;
-  // A reader that finds the filename queue closed ends its thread.
-  runner_options.queue_closed_codes = {StatusCode::kOutOfRange,
-                                       StatusCode::kCancelled};
-  auto batch_runner =
-      OrDie(QueueRunner::Create(shuffle, std::move(ops), runner_options));
+  ShuffleBatchOptions options;
+  options.batch_size = kBatchSize;
+  options.capacity = kCapacity;
+  options.min_after_dequeue = kMinAfterDequeue;
+  options.enqueue_many = true;
+  options.seed = 1;
+  options.metrics = &metrics;
+  options.collection = &collection;
+  std::shared_ptr<Batcher> batches =
+      OrDie(ShuffleBatchJoin(std::move(inputs), options));
   Coordinator coord;
-  std::vector<std::shared_ptr<Thread>> threads =
-      FilenameRunner(filenames, paths, num_epochs)
-          ->CreateThreads(&coord, /*start=*/true);
-  for (auto& t : batch_runner->CreateThreads(&coord, /*start=*/true)) {
-    threads.push_back(std::move(t));
-  }
+  std::vector<std::shared_ptr<Thread>> threads = collection.Start(&coord);
   LoopResult result;
-  const CallOptions options = coord.MakeCallOptions();
+  const CallOptions call = coord.MakeCallOptions();
   while (true) {
-    Result<Tuple> batch = shuffle->DequeueMany(kBatchSize, options);
+    Result<Tuple> batch = batches->Next(call);
     if (!batch.ok()) {
       if (!IsOutOfRange(batch.status())) OrDie(batch.status());
       break;

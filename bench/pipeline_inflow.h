@@ -1,13 +1,12 @@
 // Copyright 2026 The inflow Authors.
 //
 // bench_pipeline's inflow side: the pipeline as a TF1 user writes it, from
-// inflow's pieces. A filename queue (StringInputProducer's FIFOQueue of
-// the shards, one epoch per step) -> N reader threads, each with its own
-// TFRecordReader doing ReadUpTo(kReadUpTo) -> ExampleParser::ParseBatch
+// inflow's pieces: StringInputProducer(shards, num_epochs) -> N reader
+// threads (ShuffleBatchJoin's inputs), each with its own TFRecordReader
+// doing ReadUpTo(kReadUpTo) into a RecordBatch -> ExampleParser::ParseBatch
 // (image_raw bytes, label int64) -> DecodeRawToFloat(1 / 255) ->
-// EnqueueMany into a RandomShuffleQueue(capacity 10000, min_after_dequeue
-// 5000) (shuffle_batch_join with enqueue_many) -> the consumer's
-// DequeueMany(128) until OUT_OF_RANGE.
+// ShuffleBatchJoin(enqueue_many, batch 128, capacity 10000,
+// min_after_dequeue 5000) -> the consumer's Next() until OUT_OF_RANGE.
 
 #ifndef INFLOW_BENCH_PIPELINE_INFLOW_H_
 #define INFLOW_BENCH_PIPELINE_INFLOW_H_
