@@ -3,17 +3,22 @@
 // bench_pipeline: Fashion-MNIST's 60000 training images as 4 TFRecord
 // shards of Examples (built in a temporary folder, removed at exit), read
 // -> parse -> image to float32 in [0, 1] -> shuffle_batch(128, capacity
-// 10000, min_after_dequeue 5000) -> a consumer that sums every batch,
-// through inflow's pipeline (pipeline_inflow.h) and as plain loops with no
-// framework (pipeline_plain.h), with 1 and 2 reader threads (plain: 1 and
-// 2 loops), in turns: each round runs both sides for both thread counts,
-// alternating which side goes first. Figures are medians over the rounds.
-// Ends with one JSON line:
-//   {"bench": "pipeline", "samples_per_s": best inflow figure,
-//    "by_threads": {"1": a, "2": b}, "plain_by_threads": {...},
-//    "ratio_vs_plain_loop": inflow / plain with 2 threads,
-//    "ratio_by_threads": {...}, "kernels": {...}}
+// 10000, min_after_dequeue 5000) -> a consumer that sums every batch, three
+// ways, with 1 and 2 reader threads:
+//   plain     one plain loop per thread, no framework (pipeline_plain.h);
+//   pieces    inflow's pieces as a TF1 user composes them (pipeline_inflow.h);
+//   pipeline  the Pipeline builder (input/pipeline.h).
+// Each round runs every side for both thread counts, a different side
+// first each round; figures are medians over the rounds (6 epochs a run).
+// Ends with one JSON line (the inflow figures are Pipeline's):
+//   {"bench": "pipeline", "samples_per_s": best, "by_threads": {"1": a,
+//    "2": b}, "ratio_vs_plain_loop": pipeline / plain with 2 threads,
+//    "ratio_by_threads": {...}, "plain_by_threads": {...},
+//    "pieces_by_threads": {...}, "pieces_ratio_by_threads": {...},
+//    "kernels": {...}}
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
+// --profile=plain|pieces|pipeline:<threads>: one side, 20 epochs, with
+// its CPU time per sample (for perf record).
 
 #include <sys/resource.h>
 
@@ -98,8 +103,11 @@ int Profile(const std::string& what) {
   const double cpu0 = CpuSeconds();
   const double rate = Rate(
       [&] {
-        return side == "plain" ? RunPlainLoops(shards.paths(), 20, threads)
-                               : RunInflowPipeline(shards.paths(), 20, threads);
+        if (side == "plain") return RunPlainLoops(shards.paths(), 20, threads);
+        if (side == "pieces") {
+          return RunInflowPipeline(shards.paths(), 20, threads);
+        }
+        return RunPipelineBuilder(shards.paths(), 20, threads);
       },
       &checksum);
   const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 / (20.0 * shards.total());
@@ -108,63 +116,77 @@ int Profile(const std::string& what) {
   return 0;
 }
 
+// The three sides, each run once per round and thread count.
+enum Side { kPlain, kPieces, kPipeline, kSides };
+constexpr const char* kSideNames[] = {"plain", "pieces", "pipeline"};
+
+LoopResult RunSide(int side, const std::vector<std::string>& paths, int epochs,
+                   int threads) {
+  switch (side) {
+    case kPlain:
+      return RunPlainLoops(paths, epochs, threads);
+    case kPieces:
+      return RunInflowPipeline(paths, epochs, threads);
+    default:
+      return RunPipelineBuilder(paths, epochs, threads);
+  }
+}
+
 int Main(bool smoke) {
-  const Config config = smoke ? Config{4000, 1, 1} : Config{0, 10, 5};
+  const Config config = smoke ? Config{4000, 1, 1} : Config{0, 6, 5};
   const Images images = LoadFashionMnist(kDatasetDir, config.images);
   const Shards shards(images, 4);
   const std::vector<std::string>& paths = shards.paths();
-  const size_t expected =
-      config.epochs * shards.total() / kBatchSize * kBatchSize;
   // Warm the page cache and the allocator.
   double checksum;
-  Rate([&] { return RunPlainLoops(paths, 1, 2); }, &checksum);
-  Rate([&] { return RunInflowPipeline(paths, 1, 2); }, &checksum);
+  for (int side = 0; side < kSides; ++side) {
+    Rate([&] { return RunSide(side, paths, 1, 2); }, &checksum);
+  }
 
-  std::map<int, std::vector<double>> inflow_rates, plain_rates, ratios;
-  bool inflow_first = true;
+  // rates[side][threads]: one per round.
+  std::map<int, std::vector<double>> rates[kSides], ratios[kSides];
   for (int round = 0; round < config.rounds; ++round) {
     for (int threads : {1, 2}) {
-      double plain = 0, inflow = 0, plain_sum = 0, inflow_sum = 0;
-      for (int k = 0; k < 2; ++k) {
-        if ((k == 0) == inflow_first) {
-          inflow = Rate(
-              [&] { return RunInflowPipeline(paths, config.epochs, threads); },
-              &inflow_sum);
-        } else {
-          plain =
-              Rate([&] { return RunPlainLoops(paths, config.epochs, threads); },
-                   &plain_sum);
-        }
+      double rate[kSides], sum[kSides];
+      // A different side goes first each round.
+      for (int k = 0; k < kSides; ++k) {
+        const int side = (k + round) % kSides;
+        rate[side] =
+            Rate([&] { return RunSide(side, paths, config.epochs, threads); },
+                 &sum[side]);
       }
-      inflow_first = !inflow_first;
-      std::fprintf(stderr,
-                   "round %d, %d thread(s): inflow %.0f samples/s, plain "
-                   "%.0f samples/s, ratio %.3f (pixel sums %.6g / %.6g)\n",
-                   round, threads, inflow, plain, inflow / plain, inflow_sum,
-                   plain_sum);
-      inflow_rates[threads].push_back(inflow);
-      plain_rates[threads].push_back(plain);
-      ratios[threads].push_back(inflow / plain);
+      for (int side = 0; side < kSides; ++side) {
+        rates[side][threads].push_back(rate[side]);
+        ratios[side][threads].push_back(rate[side] / rate[kPlain]);
+        std::fprintf(stderr,
+                     "round %d, %d thread(s): %-8s %9.0f samples/s, ratio "
+                     "%.3f (sum %.6g)\n",
+                     round, threads, kSideNames[side], rate[side],
+                     rate[side] / rate[kPlain], sum[side]);
+      }
     }
   }
-  (void)expected;
-  std::map<int, double> inflow_med, plain_med, ratio_med;
+  std::map<int, double> med[kSides], ratio_med[kSides];
   double best = 0;
-  for (int threads : {1, 2}) {
-    inflow_med[threads] = Median(inflow_rates[threads]);
-    plain_med[threads] = Median(plain_rates[threads]);
-    ratio_med[threads] = Median(ratios[threads]);
-    best = std::max(best, inflow_med[threads]);
+  for (int side = 0; side < kSides; ++side) {
+    for (int threads : {1, 2}) {
+      med[side][threads] = Median(rates[side][threads]);
+      ratio_med[side][threads] = Median(ratios[side][threads]);
+    }
   }
+  for (int threads : {1, 2}) best = std::max(best, med[kPipeline][threads]);
   using crc32c::internal::KernelName;
   using crc32c::internal::SelectedKernel;
   std::printf(
       "{\"bench\": \"pipeline\", \"samples_per_s\": %s, \"by_threads\": %s, "
-      "\"plain_by_threads\": %s, \"ratio_vs_plain_loop\": %s, "
-      "\"ratio_by_threads\": %s, \"kernels\": %s}\n",
-      Fmt(best).c_str(), ByThreads(inflow_med, Fmt).c_str(),
-      ByThreads(plain_med, Fmt).c_str(), Fmt3(ratio_med[2]).c_str(),
-      ByThreads(ratio_med, Fmt3).c_str(),
+      "\"ratio_vs_plain_loop\": %s, \"ratio_by_threads\": %s, "
+      "\"plain_by_threads\": %s, \"pieces_by_threads\": %s, "
+      "\"pieces_ratio_by_threads\": %s, \"kernels\": %s}\n",
+      Fmt(best).c_str(), ByThreads(med[kPipeline], Fmt).c_str(),
+      Fmt3(ratio_med[kPipeline][2]).c_str(),
+      ByThreads(ratio_med[kPipeline], Fmt3).c_str(),
+      ByThreads(med[kPlain], Fmt).c_str(), ByThreads(med[kPieces], Fmt).c_str(),
+      ByThreads(ratio_med[kPieces], Fmt3).c_str(),
       KernelsJson({{"crc32c", KernelName(SelectedKernel())},
                    {"convert", internal::ConvertKernelName(
                                    internal::SelectedConvertKernel())},

@@ -11,6 +11,7 @@
 #include "inflow/example/decode_raw.h"
 #include "inflow/example/example_parser.h"
 #include "inflow/input/batching.h"
+#include "inflow/input/pipeline.h"
 #include "inflow/input/producers.h"
 #include "inflow/input/readers.h"
 #include "inflow/threads/coordinator.h"
@@ -123,6 +124,48 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
   }
   coord.RequestStop();
   OrDie(coord.Join(threads));
+  return result;
+}
+
+LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
+                              int num_epochs, int num_readers) {
+  MetricsRegistry metrics;
+  MapFunction to_float{
+      .fn = [](Tuple rows) -> Result<Tuple> {
+        INFLOW_ASSIGN_OR_RETURN(Tensor images,
+                                DecodeRawToFloat(rows[0], 1.0f / 255));
+        return Tuple{std::move(images), std::move(rows[1])};
+      },
+      .dtypes = {DType::kFloat32, DType::kInt64},
+      .row_shapes = {PartialShape({kImageBytes}), PartialShape({})}};
+  PipelineOptions options;
+  options.files = paths;
+  options.num_epochs = num_epochs;
+  options.num_readers = num_readers;
+  options.read_batch = ReadUpToCount();
+  options.features = {{"image_raw", FixedLenFeature{{}, DType::kString}},
+                      {"label", FixedLenFeature{{}, DType::kInt64}}};
+  options.map = std::move(to_float);
+  options.batching.batch_size = kBatchSize;
+  options.batching.shuffle = true;
+  options.batching.capacity = kCapacity;
+  options.batching.min_after_dequeue = kMinAfterDequeue;
+  options.batching.seed = 1;
+  options.metrics = &metrics;
+  std::shared_ptr<Pipeline> pipeline =
+      OrDie(Pipeline::Create(std::move(options)));
+  LoopResult result;
+  while (true) {
+    Result<Tuple> batch = pipeline->Next();
+    if (!batch.ok()) {
+      if (!IsOutOfRange(batch.status())) OrDie(batch.status());
+      break;
+    }
+    result.checksum += ConsumeBatch((*batch)[0].data<float>(),
+                                    (*batch)[1].data<int64_t>(), kBatchSize);
+    result.samples += kBatchSize;
+  }
+  OrDie(pipeline->Close());
   return result;
 }
 

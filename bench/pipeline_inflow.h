@@ -26,6 +26,12 @@ inline constexpr int kReadUpTo = 128;
 LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
                              int num_epochs, int num_readers);
 
+// The same through the Pipeline builder (input/pipeline.h): features
+// image_raw and label, a map function doing DecodeRawToFloat(1 / 255),
+// shuffle batching with the same parameters, read_batch kReadUpTo.
+LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
+                              int num_epochs, int num_readers);
+
 }  // namespace inflow::bench
 
 #endif  // INFLOW_BENCH_PIPELINE_INFLOW_H_
