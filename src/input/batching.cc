@@ -15,30 +15,10 @@
 
 #include "input/batch_signature.h"
 #include "input/keep_input.h"
+#include "input/seeds.h"
 
 namespace inflow {
 namespace {
-
-// TF's random_seed.get_seed for the queue's (seed, seed2): an op seed
-// alone pairs with the default graph seed 87654321; a graph seed alone
-// pairs with op seed 0 (TF's per-graph counter, first use); (0, 0) becomes
-// (0, 2^31 - 1). Neither: (0, 0), a random order.
-struct ShuffleSeeds {
-  int64_t seed = 0;
-  int64_t seed2 = 0;
-};
-
-ShuffleSeeds GetShuffleSeeds(std::optional<int64_t> graph_seed,
-                             std::optional<int64_t> op_seed) {
-  constexpr int64_t kMaxInt32 = (int64_t{1} << 31) - 1;
-  constexpr int64_t kDefaultGraphSeed = 87654321;
-  auto truncate = [](int64_t s) { return s % kMaxInt32; };
-  if (!graph_seed && !op_seed) return {};
-  ShuffleSeeds seeds{graph_seed ? truncate(*graph_seed) : kDefaultGraphSeed,
-                     op_seed ? truncate(*op_seed) : 0};
-  if (seeds.seed == 0 && seeds.seed2 == 0) seeds.seed2 = kMaxInt32;
-  return seeds;
-}
 
 // What distinguishes the four calls.
 struct Call {
@@ -134,8 +114,10 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   if (call.shuffle != nullptr) {
     kind = QueueKind::kRandomShuffle;
     qo.min_after_dequeue = call.shuffle->min_after_dequeue;
-    const ShuffleSeeds seeds =
-        GetShuffleSeeds(call.shuffle->graph_seed, call.shuffle->seed);
+    // TF's get_seed; a graph seed alone pairs with op index 0 (TF counts
+    // the graph's unseeded ops; a call here knows of no others).
+    const internal::TfSeedPair seeds =
+        internal::TfSeeds(call.shuffle->graph_seed, call.shuffle->seed);
     qo.seed = seeds.seed;
     qo.seed2 = seeds.seed2;
     fill =

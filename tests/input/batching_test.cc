@@ -270,17 +270,48 @@ TEST_F(BatchTest, AnErrorInAStepStopsEverythingAndJoinReturnsIt) {
 }
 
 TEST_F(BatchTest, AStepOfTheWrongSignatureFailsNamingTheComponent) {
-  BatchInput in{.dtypes = {DType::kInt64},
-                .shapes = {PartialShape({})},
-                .step = [](const CallOptions&) -> Result<Tuple> {
-                  return Tuple{Tensor::Scalar<float>(1.0f)};
-                }};
-  auto batcher = Batch(in, Options(4)).value();
-  testing::Drained d = Drain(*batcher, collection);
-  EXPECT_EQ(d.end.code(), StatusCode::kCancelled) << d.end;
-  EXPECT_EQ(d.join.code(), StatusCode::kInvalidArgument) << d.join;
-  EXPECT_NE(d.join.message().find("batch/fifo_queue"), std::string::npos);
-  EXPECT_NE(d.join.message().find("component 0"), std::string::npos);
+  struct Case {
+    Tuple output;
+    const char* text;
+  };
+  const std::vector<Case> cases = {
+      {{Tensor::Scalar<float>(1.0f)}, "type mismatch in tuple component 0"},
+      {{Tensor::FromVector<int64_t>({1, 2})},
+       "shape mismatch in tuple component 0"},
+      {{Tensor::Scalar<int64_t>(1), Tensor::Scalar<int64_t>(2)},
+       "wrong number of components"},
+  };
+  for (const Case& c : cases) {
+    BatchInput in{
+        .dtypes = {DType::kInt64},
+        .shapes = {PartialShape({})},
+        .step = [out = c.output](const CallOptions&) -> Result<Tuple> {
+          return out;
+        }};
+    auto batcher = Batch(in, Options(4)).value();
+    testing::Drained d = Drain(*batcher, collection);
+    collection.Clear();
+    EXPECT_EQ(d.end.code(), StatusCode::kCancelled) << d.end;
+    EXPECT_EQ(d.join.code(), StatusCode::kInvalidArgument) << d.join;
+    EXPECT_NE(d.join.message().find(batcher->queue()->name()),
+              std::string::npos)
+        << d.join;
+    EXPECT_NE(d.join.message().find(c.text), std::string::npos) << d.join;
+  }
+}
+
+TEST_F(BatchTest, SharedNameGivesTheSameQueueToTwoCalls) {
+  BatchOptions o = Options(4);
+  o.shared_name = "batching_test_shared";
+  o.allow_smaller_final_batch = true;
+  auto a = Batch(CountingInput(0, 10), o).value();
+  auto b = Batch(CountingInput(10, 20), o).value();
+  EXPECT_EQ(a->queue(), b->queue());
+  EXPECT_NE(a->runner(), b->runner());
+  BatchOptions other = o;
+  other.capacity = 64;  // another capacity: not the same queue
+  EXPECT_EQ(Batch(CountingInput(0, 1), other).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 }  // namespace

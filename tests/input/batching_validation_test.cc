@@ -97,6 +97,14 @@ TEST_F(BatchValidationTest, UnknownDimsNeedDynamicPad) {
   EXPECT_EQ((*ok)->output_shapes()[0], PartialShape({4, -1, 3}));
 }
 
+TEST_F(BatchValidationTest, ShuffleBatchHasNoDynamicPad) {
+  ShuffleBatchOptions o = Options(4);
+  o.dynamic_pad = true;
+  ExpectInvalid(ShuffleBatch(CountingInput(0, 1), o), "dynamic_pad");
+  ExpectInvalid(MaybeBatch(CountingInput(0, 1), KeepInputFn(), Options(4)),
+                "keep_input is empty");
+}
+
 TEST_F(BatchValidationTest, JoinInputsMustAgreeOnTypesAndShapes) {
   BatchInput floats = CountingInput(0, 1);
   floats.dtypes = {DType::kFloat32};

@@ -90,11 +90,15 @@ struct BatchOptions {
   std::string collection_name = kQueueRunnersCollection;
 };
 
+// dynamic_pad must stay false (INVALID_ARGUMENT): TF's shuffle_batch has
+// no padding queue.
 struct ShuffleBatchOptions : BatchOptions {
   // capacity <= min_after_dequeue: INVALID_ARGUMENT ("capacity %d must be
   // bigger than min_after_dequeue %d").
   int64_t min_after_dequeue = 0;
-  // TF's op and graph seeds, as in ProducerOptions.
+  // TF's op and graph seeds, as in ProducerOptions: the queue gets TF's
+  // (seed, seed2), so one thread and a seed give TF's batches in TF's
+  // order. Neither: a random order each run.
   std::optional<int64_t> seed = std::nullopt;
   std::optional<int64_t> graph_seed = std::nullopt;
 };
