@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "inflow/core/metrics.h"
 #include "inflow/io/mem_env.h"
 
 #include "pipeline_test_util.h"
@@ -59,6 +60,12 @@ TEST_F(PipelineTest, EveryRecordComesOutExactlyThreeTimesWithAShortFinalBatch) {
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_EQ((*pipeline)->files().size(), 7u);
   EXPECT_EQ((*pipeline)->names(), (std::vector<std::string>{"id", "v"}));
+  // batch_join's fill metric, capacity 3 * 64, in the default registry.
+  EXPECT_EQ((*pipeline)->fill_metric_tag(),
+            "three_epochs_short/batch_join/fraction_of_192_full");
+  EXPECT_TRUE(MetricsRegistry::Default()
+                  .Read((*pipeline)->fill_metric_tag())
+                  .has_value());
   Drained d = Drain(**pipeline);
   EXPECT_TRUE(IsOutOfRange(d.end)) << d.end;
   ASSERT_EQ(static_cast<int64_t>(d.ids.size()), kTotal);
