@@ -7,11 +7,13 @@
 #include "inflow/input/pipeline.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -220,13 +222,32 @@ TEST_F(PipelineTest, CorruptRecordInFile5StopsEverythingWithDataLoss) {
   EXPECT_TRUE(LiveThreads("corrupt").empty());
 }
 
-TEST_F(PipelineTest, CloseStopsAnEndlessPipelineAndReleasesABlockedNext) {
+TEST_F(PipelineTest, CloseStopsAnEndlessPipelineAndItsConsumerThread) {
   PipelineOptions o = Options("endless");
   o.num_epochs = std::nullopt;
   auto pipeline = Pipeline::Create(o);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE((*pipeline)->Next().ok());
+  std::atomic<int64_t> batches{0};
+  Status end;
+  std::thread consumer([&] {
+    for (;;) {
+      Result<Tuple> b = (*pipeline)->Next();
+      if (!b.ok()) {
+        end = b.status();
+        return;
+      }
+      batches.fetch_add(1);
+    }
+  });
+  // Let the consumer take some batches (bounded: 10 s).
+  const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+  while (batches.load() < 10 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  EXPECT_GE(batches.load(), 10);
   EXPECT_TRUE((*pipeline)->Close().ok());
+  consumer.join();
+  EXPECT_TRUE(IsCancelled(end)) << end;
   EXPECT_TRUE(IsCancelled((*pipeline)->Next().status()));
   EXPECT_TRUE(LiveThreads("endless").empty());
 }
