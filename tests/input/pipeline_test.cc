@@ -203,6 +203,8 @@ TEST_F(PipelineTest, CorruptRecordInFile5StopsEverythingWithDataLoss) {
   o.stop_grace_period = milliseconds(5000);
   auto pipeline = Pipeline::Create(o);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  // The producer's runner and closer, 4 readers and the batching closer.
+  EXPECT_GE(LiveThreads("corrupt/").size(), 6u);
   Drained d = Drain(**pipeline);
   const Status error = d.end;
   EXPECT_TRUE(IsDataLoss(error)) << error;
@@ -217,9 +219,9 @@ TEST_F(PipelineTest, CorruptRecordInFile5StopsEverythingWithDataLoss) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ((*pipeline)->Close(), error);
   EXPECT_LT(std::chrono::steady_clock::now() - start, o.stop_grace_period);
-  EXPECT_TRUE(LiveThreads("corrupt").empty());
+  EXPECT_TRUE(LiveThreads("corrupt/").empty());
   pipeline->reset();
-  EXPECT_TRUE(LiveThreads("corrupt").empty());
+  EXPECT_TRUE(LiveThreads("corrupt/").empty());
 }
 
 TEST_F(PipelineTest, CloseStopsAnEndlessPipelineAndItsConsumerThread) {
@@ -245,11 +247,12 @@ TEST_F(PipelineTest, CloseStopsAnEndlessPipelineAndItsConsumerThread) {
     std::this_thread::yield();
   }
   EXPECT_GE(batches.load(), 10);
+  EXPECT_FALSE(LiveThreads("endless/").empty());
   EXPECT_TRUE((*pipeline)->Close().ok());
   consumer.join();
   EXPECT_TRUE(IsCancelled(end)) << end;
   EXPECT_TRUE(IsCancelled((*pipeline)->Next().status()));
-  EXPECT_TRUE(LiveThreads("endless").empty());
+  EXPECT_TRUE(LiveThreads("endless/").empty());
 }
 
 }  // namespace
