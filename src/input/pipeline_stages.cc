@@ -10,19 +10,21 @@ namespace inflow {
 namespace internal {
 namespace {
 
-Tensor StringColumn(std::vector<ReaderRecord>& records, bool keys) {
+// The values (or the keys) of `records` as a string tensor [n].
+Tensor StringColumn(const RecordBatch& records, bool keys) {
   Tensor t(DType::kString, TensorShape({static_cast<int64_t>(records.size())}));
   std::span<std::string> out = t.mutable_flat<std::string>().value();
   for (size_t i = 0; i < records.size(); ++i) {
-    out[i] = std::move(keys ? records[i].key : records[i].value);
+    out[i] = keys ? records.key(i) : std::string(records.value(i));
   }
   return t;
 }
 
-// "f.rec:0 .. f.rec:5210 (64 records)" or the one key.
-std::string DescribeRecords(const std::vector<ReaderRecord>& records) {
-  if (records.size() == 1) return "record " + records.front().key;
-  return "records " + records.front().key + " .. " + records.back().key + " (" +
+// "record f.rec:0" or "records f.rec:0 .. f.rec:5210 (64)".
+std::string DescribeRecords(const RecordBatch& records) {
+  if (records.size() == 1) return "record " + records.key(0);
+  return "records " + records.key(0) + " .. " +
+         records.key(records.size() - 1) + " (" +
          std::to_string(records.size()) + ")";
 }
 
@@ -107,52 +109,47 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
 }
 
 Result<Tuple> ReadStage::Step(const CallOptions& options) {
-  Result<std::vector<ReaderRecord>> records =
-      reader_->ReadUpTo(*filenames_, shared_->read_batch, options);
-  if (!records.ok()) {
-    Status s = std::move(records).status();
-    if (IsOutOfRange(s) || IsCancelled(s)) return s;
-    return s.WithContext("read");
+  Status read =
+      reader_->ReadUpTo(*filenames_, shared_->read_batch, &records_, options);
+  if (!read.ok()) {
+    if (IsOutOfRange(read) || IsCancelled(read)) return read;
+    return read.WithContext("read");
   }
-  INFLOW_ASSIGN_OR_RETURN(Tuple rows, Parse(*records));
+  INFLOW_ASSIGN_OR_RETURN(Tuple rows, Parse());
   if (!shared_->map.has_value()) return rows;
-  return Map(std::move(rows), *records);
+  return Map(std::move(rows));
 }
 
-Result<Tuple> ReadStage::Parse(std::vector<ReaderRecord>& records) const {
+Result<Tuple> ReadStage::Parse() const {
   Tuple rows;
   if (shared_->parser.has_value()) {
-    std::vector<std::string_view> values;
-    values.reserve(records.size());
-    for (const ReaderRecord& r : records) values.push_back(r.value);
-    Result<ParsedFeatures> parsed = shared_->parser->ParseBatch(values);
+    Result<ParsedFeatures> parsed =
+        shared_->parser->ParseBatch(records_.values());
     if (!parsed.ok()) {
       // Name the first record that fails on its own.
-      for (const ReaderRecord& r : records) {
-        Result<ParsedFeatures> one = shared_->parser->ParseSingle(r.value);
+      for (size_t i = 0; i < records_.size(); ++i) {
+        Result<ParsedFeatures> one =
+            shared_->parser->ParseSingle(records_.value(i));
         if (!one.ok()) {
-          return one.status().WithContext("parse: record " + r.key);
+          return one.status().WithContext("parse: record " + records_.key(i));
         }
       }
-      return parsed.status().WithContext("parse: " + DescribeRecords(records));
+      return parsed.status().WithContext("parse: " + DescribeRecords(records_));
     }
     rows = std::move(parsed->dense);
   } else {
-    rows.push_back(StringColumn(records, /*keys=*/false));
+    rows.push_back(StringColumn(records_, /*keys=*/false));
   }
-  if (shared_->include_key) rows.push_back(StringColumn(records, true));
+  if (shared_->include_key) rows.push_back(StringColumn(records_, true));
   return rows;
 }
 
-Result<Tuple> ReadStage::Map(Tuple rows,
-                             const std::vector<ReaderRecord>& records) const {
-  const auto context = [&records] {
-    return "map: " + DescribeRecords(records);
-  };
+Result<Tuple> ReadStage::Map(Tuple rows) const {
+  const auto context = [this] { return "map: " + DescribeRecords(records_); };
   Result<Tuple> mapped = shared_->map->fn(std::move(rows));
   if (!mapped.ok()) return mapped.status().WithContext(context());
   const Signature& out = shared_->output;
-  const int64_t n = static_cast<int64_t>(records.size());
+  const int64_t n = static_cast<int64_t>(records_.size());
   if (mapped->size() != out.dtypes.size()) {
     return InvalidArgumentError(
         context() + ": returned " + std::to_string(mapped->size()) +

@@ -17,6 +17,7 @@
 #include "inflow/example/example_parser.h"
 #include "inflow/input/pipeline.h"
 #include "inflow/input/reader_base.h"
+#include "inflow/input/record_batch.h"
 
 namespace inflow {
 namespace internal {
@@ -57,18 +58,20 @@ class ReadStage {
         reader_(std::move(reader)),
         filenames_(std::move(filenames)) {}
 
-  // One chunk of rows: OUT_OF_RANGE once the filename queue is closed and
-  // drained (and CANCELLED on a stop) as the reader returns them; any other
-  // error with its stage ("read", "parse", "map") and records.
+  // One chunk of rows (one thread at a time): OUT_OF_RANGE once the filename
+  // queue is closed and drained (and CANCELLED on a stop) as the reader returns
+  // them; any other error with its stage ("read", "parse", "map") and records.
   Result<Tuple> Step(const CallOptions& options);
 
  private:
-  Result<Tuple> Parse(std::vector<ReaderRecord>& records) const;
-  Result<Tuple> Map(Tuple rows, const std::vector<ReaderRecord>& records) const;
+  Result<Tuple> Parse() const;
+  Result<Tuple> Map(Tuple rows) const;
 
   const std::shared_ptr<const Shared> shared_;
   const std::unique_ptr<ReaderBase> reader_;
   const std::shared_ptr<QueueInterface> filenames_;
+  // The last read's records, reused (values are views into it).
+  RecordBatch records_;
 };
 
 }  // namespace internal

@@ -83,11 +83,7 @@ struct PipelineOptions {
   RecordFormat format = RecordFormat::kTFRecord;
   std::string compression_type = {};  // TFRecord: "", "ZLIB", "GZIP"
   int64_t skip_header_lines = 0;      // text lines
-  FixedLengthRecordOptions fixed_length = {};
-  // Reader threads, one reader each.
-  int num_readers = 1;
-  // Records per read (ReadUpTo), parsed and enqueued together.
-  int64_t read_batch = 64;
+  FixedLengthRecordOptions fixed_length = FixedLengthRecordOptions();
 
   // The Example features to parse (FixedLenFeature only), as components in
   // this order, named by their keys. Empty: no parsing; the component is
@@ -99,6 +95,11 @@ struct PipelineOptions {
   // Applied after parsing (to the components above); its signature is the
   // pipeline's.
   std::optional<MapFunction> map = std::nullopt;
+
+  // Reader threads, one reader each.
+  int num_readers = 1;
+  // Records per read (ReadUpTo), parsed and enqueued together.
+  int64_t read_batch = 64;
 
   // Batching; `batching.seed` also seeds the file shuffling.
   BatchingOptions batching = {};
