@@ -1,17 +1,20 @@
 // Copyright 2026 The inflow Authors.
 //
-// bench_pipeline --stages: each stage of the inflow side alone on one
-// thread, in ns of the thread's CPU time per record, over every record of the
-// shards (each stage's input made beforehand, so that a stage's time is its
-// own):
+// bench_pipeline --stages: the stages of the inflow side on one thread,
+// one batch of records at a time through all of them, over every record of
+// the shards, in ns of the thread's CPU time per record (a clock read
+// between stages; nothing kept, so memory is recycled as in the running
+// pipeline):
 //   read      TFRecordReader ReadUpTo(kReadUpTo) into a RecordBatch (both
 //             CRCs, the copy into the batch)
-//   crc       crc32c of every record's length and data alone
-//   parse     ExampleParser::ParseBatch of a batch (image_raw, label)
+//   crc       crc32c of every record's length and data again, alone
+//   parse     ExampleParser::ParseBatch of the batch (image_raw, label)
 //   convert   DecodeRawToFloat(1 / 255) of the parsed image_raw
-//   queue     EnqueueMany of the converted batches into a RandomShuffleQueue
-//             (capacity 10000, min_after_dequeue 5000) and DequeueMany(128)
-//   consume   the consumer's sum over a dequeued batch
+//   enqueue   EnqueueMany of the converted batch into a RandomShuffleQueue
+//             (capacity 10000, min_after_dequeue 5000)
+//   dequeue   DequeueMany(128) while 5000 + 128 or more are held (per
+//             record dequeued)
+//   consume   the consumer's sum over the dequeued batches
 
 #ifndef INFLOW_BENCH_PIPELINE_STAGES_H_
 #define INFLOW_BENCH_PIPELINE_STAGES_H_
