@@ -4,5 +4,6 @@ find_package(ZLIB REQUIRED)
 target_sources(bench_pipeline PRIVATE
   ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_data.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_plain.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_inflow.cc)
+  ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_inflow.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/pipeline_stages.cc)
 target_link_libraries(bench_pipeline PRIVATE ZLIB::ZLIB)

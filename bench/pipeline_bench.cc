@@ -19,6 +19,8 @@
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
 // --profile=plain|pieces|pipeline:<threads>: one side, 20 epochs, with
 // its CPU time per sample (for perf record).
+// --stages: the inflow side's stages alone, ns per record
+// (pipeline_stages.h).
 
 #include <sys/resource.h>
 
@@ -38,6 +40,7 @@
 #include "pipeline_data.h"
 #include "pipeline_inflow.h"
 #include "pipeline_plain.h"
+#include "pipeline_stages.h"
 
 namespace inflow::bench {
 namespace {
@@ -113,6 +116,26 @@ int Profile(const std::string& what) {
   const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 / (20.0 * shards.total());
   std::printf("%s, %d thread(s): %.0f samples/s, %.0f ns of CPU per sample\n",
               side.c_str(), threads, rate, cpu_ns);
+  return 0;
+}
+
+// --stages: pipeline_stages.h, three times over; then the plain loop's
+// whole work on one thread, for scale.
+int Stages() {
+  const Images images = LoadFashionMnist(kDatasetDir, 0);
+  const Shards shards(images, 4);
+  for (int i = 0; i < 3; ++i) {
+    double total = 0;
+    for (const auto& [stage, ns] : MeasureStages(shards.paths())) {
+      std::printf("%-8s %7.1f ns/record\n", stage.c_str(), ns);
+      total += ns;
+    }
+    std::printf("%-8s %7.1f ns/record\n", "sum", total);
+    double checksum;
+    const double rate =
+        Rate([&] { return RunPlainLoops(shards.paths(), 1, 1); }, &checksum);
+    std::printf("plain loop, one thread: %7.1f ns/record\n\n", 1e9 / rate);
+  }
   return 0;
 }
 
@@ -205,6 +228,7 @@ int main(int argc, char** argv) {
   // the smoke check passes; this program registers no benchmarks.
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
+    if (arg == "--stages") return inflow::bench::Stages();
     if (arg.starts_with("--profile=")) {
       return inflow::bench::Profile(std::string(arg.substr(10)));
     }

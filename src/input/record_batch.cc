@@ -2,7 +2,27 @@
 
 #include "inflow/input/record_batch.h"
 
+#include <utility>
+
 namespace inflow {
+
+RecordBatch::RecordBatch(RecordBatch&& other) noexcept {
+  *this = std::move(other);
+}
+
+RecordBatch& RecordBatch::operator=(RecordBatch&& other) noexcept {
+  if (this == &other) return *this;
+  file_ = std::move(other.file_);
+  data_ = std::move(other.data_);
+  ends_ = std::move(other.ends_);
+  positions_ = std::move(other.positions_);
+  keys_ = std::move(other.keys_);
+  const bool sealed = !other.views_.empty();
+  other.Clear();
+  views_.clear();
+  if (sealed) Seal();
+  return *this;
+}
 
 std::string RecordBatch::key(size_t i) const {
   if (positions_[i] == kExplicitKey) return keys_[i];

@@ -5,6 +5,7 @@
 
 #include "inflow/input/record_batch.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,26 @@ TEST(RecordBatchTest, TFRecordKeysAreFileColonOffset) {
   // Reading again replaces the records.
   ASSERT_TRUE(reader->ReadUpTo(*queue, 2, &batch).ok());
   EXPECT_EQ(ToRecords(batch), (Records{{"f:34", "3"}}));
+}
+
+TEST(RecordBatchTest, AMovedBatchViewsItsOwnBufferAlsoForShortValues) {
+  MemEnv env;
+  WriteRecords(env, "f", {"ab", "c"});  // short enough for a string's SSO
+  auto reader = *NewTFRecordReader(env);
+  auto queue = FilenameQueue({"f"});
+  auto source = std::make_unique<RecordBatch>();
+  ASSERT_TRUE(reader->ReadUpTo(*queue, 2, source.get()).ok());
+  RecordBatch moved(std::move(*source));
+  EXPECT_TRUE(source->empty());
+  // Views into the source's buffer would now point at freed memory, which
+  // the next allocation of the same size may overwrite.
+  source.reset();
+  auto scribble = std::make_unique<RecordBatch>();
+  EXPECT_EQ(ToRecords(moved), (Records{{"f:0", "ab"}, {"f:18", "c"}}));
+  RecordBatch assigned;
+  assigned = std::move(moved);
+  moved.Clear();
+  EXPECT_EQ(ToRecords(assigned), (Records{{"f:0", "ab"}, {"f:18", "c"}}));
 }
 
 TEST(RecordBatchTest, OtherReadersBatchesMatchTheVectorForm) {

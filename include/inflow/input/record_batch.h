@@ -31,11 +31,12 @@ namespace inflow {
 class RecordBatch {
  public:
   RecordBatch() = default;
-  // Copies would view the source's buffer; moves keep the views valid.
+  // Copies would view the source's buffer. A move re-points the views at
+  // the moved buffer (a short one moves by copy) and leaves `other` empty.
   RecordBatch(const RecordBatch&) = delete;
   RecordBatch& operator=(const RecordBatch&) = delete;
-  RecordBatch(RecordBatch&&) = default;
-  RecordBatch& operator=(RecordBatch&&) = default;
+  RecordBatch(RecordBatch&& other) noexcept;
+  RecordBatch& operator=(RecordBatch&& other) noexcept;
 
   size_t size() const { return views_.size(); }
   bool empty() const { return views_.empty(); }
