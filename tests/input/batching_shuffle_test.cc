@@ -102,14 +102,6 @@ TEST_F(ShuffleBatchTest, OutputIsAPermutationWhoseMixingGrowsWithMinAfter) {
   EXPECT_GT(displacement[2], 3.0 * displacement[1]);
 }
 
-TEST_F(ShuffleBatchTest, WithoutSmallerFinalBatchTheRemainderIsDropped) {
-  ShuffleBatchOptions o = Options(8, 64, 10);
-  o.seed = 7;
-  auto batches = FilledThenDrained(50, o);
-  ASSERT_EQ(batches.size(), 6u);  // 48 of 50
-  for (const auto& b : batches) EXPECT_EQ(b.size(), 8u);
-}
-
 // From TensorFlow 2.x (tf.compat.v1, graph mode): a FIFOQueue holding
 // 0..49, closed; x = its dequeue(); tf.compat.v1.train.shuffle_batch([x],
 // batch_size=8, capacity=64, min_after_dequeue=10, seed=7, num_threads=1,
@@ -130,6 +122,18 @@ TEST_F(ShuffleBatchTest, OneThreadAndAnOpSeedGiveTensorFlowsBatches) {
   EXPECT_EQ(FilledThenDrained(50, o), tf_batches);
 }
 
+// The same run without allow_smaller_final_batch: TF gives the same six
+// full batches, then OUT_OF_RANGE with 2 elements left in the queue.
+TEST_F(ShuffleBatchTest, WithoutSmallerFinalBatchTheRemainderIsDropped) {
+  ShuffleBatchOptions o = Options(8, 64, 10);
+  o.seed = 7;
+  const std::vector<std::vector<int64_t>> tf_batches = {
+      {37, 4, 13, 34, 32, 38, 44, 23}, {43, 19, 20, 25, 40, 10, 31, 16},
+      {12, 22, 11, 35, 49, 0, 1, 15},  {27, 28, 24, 46, 5, 48, 47, 6},
+      {17, 33, 14, 8, 18, 26, 2, 7},   {39, 41, 36, 30, 29, 9, 3, 21}};
+  EXPECT_EQ(FilledThenDrained(50, o), tf_batches);
+}
+
 TEST_F(ShuffleBatchTest, GraphAndOpSeedGiveTensorFlowsBatches) {
   ShuffleBatchOptions o = Options(8, 64, 10);
   o.seed = 7;
@@ -144,6 +148,35 @@ TEST_F(ShuffleBatchTest, GraphAndOpSeedGiveTensorFlowsBatches) {
       {22, 47, 8, 48, 18, 14, 23, 16},
       {9, 6}};
   EXPECT_EQ(FilledThenDrained(50, o), tf_batches);
+}
+
+// Negative seeds are reduced modulo 2^31 - 1 as Python does (never
+// negative). Same TF run as above with seed=-7, and with
+// set_random_seed(-3) and seed=7.
+TEST_F(ShuffleBatchTest, NegativeSeedsGiveTensorFlowsBatches) {
+  ShuffleBatchOptions o = Options(8, 64, 10);
+  o.seed = -7;
+  o.allow_smaller_final_batch = true;
+  const std::vector<std::vector<int64_t>> op_seed_minus_7 = {
+      {49, 25, 0, 27, 45, 28, 46, 14},
+      {1, 32, 17, 18, 30, 33, 24, 20},
+      {9, 44, 22, 7, 3, 6, 21, 40},
+      {2, 41, 47, 31, 12, 5, 26, 36},
+      {34, 23, 8, 43, 19, 37, 42, 11},
+      {38, 4, 13, 15, 16, 48, 29, 39},
+      {10, 35}};
+  EXPECT_EQ(FilledThenDrained(50, o), op_seed_minus_7);
+  o.seed = 7;
+  o.graph_seed = -3;
+  const std::vector<std::vector<int64_t>> graph_seed_minus_3 = {
+      {34, 9, 22, 6, 25, 44, 37, 24},
+      {33, 20, 2, 38, 26, 32, 43, 7},
+      {28, 36, 5, 8, 42, 3, 48, 13},
+      {46, 27, 23, 15, 10, 0, 35, 12},
+      {4, 30, 47, 19, 11, 31, 16, 40},
+      {39, 18, 29, 1, 49, 41, 14, 21},
+      {45, 17}};
+  EXPECT_EQ(FilledThenDrained(50, o), graph_seed_minus_3);
 }
 
 TEST_F(ShuffleBatchTest, OneThreadAndASeedGiveIdenticalRuns) {

@@ -203,6 +203,23 @@ TEST_F(BatchTest, RegistersOneRunnerWithThreadsNamedByTheScope) {
   EXPECT_TRUE(coord.Join(threads, kShutdownBound).ok());
 }
 
+TEST(BatchDefaultsTest, UsesTheDefaultCollectionAndRegistry) {
+  BatchOptions o;
+  o.batch_size = 4;
+  o.name = "batch_defaults_test";
+  o.collection_name = "batch_defaults_test";
+  auto batcher = Batch(CountingInput(0, 4), o).value();
+  auto runners = QueueRunnerCollection::Default().Get("batch_defaults_test");
+  QueueRunnerCollection::Default().Clear("batch_defaults_test");
+  ASSERT_EQ(runners.size(), 1u);
+  EXPECT_EQ(runners[0], batcher->runner());
+  EXPECT_EQ(MetricsRegistry::Default().Read(batcher->fill_metric_tag()), 0.0);
+  const std::string tag = batcher->fill_metric_tag();
+  batcher.reset();  // unregisters the gauges
+  runners.clear();
+  EXPECT_FALSE(MetricsRegistry::Default().Read(tag).has_value());
+}
+
 TEST_F(BatchTest, FillMetricIsSizeOverCapacityUnderAUniqueScope) {
   auto first = Batch(CountingInput(0, 16), Options(4)).value();
   auto second = Batch(CountingInput(0, 1), Options(4)).value();

@@ -16,9 +16,12 @@
 //   BatchInput in{.dtypes = {DType::kFloat32, DType::kInt64},
 //                 .shapes = {PartialShape({784}), PartialShape({})},
 //                 .step = read_and_parse};
-//   auto batches = ShuffleBatch(in, {.batch_size = 128, .capacity = 10000,
-//                                    .min_after_dequeue = 5000, .seed = 1})
-//                      .value();
+//   ShuffleBatchOptions options;
+//   options.batch_size = 128;
+//   options.capacity = 10000;
+//   options.min_after_dequeue = 5000;
+//   options.seed = 1;
+//   auto batches = ShuffleBatch(in, options).value();
 //   auto threads = StartQueueRunners(&coord);
 //   Result<Tuple> batch = batches->Next(coord.MakeCallOptions());
 
@@ -83,7 +86,8 @@ struct BatchOptions {
   // Scope of the queue, threads and fill metric; empty: TF's default
   // ("batch", "batch_join", "shuffle_batch", "shuffle_batch_join").
   std::string name = {};
-  // nullptr: MetricsRegistry::Default().
+  // nullptr: MetricsRegistry::Default(). Must outlive the Batcher, which
+  // unregisters its gauges when destroyed.
   MetricsRegistry* metrics = nullptr;
   // Where the runner is registered; nullptr: QueueRunnerCollection::Default().
   QueueRunnerCollection* collection = nullptr;
