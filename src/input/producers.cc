@@ -75,7 +75,7 @@ Result<Producer> InputProducer(Tensor input, PartialShape element_shape,
   queue_options.capacity = options.capacity;
   queue_options.dtypes = {dtype};
   queue_options.shapes = {shape};
-  queue_options.name = scope + "/fifo_queue";
+  queue_options.name = scope;  // TF names the queue after the scope
   queue_options.shared_name = options.shared_name;
   INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<QueueInterface> queue,
                           CreateQueue(QueueKind::kFIFO, queue_options));
@@ -96,6 +96,7 @@ Result<Producer> InputProducer(Tensor input, PartialShape element_shape,
   };
   QueueRunnerOptions runner_options;
   runner_options.name = scope;
+  runner_options.cancel_op = std::move(options.cancel_op);
   INFLOW_ASSIGN_OR_RETURN(
       std::shared_ptr<QueueRunner> runner,
       QueueRunner::Create(queue,
@@ -170,7 +171,16 @@ Result<SliceProducer> SliceInputProducer(Tuple tensors,
                                 std::to_string(rows) +
                                 " rows; need 1 .. 2^31-2");
   }
-  if (options.name.empty()) options.name = "input_producer";
+  // TF builds the range producer inside the slice producer's own scope:
+  // "input_producer/input_producer/fraction_of_32_full".
+  {
+    MetricsRegistry& registry = options.metrics != nullptr
+                                    ? *options.metrics
+                                    : MetricsRegistry::Default();
+    MetricGroup outer = ReserveScope(
+        registry, options.name.empty() ? "input_producer" : options.name);
+    options.name = outer.scope() + "/input_producer";
+  }
   INFLOW_ASSIGN_OR_RETURN(
       slice.indices,
       RangeInputProducer(static_cast<int32_t>(rows), std::move(options)));

@@ -8,8 +8,9 @@
 #include "inflow/input/producers.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -136,6 +137,25 @@ TEST_F(ProducerTest, StopMidEpochReleasesTheBlockedRunnerAndTheEpochCounts) {
   EXPECT_LE(producer->queue->Size(), 2);
 }
 
+TEST_F(ProducerTest, CancelOpRunsWhenTheCoordinatorStops) {
+  ProducerOptions options = Options();
+  auto cancelled = std::make_shared<std::atomic<int>>(0);
+  std::shared_ptr<QueueInterface> queue;
+  options.cancel_op = [cancelled, &queue](const CallOptions&) {
+    cancelled->fetch_add(1);
+    return queue->Close(/*cancel_pending_enqueues=*/true);
+  };
+  auto producer = RangeInputProducer(10, options);
+  ASSERT_TRUE(producer.ok()) << producer.status();
+  queue = producer->queue;
+  Coordinator coord;
+  auto threads = producer->runner->CreateThreads(&coord, /*start=*/true);
+  coord.RequestStop();
+  EXPECT_TRUE(coord.Join(threads, std::chrono::seconds(10)).ok());
+  EXPECT_EQ(cancelled->load(), 1);
+  EXPECT_TRUE(queue->IsClosed());
+}
+
 TEST_F(ProducerTest, ResetStartsTheEpochCountAgain) {
   auto limit = EpochLimit::Create({Tensor::Scalar<int32_t>(7)}, 2);
   ASSERT_TRUE(limit.ok()) << limit.status();
@@ -169,7 +189,7 @@ TEST_F(ProducerTest, RunnerIsRegisteredAndNamedAfterTheUniqueScope) {
                                    first->runner, second->runner}));
   EXPECT_EQ(first->metrics.scope(), "input_producer");
   EXPECT_EQ(second->metrics.scope(), "input_producer_1");
-  EXPECT_EQ(second->queue->name(), "input_producer_1/fifo_queue");
+  EXPECT_EQ(second->queue->name(), "input_producer_1");
   EXPECT_EQ(second->runner->name(), "input_producer_1");
   Coordinator coord;
   auto threads = second->runner->CreateThreads(&coord);
@@ -236,6 +256,9 @@ TEST_F(ProducerTest, SliceProducerStepsReturnTheRowsOfEveryTensor) {
   EXPECT_EQ(slice->shapes,
             (std::vector<PartialShape>{PartialShape(TensorShape()),
                                        PartialShape({2})}));
+  EXPECT_EQ(slice->indices.metrics.scope(), "input_producer/input_producer");
+  EXPECT_TRUE(
+      registry_.Read("input_producer/input_producer/fraction_of_32_full"));
   Coordinator coord;
   auto threads = slice->indices.runner->CreateThreads(&coord, true);
   for (int e = 0; e < 2; ++e) {

@@ -23,7 +23,8 @@ def test_a_missing_build_fails_the_session_naming_the_programs(tmp_path):
     rc, out = run_suite(tmp_path, INFLOW_BUILD_DIR=str(tmp_path / "no-build"))
     assert rc != 0, out
     assert "cannot run" in out, out
-    for program in ("bin/inflow", "tests/example_tf_driver", "tests/queue_tf_replay"):
+    for program in ("bin/inflow", "tests/example_tf_driver", "tests/queue_tf_replay",
+                    "tests/producer_tf_driver"):
         assert f"{tmp_path / 'no-build' / program} is missing" in out, out
     assert "passed" not in out and "skipped" not in out, out
 

@@ -90,10 +90,14 @@ struct ProducerOptions {
   // QueueRunnerCollection::Default().
   QueueRunnerCollection* collection = nullptr;
   std::string collection_name = kQueueRunnersCollection;
+  // TF's cancel_op: what the runner's closer runs once the coordinator
+  // stops; empty: the queue's Close(true).
+  QueueOp cancel_op = {};
 };
 
 // A producer's queue and the runner that fills it (already added to the
-// options' collection). Start its threads with the collection's Start() /
+// options' collection), and its fill metric (unregistered when `metrics`
+// is destroyed). Start its threads with the collection's Start() /
 // StartQueueRunners, or runner->CreateThreads.
 struct Producer {
   std::shared_ptr<QueueInterface> queue;
@@ -103,9 +107,11 @@ struct Producer {
   MetricGroup metrics;
 };
 
-// tf.train.input_producer: `input` has rank >= 1; the element shape is
+// tf.train.input_producer: `input` has rank >= 1 and at least one row
+// (INVALID_ARGUMENT otherwise; TF accepts no rows); the element shape is
 // input.shape[1:] merged with `element_shape` (INVALID_ARGUMENT when they
-// disagree). One FIFOQueue(capacity, [dtype], [element shape]).
+// disagree). One FIFOQueue(capacity, [dtype], [element shape]) named after
+// the scope; the fill metric is published even without TF's summary_name.
 Result<Producer> InputProducer(Tensor input, PartialShape element_shape,
                                ProducerOptions options = {});
 
@@ -114,7 +120,8 @@ Result<Producer> InputProducer(Tensor input, PartialShape element_shape,
 Result<Producer> StringInputProducer(std::vector<std::string> strings,
                                      ProducerOptions options = {});
 
-// tf.train.range_input_producer: int32 scalars 0 .. limit-1.
+// tf.train.range_input_producer: int32 scalars 0 .. limit-1. limit <= 0:
+// INVALID_ARGUMENT.
 Result<Producer> RangeInputProducer(int32_t limit,
                                     ProducerOptions options = {});
 
