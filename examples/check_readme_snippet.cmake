@@ -1,14 +1,19 @@
-# ctest script: README.md's ```cpp block must be, line for line, the lines
-# of EXAMPLE between "// README begin" and "// README end" (less their
-# two-space indent), so the snippet a reader copies is one that compiles
-# and runs.
-file(READ ${README} readme)
-string(FIND "${readme}" "```cpp\n" begin)
-if(begin EQUAL -1)
-  message(FATAL_ERROR "README.md has no ```cpp block")
+# ctest script: README.md's BLOCK-th ```cpp block (1 unless given) must
+# be, line for line, the lines of EXAMPLE between "// README begin" and
+# "// README end" (less their two-space indent), so the snippet a reader
+# copies is one that compiles and runs.
+if(NOT DEFINED BLOCK)
+  set(BLOCK 1)
 endif()
-math(EXPR begin "${begin} + 7")
-string(SUBSTRING "${readme}" ${begin} -1 readme)
+file(READ ${README} readme)
+foreach(i RANGE 1 ${BLOCK})
+  string(FIND "${readme}" "```cpp\n" begin)
+  if(begin EQUAL -1)
+    message(FATAL_ERROR "README.md has no ```cpp block number ${BLOCK}")
+  endif()
+  math(EXPR begin "${begin} + 7")
+  string(SUBSTRING "${readme}" ${begin} -1 readme)
+endforeach()
 string(FIND "${readme}" "```" end)
 string(SUBSTRING "${readme}" 0 ${end} snippet)
 

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <functional>
 
+#include "core/convert_kernels.h"
+
 namespace inflow {
 
 namespace {
@@ -83,6 +85,55 @@ Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype, bool little_endian) {
     dst += len;
   }
   return t;
+}
+
+namespace {
+
+// The common length of `in`'s elements, or DecodeRaw's error.
+template <typename Str>
+Result<size_t> CommonLength(std::span<const Str> in) {
+  const size_t len = in.empty() ? 0 : in[0].size();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].size() != len) {
+      return InvalidArgumentError(
+          "DecodeRaw requires input strings to all be the same size, but "
+          "element " +
+          std::to_string(i) + " has size " + std::to_string(in[i].size()) +
+          " != " + std::to_string(len));
+    }
+  }
+  return len;
+}
+
+template <typename Str>
+Result<Tensor> ToFloat(std::span<const Str> in, TensorShape shape,
+                       float scale) {
+  INFLOW_ASSIGN_OR_RETURN(const size_t len, CommonLength(in));
+  shape.AddDim(static_cast<int64_t>(len));
+  Tensor t = Tensor::Uninitialized(DType::kFloat32, shape);
+  INFLOW_ASSIGN_OR_RETURN(std::span<float> out, t.mutable_flat<float>());
+  float* dst = out.data();
+  for (const Str& s : in) {
+    internal::Uint8ToFloatScaled(reinterpret_cast<const uint8_t*>(s.data()),
+                                 len, scale, dst);
+    dst += len;
+  }
+  return t;
+}
+
+}  // namespace
+
+Result<Tensor> DecodeRawToFloat(const Tensor& bytes, float scale) {
+  if (bytes.dtype() != DType::kString) {
+    return InvalidArgumentError("DecodeRaw: input must be a string tensor");
+  }
+  return ToFloat(bytes.flat<std::string>(), bytes.shape(), scale);
+}
+
+Result<Tensor> DecodeRawToFloat(std::span<const std::string_view> bytes,
+                                float scale) {
+  return ToFloat(bytes, TensorShape({static_cast<int64_t>(bytes.size())}),
+                 scale);
 }
 
 Result<Tensor> DecodeRawShared(std::shared_ptr<const std::string> owner,

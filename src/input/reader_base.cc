@@ -33,15 +33,35 @@ Status ReaderBase::ReadOnceLocked(ReaderRecord* record, bool* produced,
   *at_end = false;
   INFLOW_RETURN_IF_ERROR(
       ReadLocked(work_, &record->key, &record->value, produced, at_end));
-  if (!*produced && !*at_end) {
+  return FinishReadLocked(*produced, *at_end);
+}
+
+Status ReaderBase::ReadOnceIntoLocked(RecordBatch* batch, bool* produced,
+                                      bool* at_end) {
+  *produced = false;
+  *at_end = false;
+  INFLOW_RETURN_IF_ERROR(ReadIntoLocked(work_, batch, produced, at_end));
+  return FinishReadLocked(*produced, *at_end);
+}
+
+Status ReaderBase::FinishReadLocked(bool produced, bool at_end) {
+  if (!produced && !at_end) {
     return InternalError(name_ + ": a read produced nothing before the end");
   }
-  if (*produced) ++num_records_produced_;
-  if (*at_end) {
+  if (produced) ++num_records_produced_;
+  if (at_end) {
     OnWorkFinishedLocked();
     work_in_progress_ = false;
     ++num_work_units_completed_;
   }
+  return OkStatus();
+}
+
+Status ReaderBase::ReadIntoLocked(const std::string& work, RecordBatch* batch,
+                                  bool* produced, bool* at_end) {
+  std::string key, value;
+  INFLOW_RETURN_IF_ERROR(ReadLocked(work, &key, &value, produced, at_end));
+  if (*produced) batch->AppendKeyed(work, std::move(key), value);
   return OkStatus();
 }
 
@@ -77,6 +97,32 @@ Result<std::vector<ReaderRecord>> ReaderBase::ReadUpTo(
     if (at_end && !records.empty()) break;
   }
   return records;
+}
+
+Status ReaderBase::ReadUpTo(QueueInterface& queue, int64_t n,
+                            RecordBatch* batch, const CallOptions& options) {
+  batch->Clear();
+  if (n < 1) {
+    return InvalidArgumentError(name_ + ": ReadUpTo needs n >= 1, got " +
+                                std::to_string(n));
+  }
+  Tuple taken;  // destroyed after the lock is released
+  MutexLock lock(&mu_);
+  size_t count = 0;
+  while (static_cast<int64_t>(count) < n) {
+    Status s = StartWorkLocked(queue, options, &taken);
+    bool produced = false, at_end = false;
+    if (s.ok()) s = ReadOnceIntoLocked(batch, &produced, &at_end);
+    if (!s.ok()) {
+      batch->Clear();
+      return s;
+    }
+    if (produced) ++count;
+    // Never mix files in one batch: return at a file's end if we have any.
+    if (at_end && count > 0) break;
+  }
+  batch->Seal();
+  return OkStatus();
 }
 
 Status ReaderBase::Reset() {

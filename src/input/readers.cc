@@ -52,6 +52,21 @@ class TFRecordReader final : public ReaderBase {
     *produced = true;
     return OkStatus();
   }
+  Status ReadIntoLocked(const std::string& work, RecordBatch* batch,
+                        bool* produced, bool* at_end) override {
+    const uint64_t offset = reader_->offset();
+    Result<std::string_view> record = reader_->Next();
+    if (!record.ok()) {
+      if (IsOutOfRange(record.status())) {
+        *at_end = true;
+        return OkStatus();
+      }
+      return record.status();
+    }
+    batch->AppendAt(work, offset, *record);
+    *produced = true;
+    return OkStatus();
+  }
 
  private:
   Env& env_;

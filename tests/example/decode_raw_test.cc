@@ -152,3 +152,47 @@ TEST(DecodeRawTest, SharedDecodeCopiesWhenMisalignedOrForeignOrder) {
 
 }  // namespace
 }  // namespace inflow
+
+namespace inflow {
+namespace {
+
+TEST(DecodeRawToFloatTest, BytesBecomeFloatsTimesTheScaleWithAnExtraDimension) {
+  Tensor bytes(DType::kString, TensorShape({2}));
+  auto in = bytes.mutable_flat<std::string>().value();
+  in[0] = std::string("\x00\x01\xff", 3);
+  in[1] = std::string("\x80\x02\x10", 3);
+  Result<Tensor> f = DecodeRawToFloat(bytes, 1.0f / 255);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->dtype(), DType::kFloat32);
+  EXPECT_EQ(f->shape(), TensorShape({2, 3}));
+  EXPECT_THAT(Values<float>(*f),
+              ElementsAre(0.0f, 1.0f / 255, 255.0f / 255, 128.0f / 255,
+                          2.0f / 255, 16.0f / 255));
+}
+
+TEST(DecodeRawToFloatTest, ViewsGiveTheSameAsAStringTensor) {
+  const std::string a(784, '\x7b'), b(784, '\xfe');
+  const std::string_view views[] = {a, b};
+  Result<Tensor> f = DecodeRawToFloat(views, 0.5f);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->shape(), TensorShape({2, 784}));
+  EXPECT_EQ(f->flat<float>()[783], 123 * 0.5f);
+  EXPECT_EQ(f->flat<float>()[784], 254 * 0.5f);
+}
+
+TEST(DecodeRawToFloatTest, UnequalLengthsAndNonStringInputAreInvalidArgument) {
+  const std::string a(4, 'a'), b(5, 'b');
+  const std::string_view views[] = {a, b};
+  Result<Tensor> f = DecodeRawToFloat(views, 1.0f);
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(f.status().message()),
+              ::testing::HasSubstr("element 1 has size 5 != 4"));
+  Result<Tensor> g =
+      DecodeRawToFloat(Tensor(DType::kInt64, TensorShape({2})), 1.0f);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace inflow

@@ -14,6 +14,7 @@
 #define INFLOW_EXAMPLE_DECODE_RAW_H_
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,19 @@ Result<Tensor> DecodeRaw(std::string_view bytes, DType dtype,
 // same length n, -> S + [n / sizeof(dtype)].
 Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype,
                          bool little_endian = true);
+
+// decode_raw(bytes, tf.uint8) followed by tf.cast(..., tf.float32) *
+// scale, in one pass: a string tensor of shape S, all elements of the same
+// length n, -> float S + [n] with out = float(byte) * scale (a single
+// float multiplication, as TF's cast-then-multiply; scale 1.0f / 255 maps
+// pixels to [0, 1]). Runs the fastest conversion kernel the CPU has
+// (INFLOW_CONVERT_KERNEL; docs/PERFORMANCE.md, "Kernels"). Errors as
+// DecodeRaw's.
+Result<Tensor> DecodeRawToFloat(const Tensor& bytes, float scale);
+// The same over views, e.g. the bytes values of ExampleViews: shape
+// [bytes.size(), n].
+Result<Tensor> DecodeRawToFloat(std::span<const std::string_view> bytes,
+                                float scale);
 
 // Zero-copy DecodeRaw: `bytes` must lie inside *owner (for example a
 // bytes value of an ExampleView over that record). When the byte order is

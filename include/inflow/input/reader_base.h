@@ -15,7 +15,9 @@
 //   - A read error inside a file (e.g. DATA_LOSS) leaves that file current:
 //     the next read retries at the same position, until Reset().
 //   - ReadUpTo(n) returns 1..n records, all from one file: after finishing
-//     a file it returns what it has rather than opening the next.
+//     a file it returns what it has rather than opening the next. Its
+//     RecordBatch form (input/record_batch.h) gives the same records
+//     without a string per record, into a batch the caller reuses.
 //
 // Thread-safe: calls are serialized (a reader may be shared by several
 // enqueue threads, as in TF; one blocked in Dequeue holds up the others).
@@ -29,6 +31,7 @@
 
 #include "inflow/core/mutex.h"
 #include "inflow/core/result.h"
+#include "inflow/input/record_batch.h"
 #include "inflow/io/env.h"
 #include "inflow/queue/queue.h"
 
@@ -52,6 +55,11 @@ class ReaderBase {
   // Precondition-free: n < 1 is INVALID_ARGUMENT.
   [[nodiscard]] Result<std::vector<ReaderRecord>> ReadUpTo(
       QueueInterface& queue, int64_t n, const CallOptions& options = {});
+  // The same records into *batch (cleared first; on an error it holds
+  // none).
+  [[nodiscard]] Status ReadUpTo(QueueInterface& queue, int64_t n,
+                                RecordBatch* batch,
+                                const CallOptions& options = {});
 
   // Zeroes both counters and drops the current file.
   [[nodiscard]] Status Reset();
@@ -72,6 +80,11 @@ class ReaderBase {
   virtual Status ReadLocked(const std::string& work, std::string* key,
                             std::string* value, bool* produced,
                             bool* at_end) = 0;
+  // ReadLocked appending to *batch. The default calls ReadLocked; a reader
+  // whose keys are "<work>:<position>" overrides it to append a view of
+  // its buffer with the position, building no strings.
+  virtual Status ReadIntoLocked(const std::string& work, RecordBatch* batch,
+                                bool* produced, bool* at_end);
 
  private:
   // Makes sure a file is open, dequeuing and opening as needed. The
@@ -82,6 +95,10 @@ class ReaderBase {
   // Reads once from the current file; counts and finishes work.
   Status ReadOnceLocked(ReaderRecord* record, bool* produced, bool* at_end)
       INFLOW_REQUIRES(mu_);
+  Status ReadOnceIntoLocked(RecordBatch* batch, bool* produced, bool* at_end)
+      INFLOW_REQUIRES(mu_);
+  // Counts a read's outcome and finishes the work at its end.
+  Status FinishReadLocked(bool produced, bool at_end) INFLOW_REQUIRES(mu_);
 
   const std::string name_;
   Mutex mu_;

@@ -41,7 +41,7 @@ struct FixedLengthRecordOptions {
   // record_bytes).
   int64_t hop_bytes = 0;
   // "", "ZLIB" or "GZIP": the whole file is compressed.
-  std::string encoding;
+  std::string encoding = {};
 };
 // A record is produced only if it ends at or before (stream size -
 // footer_bytes); leftover bytes are ignored. Negative sizes, record_bytes

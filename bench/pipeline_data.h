@@ -1,0 +1,55 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_pipeline's input: Fashion-MNIST's training images (Debian's
+// dataset-fashion-mnist, idx files gzipped) written as TFRecord shards of
+// tf.train.Examples, as TF1's tutorials store MNIST:
+//   image_raw  bytes, the 28x28 uint8 pixels (784 bytes)
+//   label      int64
+//   height, width, depth  int64 (28, 28, 1)
+
+#ifndef INFLOW_BENCH_PIPELINE_DATA_H_
+#define INFLOW_BENCH_PIPELINE_DATA_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace inflow::bench {
+
+inline constexpr char kDatasetDir[] = "/usr/share/datasets/fashion-mnist";
+inline constexpr int kImageBytes = 28 * 28;
+
+struct Images {
+  std::vector<uint8_t> pixels;  // count * kImageBytes
+  std::vector<uint8_t> labels;  // count
+  size_t count() const { return labels.size(); }
+};
+
+// The first `limit` training images and labels of `dir` (all with 0).
+// Aborts with a message when the files are missing or malformed.
+Images LoadFashionMnist(const std::string& dir, size_t limit);
+
+// A temporary folder holding `num_shards` TFRecord shards of the images
+// (image i in shard i % num_shards), removed by the destructor.
+class Shards {
+ public:
+  Shards(const Images& images, int num_shards);
+  ~Shards();
+  Shards(const Shards&) = delete;
+  Shards& operator=(const Shards&) = delete;
+
+  const std::vector<std::string>& paths() const { return paths_; }
+  // Examples per shard.
+  const std::vector<size_t>& counts() const { return counts_; }
+  size_t total() const;
+
+ private:
+  std::string dir_;
+  std::vector<std::string> paths_;
+  std::vector<size_t> counts_;
+};
+
+}  // namespace inflow::bench
+
+#endif  // INFLOW_BENCH_PIPELINE_DATA_H_

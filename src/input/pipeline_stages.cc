@@ -1,0 +1,173 @@
+// Copyright 2026 The inflow Authors.
+
+#include "pipeline_stages.h"
+
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace inflow {
+namespace internal {
+namespace {
+
+// The values (or the keys) of `records` as a string tensor [n].
+Tensor StringColumn(const RecordBatch& records, bool keys) {
+  Tensor t(DType::kString, TensorShape({static_cast<int64_t>(records.size())}));
+  std::span<std::string> out = t.mutable_flat<std::string>().value();
+  for (size_t i = 0; i < records.size(); ++i) {
+    out[i] = keys ? records.key(i) : std::string(records.value(i));
+  }
+  return t;
+}
+
+// "record f.rec:0" or "records f.rec:0 .. f.rec:5210 (64)".
+std::string DescribeRecords(const RecordBatch& records) {
+  if (records.size() == 1) return "record " + records.key(0);
+  return "records " + records.key(0) + " .. " +
+         records.key(records.size() - 1) + " (" +
+         std::to_string(records.size()) + ")";
+}
+
+Status CheckSignature(const Signature& s, std::string_view what) {
+  const std::string w(what);
+  if (s.dtypes.empty()) return InvalidArgumentError(w + " has no components");
+  if (s.row_shapes.size() != s.dtypes.size()) {
+    return InvalidArgumentError(
+        w + " has " + std::to_string(s.dtypes.size()) + " dtypes but " +
+        std::to_string(s.row_shapes.size()) + " row shapes");
+  }
+  if (!s.names.empty() && s.names.size() != s.dtypes.size()) {
+    return InvalidArgumentError(w + " has " + std::to_string(s.dtypes.size()) +
+                                " dtypes but " +
+                                std::to_string(s.names.size()) + " names");
+  }
+  for (size_t i = 0; i < s.row_shapes.size(); ++i) {
+    if (!s.row_shapes[i].IsFullyDefined()) {
+      return InvalidArgumentError(
+          w + ": the row shape of component " + std::to_string(i) +
+          " is not fully defined: " + s.row_shapes[i].DebugString());
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ReaderBase>> NewReader(Env& env,
+                                              const PipelineOptions& options) {
+  switch (options.format) {
+    case RecordFormat::kTFRecord:
+      return NewTFRecordReader(env, options.compression_type);
+    case RecordFormat::kTextLine:
+      return NewTextLineReader(env, options.skip_header_lines);
+    case RecordFormat::kFixedLength:
+      return NewFixedLengthRecordReader(env, options.fixed_length);
+  }
+  return InvalidArgumentError("unknown record format");
+}
+
+Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
+    const PipelineOptions& options) {
+  auto shared = std::make_shared<Shared>();
+  shared->read_batch = options.read_batch;
+  shared->include_key = options.include_key;
+  Signature& parsed = shared->parsed;
+  if (options.features.empty()) {
+    parsed = {{"value"}, {DType::kString}, {PartialShape({})}};
+  } else {
+    for (const auto& [key, spec] : options.features) {
+      const auto* fixed = std::get_if<FixedLenFeature>(&spec);
+      if (fixed == nullptr) {
+        return InvalidArgumentError(
+            "pipeline: feature \"" + key +
+            "\" must be a FixedLenFeature (batching needs one fixed shape "
+            "per row)");
+      }
+      parsed.names.push_back(key);
+      parsed.dtypes.push_back(fixed->dtype);
+      parsed.row_shapes.push_back(PartialShape(fixed->shape));
+    }
+    INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
+                            ExampleParser::Create(options.features));
+    shared->parser.emplace(std::move(parser));
+  }
+  if (options.include_key) {
+    parsed.names.push_back("key");
+    parsed.dtypes.push_back(DType::kString);
+    parsed.row_shapes.push_back(PartialShape({}));
+  }
+  shared->output = parsed;
+  if (options.map.has_value()) {
+    const MapFunction& map = *options.map;
+    if (!map.fn) return InvalidArgumentError("pipeline: the map has no fn");
+    Signature out{map.names, map.dtypes, map.row_shapes};
+    INFLOW_RETURN_IF_ERROR(CheckSignature(out, "pipeline: the map's output"));
+    shared->output = std::move(out);
+    shared->map = map;
+  }
+  return std::shared_ptr<const Shared>(std::move(shared));
+}
+
+Result<Tuple> ReadStage::Step(const CallOptions& options) {
+  Status read =
+      reader_->ReadUpTo(*filenames_, shared_->read_batch, &records_, options);
+  if (!read.ok()) {
+    if (IsOutOfRange(read) || IsCancelled(read)) return read;
+    return read.WithContext("read");
+  }
+  INFLOW_ASSIGN_OR_RETURN(Tuple rows, Parse());
+  if (!shared_->map.has_value()) return rows;
+  return Map(std::move(rows));
+}
+
+Result<Tuple> ReadStage::Parse() const {
+  Tuple rows;
+  if (shared_->parser.has_value()) {
+    Result<ParsedFeatures> parsed =
+        shared_->parser->ParseBatch(records_.values());
+    if (!parsed.ok()) {
+      // Name the first record that fails on its own.
+      for (size_t i = 0; i < records_.size(); ++i) {
+        Result<ParsedFeatures> one =
+            shared_->parser->ParseSingle(records_.value(i));
+        if (!one.ok()) {
+          return one.status().WithContext("parse: record " + records_.key(i));
+        }
+      }
+      return parsed.status().WithContext("parse: " + DescribeRecords(records_));
+    }
+    rows = std::move(parsed->dense);
+  } else {
+    rows.push_back(StringColumn(records_, /*keys=*/false));
+  }
+  if (shared_->include_key) rows.push_back(StringColumn(records_, true));
+  return rows;
+}
+
+Result<Tuple> ReadStage::Map(Tuple rows) const {
+  const auto context = [this] { return "map: " + DescribeRecords(records_); };
+  Result<Tuple> mapped = shared_->map->fn(std::move(rows));
+  if (!mapped.ok()) return mapped.status().WithContext(context());
+  const Signature& out = shared_->output;
+  const int64_t n = static_cast<int64_t>(records_.size());
+  if (mapped->size() != out.dtypes.size()) {
+    return InvalidArgumentError(
+        context() + ": returned " + std::to_string(mapped->size()) +
+        " components, declared " + std::to_string(out.dtypes.size()));
+  }
+  for (size_t i = 0; i < mapped->size(); ++i) {
+    const Tensor& t = (*mapped)[i];
+    const PartialShape want = out.row_shapes[i].Prepend(n);
+    if (t.dtype() != out.dtypes[i] || !want.IsCompatibleWith(t.shape())) {
+      return InvalidArgumentError(
+          context() + ": component " + std::to_string(i) + " is " +
+          std::string(DTypeName(t.dtype())) + " " + t.shape().DebugString() +
+          ", declared " + std::string(DTypeName(out.dtypes[i])) + " " +
+          want.DebugString());
+    }
+  }
+  return mapped;
+}
+
+}  // namespace internal
+}  // namespace inflow

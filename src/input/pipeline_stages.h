@@ -1,0 +1,80 @@
+// Copyright 2026 The inflow Authors.
+//
+// The per-thread work of a Pipeline: read a chunk of records, parse it,
+// map it. Each reader thread has its own ReadStage (its own reader); the
+// parser and the map function are shared.
+
+#ifndef INFLOW_SRC_INPUT_PIPELINE_STAGES_H_
+#define INFLOW_SRC_INPUT_PIPELINE_STAGES_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inflow/core/result.h"
+#include "inflow/core/tensor.h"
+#include "inflow/example/example_parser.h"
+#include "inflow/input/pipeline.h"
+#include "inflow/input/reader_base.h"
+#include "inflow/input/record_batch.h"
+
+namespace inflow {
+namespace internal {
+
+// Names, dtypes and row shapes of a stage's output.
+struct Signature {
+  std::vector<std::string> names;
+  std::vector<DType> dtypes;
+  std::vector<PartialShape> row_shapes;
+};
+
+// The reader PipelineOptions::format asks for.
+Result<std::unique_ptr<ReaderBase>> NewReader(Env& env,
+                                              const PipelineOptions& options);
+
+class ReadStage {
+ public:
+  // What every reader thread shares. Immutable once made.
+  struct Shared {
+    int64_t read_batch = 1;
+    std::optional<ExampleParser> parser;
+    bool include_key = false;
+    std::optional<MapFunction> map;
+    // After parsing (and the key).
+    Signature parsed;
+    // The pipeline's: `parsed`, or the map's.
+    Signature output;
+  };
+  // INVALID_ARGUMENT for a feature that is not a FixedLenFeature, a parser
+  // configuration ExampleParser rejects, or a malformed map signature.
+  static Result<std::shared_ptr<const Shared>> MakeShared(
+      const PipelineOptions& options);
+
+  ReadStage(std::shared_ptr<const Shared> shared,
+            std::unique_ptr<ReaderBase> reader,
+            std::shared_ptr<QueueInterface> filenames)
+      : shared_(std::move(shared)),
+        reader_(std::move(reader)),
+        filenames_(std::move(filenames)) {}
+
+  // One chunk of rows (one thread at a time): OUT_OF_RANGE once the filename
+  // queue is closed and drained (and CANCELLED on a stop) as the reader returns
+  // them; any other error with its stage ("read", "parse", "map") and records.
+  Result<Tuple> Step(const CallOptions& options);
+
+ private:
+  Result<Tuple> Parse() const;
+  Result<Tuple> Map(Tuple rows) const;
+
+  const std::shared_ptr<const Shared> shared_;
+  const std::unique_ptr<ReaderBase> reader_;
+  const std::shared_ptr<QueueInterface> filenames_;
+  // The last read's records, reused (values are views into it).
+  RecordBatch records_;
+};
+
+}  // namespace internal
+}  // namespace inflow
+
+#endif  // INFLOW_SRC_INPUT_PIPELINE_STAGES_H_
