@@ -6,9 +6,12 @@
 #include "core/block_cache.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -17,51 +20,81 @@
 namespace inflow::internal {
 namespace {
 
-// Distinct fake addresses: the cache only stores and returns them.
-void* Fake(uintptr_t i) { return reinterpret_cast<void*>(i * 4096); }
+// A real block (the cache poisons kept blocks under AddressSanitizer).
+class Block {
+ public:
+  explicit Block(size_t bytes) : p_(std::malloc(bytes)) {}
+  ~Block() { std::free(p_); }
+  Block(const Block&) = delete;
+  Block& operator=(const Block&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_;
+};
+
+// Takes every kept block of `bytes` back out, so that none is poisoned
+// when its Block frees it; returns how many there were.
+size_t Drain(BlockCache* cache, size_t bytes) {
+  size_t n = 0;
+  while (cache->Take(bytes) != nullptr) ++n;
+  return n;
+}
 
 TEST(BlockCacheTest, HandsBackAKeptBlockOfTheSameSizeOnce) {
   BlockCache cache;
   const size_t size = BlockCache::kMinBytes;
-  ASSERT_TRUE(cache.Keep(Fake(1), size));
+  Block block(size);
+  ASSERT_TRUE(cache.Keep(block.get(), size));
   EXPECT_EQ(cache.Take(size + 64), nullptr);
-  EXPECT_EQ(cache.Take(size), Fake(1));
+  EXPECT_EQ(cache.Take(size), block.get());
   EXPECT_EQ(cache.Take(size), nullptr);
 }
 
 TEST(BlockCacheTest, HandsBackTheMostRecentlyKeptBlockFirst) {
   BlockCache cache;
   const size_t size = BlockCache::kMinBytes;
-  ASSERT_TRUE(cache.Keep(Fake(1), size));
-  ASSERT_TRUE(cache.Keep(Fake(2), size));
-  EXPECT_EQ(cache.Take(size), Fake(2));
-  EXPECT_EQ(cache.Take(size), Fake(1));
+  Block a(size), b(size);
+  ASSERT_TRUE(cache.Keep(a.get(), size));
+  ASSERT_TRUE(cache.Keep(b.get(), size));
+  EXPECT_EQ(cache.Take(size), b.get());
+  EXPECT_EQ(cache.Take(size), a.get());
 }
 
 TEST(BlockCacheTest, RefusesSmallBlocks) {
   BlockCache cache;
-  EXPECT_FALSE(cache.Keep(Fake(1), BlockCache::kMinBytes - 64));
-  EXPECT_EQ(cache.Take(BlockCache::kMinBytes - 64), nullptr);
+  const size_t size = BlockCache::kMinBytes - 64;
+  Block block(size);
+  EXPECT_FALSE(cache.Keep(block.get(), size));
+  EXPECT_EQ(cache.Take(size), nullptr);
 }
 
 TEST(BlockCacheTest, KeepsAtMostMaxBlocks) {
   BlockCache cache;
   const size_t size = BlockCache::kMinBytes;
-  for (size_t i = 0; i < BlockCache::kMaxBlocks; ++i) {
-    ASSERT_TRUE(cache.Keep(Fake(i + 1), size));
+  std::vector<std::unique_ptr<Block>> blocks;
+  for (size_t i = 0; i <= BlockCache::kMaxBlocks; ++i) {
+    blocks.push_back(std::make_unique<Block>(size));
   }
-  EXPECT_FALSE(cache.Keep(Fake(100), size));
+  for (size_t i = 0; i < BlockCache::kMaxBlocks; ++i) {
+    ASSERT_TRUE(cache.Keep(blocks[i]->get(), size));
+  }
+  EXPECT_FALSE(cache.Keep(blocks.back()->get(), size));
   EXPECT_NE(cache.Take(size), nullptr);
-  EXPECT_TRUE(cache.Keep(Fake(100), size));
+  EXPECT_TRUE(cache.Keep(blocks.back()->get(), size));
+  EXPECT_EQ(Drain(&cache, size), BlockCache::kMaxBlocks);
 }
 
 TEST(BlockCacheTest, KeepsAtMostMaxBytes) {
   BlockCache cache;
   const size_t half = BlockCache::kMaxBytes / 2;
-  ASSERT_TRUE(cache.Keep(Fake(1), half));
-  ASSERT_TRUE(cache.Keep(Fake(2), half));
-  EXPECT_FALSE(cache.Keep(Fake(3), BlockCache::kMinBytes));
-  EXPECT_FALSE(cache.Keep(Fake(4), BlockCache::kMaxBytes + 64));
+  Block a(half), b(half), small(BlockCache::kMinBytes);
+  ASSERT_TRUE(cache.Keep(a.get(), half));
+  ASSERT_TRUE(cache.Keep(b.get(), half));
+  EXPECT_FALSE(cache.Keep(small.get(), BlockCache::kMinBytes));
+  EXPECT_EQ(Drain(&cache, half), 2u);
+  Block big(BlockCache::kMaxBytes + 64);
+  EXPECT_FALSE(cache.Keep(big.get(), BlockCache::kMaxBytes + 64));
 }
 
 TEST(BlockCacheTest, ATensorOnARecycledBlockIsZeroFilled) {
