@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // TensorBuffer: owned storage (one allocation for the reference count, the
-// buffer object and the 64-byte-aligned payload) and borrowed memory.
+// buffer object and the 64-byte-aligned payload; large ones are recycled
+// through BlockCache) and borrowed memory.
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,8 @@
 #include <string>
 
 #include "inflow/core/tensor.h"
+
+#include "core/block_cache.h"
 
 namespace inflow {
 
@@ -38,13 +41,18 @@ struct PayloadAllocator {
 
   T* allocate(size_t n) {
     const size_t head = RoundUpToAlignment(n * sizeof(T));
-    void* p = std::aligned_alloc(kTensorAlignment,
-                                 RoundUpToAlignment(head + payload));
+    const size_t bytes = RoundUpToAlignment(head + payload);
+    void* p = internal::BlockCache::Global().Take(bytes);
+    if (p == nullptr) p = std::aligned_alloc(kTensorAlignment, bytes);
     if (p == nullptr) throw std::bad_alloc();
     *payload_start = static_cast<char*>(p) + head;
     return static_cast<T*>(p);
   }
-  void deallocate(T* p, size_t) { std::free(p); }
+  void deallocate(T* p, size_t n) {
+    const size_t bytes =
+        RoundUpToAlignment(RoundUpToAlignment(n * sizeof(T)) + payload);
+    if (!internal::BlockCache::Global().Keep(p, bytes)) std::free(p);
+  }
 
   template <typename U>
   bool operator==(const PayloadAllocator<U>& other) const {
