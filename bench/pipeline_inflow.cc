@@ -130,14 +130,6 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
 LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
                               int num_epochs, int num_readers) {
   MetricsRegistry metrics;
-  MapFunction to_float{
-      .fn = [](Tuple rows) -> Result<Tuple> {
-        INFLOW_ASSIGN_OR_RETURN(Tensor images,
-                                DecodeRawToFloat(rows[0], 1.0f / 255));
-        return Tuple{std::move(images), std::move(rows[1])};
-      },
-      .dtypes = {DType::kFloat32, DType::kInt64},
-      .row_shapes = {PartialShape({kImageBytes}), PartialShape({})}};
   PipelineOptions options;
   options.files = paths;
   options.num_epochs = num_epochs;
@@ -145,7 +137,21 @@ LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
   options.read_batch = ReadUpToCount();
   options.features = {{"image_raw", FixedLenFeature{{}, DType::kString}},
                       {"label", FixedLenFeature{{}, DType::kInt64}}};
-  options.map = std::move(to_float);
+  if (std::getenv("INFLOW_BENCH_PIPELINE_MAP") != nullptr) {
+    // The image converted by a map function, after parsing (the form
+    // before raw_to_float).
+    options.map = MapFunction{
+        .fn = [](Tuple rows) -> Result<Tuple> {
+          INFLOW_ASSIGN_OR_RETURN(Tensor images,
+                                  DecodeRawToFloat(rows[0], 1.0f / 255));
+          return Tuple{std::move(images), std::move(rows[1])};
+        },
+        .dtypes = {DType::kFloat32, DType::kInt64},
+        .row_shapes = {PartialShape({kImageBytes}), PartialShape({})}};
+  } else {
+    options.raw_to_float = {
+        {.feature = "image_raw", .length = kImageBytes, .scale = 1.0f / 255}};
+  }
   options.batching.batch_size = kBatchSize;
   options.batching.shuffle = true;
   options.batching.capacity = kCapacity;

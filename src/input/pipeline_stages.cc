@@ -90,6 +90,18 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
     INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
                             ExampleParser::Create(options.features));
     shared->parser.emplace(std::move(parser));
+    INFLOW_ASSIGN_OR_RETURN(shared->raw_to_float, RawToFloat::Create(options));
+    if (shared->raw_to_float.has_value()) {
+      const RawToFloat& r = *shared->raw_to_float;
+      for (size_t k = 0; k < r.num_fused(); ++k) {
+        parsed.dtypes[r.component(k)] = DType::kFloat32;
+        parsed.row_shapes[r.component(k)] = PartialShape({r.length(k)});
+      }
+    }
+  }
+  if (options.features.empty() && !options.raw_to_float.empty()) {
+    return InvalidArgumentError(
+        "pipeline: raw_to_float needs the features it names");
   }
   if (options.include_key) {
     parsed.names.push_back("key");
@@ -120,27 +132,46 @@ Result<Tuple> ReadStage::Step(const CallOptions& options) {
   return Map(std::move(rows));
 }
 
-Result<Tuple> ReadStage::Parse() const {
+Result<Tuple> ReadStage::Parse() {
   Tuple rows;
   if (shared_->parser.has_value()) {
-    Result<ParsedFeatures> parsed =
-        shared_->parser->ParseBatch(records_.values());
-    if (!parsed.ok()) {
-      // Name the first record that fails on its own.
-      for (size_t i = 0; i < records_.size(); ++i) {
-        Result<ParsedFeatures> one =
-            shared_->parser->ParseSingle(records_.value(i));
-        if (!one.ok()) {
-          return one.status().WithContext("parse: record " + records_.key(i));
-        }
-      }
-      return parsed.status().WithContext("parse: " + DescribeRecords(records_));
+    std::optional<Tuple> fused;
+    if (shared_->raw_to_float.has_value()) {
+      fused = shared_->raw_to_float->TryParse(records_, &raw_to_float_scratch_);
     }
-    rows = std::move(parsed->dense);
+    if (fused.has_value()) {
+      rows = std::move(*fused);
+    } else {
+      INFLOW_ASSIGN_OR_RETURN(rows, ParseAll());
+    }
   } else {
     rows.push_back(StringColumn(records_, /*keys=*/false));
   }
   if (shared_->include_key) rows.push_back(StringColumn(records_, true));
+  return rows;
+}
+
+// The general path: every feature through the parser, then raw_to_float's
+// conversion, if any.
+Result<Tuple> ReadStage::ParseAll() const {
+  Result<ParsedFeatures> parsed =
+      shared_->parser->ParseBatch(records_.values());
+  if (!parsed.ok()) {
+    // Name the first record that fails on its own.
+    for (size_t i = 0; i < records_.size(); ++i) {
+      Result<ParsedFeatures> one =
+          shared_->parser->ParseSingle(records_.value(i));
+      if (!one.ok()) {
+        return one.status().WithContext("parse: record " + records_.key(i));
+      }
+    }
+    return parsed.status().WithContext("parse: " + DescribeRecords(records_));
+  }
+  Tuple rows = std::move(parsed->dense);
+  if (shared_->raw_to_float.has_value()) {
+    Status s = shared_->raw_to_float->Convert(records_, &rows);
+    if (!s.ok()) return s.WithContext("parse");
+  }
   return rows;
 }
 

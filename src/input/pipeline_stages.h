@@ -19,6 +19,8 @@
 #include "inflow/input/reader_base.h"
 #include "inflow/input/record_batch.h"
 
+#include "input/raw_to_float.h"
+
 namespace inflow {
 namespace internal {
 
@@ -39,6 +41,8 @@ class ReadStage {
   struct Shared {
     int64_t read_batch = 1;
     std::optional<ExampleParser> parser;
+    // PipelineOptions::raw_to_float, when given.
+    std::optional<RawToFloat> raw_to_float;
     bool include_key = false;
     std::optional<MapFunction> map;
     // After parsing (and the key).
@@ -64,7 +68,8 @@ class ReadStage {
   Result<Tuple> Step(const CallOptions& options);
 
  private:
-  Result<Tuple> Parse() const;
+  Result<Tuple> Parse();
+  Result<Tuple> ParseAll() const;
   Result<Tuple> Map(Tuple rows) const;
 
   const std::shared_ptr<const Shared> shared_;
@@ -72,6 +77,7 @@ class ReadStage {
   const std::shared_ptr<QueueInterface> filenames_;
   // The last read's records, reused (values are views into it).
   RecordBatch records_;
+  RawToFloat::Scratch raw_to_float_scratch_;
 };
 
 }  // namespace internal

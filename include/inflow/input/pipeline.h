@@ -89,6 +89,17 @@ struct PipelineOptions {
   // this order, named by their keys. Empty: no parsing; the component is
   // the record itself (a string scalar named "value").
   FeatureSpecs features = {};
+  // DecodeRawToFloat fused into parsing, without a string per record: each
+  // names a feature of `features` declared FixedLenFeature({}, kString),
+  // whose component becomes float32 of row shape [length], byte i of the
+  // value times `scale`. A value of another length is a parse error naming
+  // the feature and the record.
+  struct RawToFloat {
+    std::string feature;
+    int64_t length = 0;  // >= 1
+    float scale = 1.0f;
+  };
+  std::vector<RawToFloat> raw_to_float = {};
   // Appends the record's key (a string scalar named "key"; readers.h
   // describes the keys) to the parsed components.
   bool include_key = false;

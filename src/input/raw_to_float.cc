@@ -1,0 +1,202 @@
+// Copyright 2026 The inflow Authors.
+
+#include "raw_to_float.h"
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "inflow/example/decode_raw.h"
+
+#include "example/wire.h"
+
+namespace inflow {
+namespace internal {
+namespace {
+
+// A length-delimited field `field` read from `r` after its tag; false for
+// another field or wire type.
+bool ReadLen(WireReader& r, uint32_t want, std::string_view* out) {
+  uint32_t field;
+  int wire_type;
+  return r.ReadTag(&field, &wire_type) && field == want &&
+         wire_type == kWireLen && r.ReadLengthDelimited(out);
+}
+
+// The value of bytes feature `key` in `record`, a well-formed Example (the
+// parser of the other features accepted it): the last map entry of that
+// key, when it is one field (key, value) and its Feature is one BytesList
+// of one value. False on anything else (no such key, another kind or
+// count, a message split over several fields), for the general path.
+bool FindOneBytes(std::string_view record, std::string_view key,
+                  std::string_view* value) {
+  bool found = false;
+  uint32_t field;
+  int wire_type;
+  for (WireReader top(record); !top.done();) {
+    if (!top.ReadTag(&field, &wire_type)) return false;
+    std::string_view features;
+    if (field != 1 || wire_type != kWireLen) {
+      if (!top.SkipField(field, wire_type)) return false;
+      continue;
+    }
+    if (!top.ReadLengthDelimited(&features)) return false;
+    for (WireReader map(features); !map.done();) {
+      if (!map.ReadTag(&field, &wire_type)) return false;
+      std::string_view entry;
+      if (field != 1 || wire_type != kWireLen) {
+        if (!map.SkipField(field, wire_type)) return false;
+        continue;
+      }
+      if (!map.ReadLengthDelimited(&entry)) return false;
+      std::string_view k;
+      std::string_view v;
+      int values = 0;
+      for (WireReader e(entry); !e.done();) {
+        if (!e.ReadTag(&field, &wire_type)) return false;
+        if (wire_type == kWireLen && field == 1) {
+          if (!e.ReadLengthDelimited(&k)) return false;
+        } else if (wire_type == kWireLen && field == 2) {
+          if (!e.ReadLengthDelimited(&v)) return false;
+          ++values;
+        } else if (!e.SkipField(field, wire_type)) {
+          return false;
+        }
+      }
+      if (k != key) continue;
+      found = false;
+      if (values != 1) return false;
+      WireReader feature(v);
+      std::string_view list;
+      if (!ReadLen(feature, 1, &list) || !feature.done()) return false;
+      WireReader bytes(list);
+      if (!ReadLen(bytes, 1, value) || !bytes.done()) return false;
+      found = true;
+    }
+  }
+  return found;
+}
+
+}  // namespace
+
+Result<std::optional<RawToFloat>> RawToFloat::Create(
+    const PipelineOptions& options) {
+  if (options.raw_to_float.empty()) return std::optional<RawToFloat>();
+  RawToFloat r;
+  r.num_components_ = options.features.size();
+  std::vector<bool> fused(options.features.size(), false);
+  for (const PipelineOptions::RawToFloat& want : options.raw_to_float) {
+    const std::string name =
+        "pipeline: raw_to_float feature \"" + want.feature + "\"";
+    size_t c = 0;
+    while (c < options.features.size() &&
+           options.features[c].first != want.feature) {
+      ++c;
+    }
+    if (c == options.features.size()) {
+      return InvalidArgumentError(name + " is not one of the features");
+    }
+    if (fused[c]) return InvalidArgumentError(name + " is named twice");
+    const auto* fixed =
+        std::get_if<FixedLenFeature>(&options.features[c].second);
+    if (fixed == nullptr || fixed->dtype != DType::kString ||
+        fixed->shape.rank() != 0) {
+      return InvalidArgumentError(
+          name + " must be declared FixedLenFeature({}, kString)");
+    }
+    if (want.length < 1) {
+      return InvalidArgumentError(name + ": length must be >= 1, got " +
+                                  std::to_string(want.length));
+    }
+    fused[c] = true;
+    r.fused_.push_back({c, want.feature, want.length, want.scale});
+  }
+  FeatureSpecs rest;
+  for (size_t c = 0; c < options.features.size(); ++c) {
+    if (fused[c]) continue;
+    rest.push_back(options.features[c]);
+    r.rest_components_.push_back(c);
+  }
+  if (!rest.empty()) {
+    INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
+                            ExampleParser::Create(std::move(rest)));
+    r.rest_.emplace(std::move(parser));
+  }
+  return std::optional<RawToFloat>(std::move(r));
+}
+
+std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
+                                          Scratch* scratch) const {
+  Tuple rows(num_components_);
+  if (rest_.has_value()) {
+    Result<ParsedFeatures> parsed = rest_->ParseBatch(records.values());
+    if (!parsed.ok()) return std::nullopt;
+    for (size_t j = 0; j < rest_components_.size(); ++j) {
+      rows[rest_components_[j]] = std::move(parsed->dense[j]);
+    }
+  }
+  scratch->values.resize(fused_.size());
+  for (std::vector<std::string_view>& v : scratch->values) v.clear();
+  const std::less_equal<const char*> le;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const std::string_view record = records.value(i);
+    // Without other features nothing has validated the record yet: the
+    // view does.
+    if (!rest_.has_value() && !scratch->view.Parse(record).ok()) {
+      return std::nullopt;
+    }
+    for (size_t k = 0; k < fused_.size(); ++k) {
+      std::string_view bytes;
+      if (rest_.has_value()) {
+        if (!FindOneBytes(record, fused_[k].feature, &bytes)) {
+          return std::nullopt;
+        }
+      } else {
+        const FeatureView* v = scratch->view.Find(fused_[k].feature);
+        if (v == nullptr || v->kind() != FeatureKind::kBytes ||
+            v->size() != 1) {
+          return std::nullopt;
+        }
+        v->ForEachBytes([&bytes](std::string_view b) { bytes = b; });
+      }
+      // A value joined from split fields lives in the view, not the
+      // record, and would not outlast the next Parse.
+      const bool in_record =
+          le(record.data(), bytes.data()) &&
+          le(bytes.data() + bytes.size(), record.data() + record.size());
+      if (!in_record ||
+          static_cast<int64_t>(bytes.size()) != fused_[k].length) {
+        return std::nullopt;
+      }
+      scratch->values[k].push_back(bytes);
+    }
+  }
+  for (size_t k = 0; k < fused_.size(); ++k) {
+    Result<Tensor> t = DecodeRawToFloat(scratch->values[k], fused_[k].scale);
+    if (!t.ok()) return std::nullopt;
+    rows[fused_[k].component] = std::move(t).value();
+  }
+  return rows;
+}
+
+Status RawToFloat::Convert(const RecordBatch& records, Tuple* rows) const {
+  for (const Fused& f : fused_) {
+    Tensor& strings = (*rows)[f.component];
+    const std::span<const std::string> in = strings.flat<std::string>();
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (static_cast<int64_t>(in[i].size()) != f.length) {
+        return InvalidArgumentError(
+            "record " + records.key(i) + ": feature \"" + f.feature +
+            "\" has " + std::to_string(in[i].size()) +
+            " bytes, raw_to_float wants " + std::to_string(f.length));
+      }
+    }
+    INFLOW_ASSIGN_OR_RETURN(Tensor floats, DecodeRawToFloat(strings, f.scale));
+    strings = std::move(floats);
+  }
+  return OkStatus();
+}
+
+}  // namespace internal
+}  // namespace inflow

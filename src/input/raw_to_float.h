@@ -1,0 +1,81 @@
+// Copyright 2026 The inflow Authors.
+//
+// PipelineOptions::raw_to_float: DecodeRawToFloat fused into a Pipeline's
+// parse. The features it names are left out of the parser; each record's
+// value is found in the record itself (ExampleView) and converted straight
+// from the record bytes into the float batch, with no std::string per
+// record. A chunk with anything unusual (a record the reduced parse
+// rejects, the feature missing, of another kind or count, split over
+// several fields) takes the general path instead: the full ParseBatch,
+// then the conversion of its strings, so that defaults, TF's choice among
+// repeated keys and every error stay exactly the parser's.
+
+#ifndef INFLOW_SRC_INPUT_RAW_TO_FLOAT_H_
+#define INFLOW_SRC_INPUT_RAW_TO_FLOAT_H_
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "inflow/core/result.h"
+#include "inflow/core/tensor.h"
+#include "inflow/example/example_parser.h"
+#include "inflow/example/feature_view.h"
+#include "inflow/input/pipeline.h"
+#include "inflow/input/record_batch.h"
+
+namespace inflow {
+namespace internal {
+
+class RawToFloat {
+ public:
+  // One thread's reusable state.
+  struct Scratch {
+    ExampleView view;
+    std::vector<std::vector<std::string_view>> values;  // by fused feature
+  };
+
+  // nullopt when options.raw_to_float is empty. INVALID_ARGUMENT for a
+  // name that is not a feature, a feature named twice or not declared
+  // FixedLenFeature({}, kString), or a length < 1.
+  static Result<std::optional<RawToFloat>> Create(
+      const PipelineOptions& options);
+
+  // The component of each fused feature, and its row length.
+  size_t num_fused() const { return fused_.size(); }
+  size_t component(size_t k) const { return fused_[k].component; }
+  int64_t length(size_t k) const { return fused_[k].length; }
+
+  // The parsed components of `records` (one per feature, in order), or
+  // nullopt when the chunk needs the general path.
+  std::optional<Tuple> TryParse(const RecordBatch& records,
+                                Scratch* scratch) const;
+
+  // The general path's second half: `rows` from the full parser, whose
+  // fused components are strings [n], converted in place. A value of
+  // another length is INVALID_ARGUMENT naming the feature and the record
+  // (as "record <key>: ...").
+  Status Convert(const RecordBatch& records, Tuple* rows) const;
+
+ private:
+  struct Fused {
+    size_t component;
+    std::string feature;
+    int64_t length;
+    float scale;
+  };
+  RawToFloat() = default;
+
+  std::vector<Fused> fused_;
+  // The parser of the other features (nullopt when there are none), and
+  // the component of each of its dense outputs.
+  std::optional<ExampleParser> rest_;
+  std::vector<size_t> rest_components_;
+  size_t num_components_ = 0;
+};
+
+}  // namespace internal
+}  // namespace inflow
+
+#endif  // INFLOW_SRC_INPUT_RAW_TO_FLOAT_H_
