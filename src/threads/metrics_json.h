@@ -2,7 +2,7 @@
 //
 // The MetricsRecorder's output formats (threads/metrics_recorder.h): a
 // record as one JSON line, and as Chrome trace counter events. Strings are
-// escaped as JSON requires (quote, backslash, control characters);
+// escaped by core/json_string.h;
 // numbers are the shortest decimal that reads back to the same double
 // (std::to_chars).
 
@@ -14,10 +14,10 @@
 
 #include "inflow/threads/metrics_recorder.h"
 
+#include "core/json_string.h"
+
 namespace inflow::internal {
 
-// Appends `s` as a JSON string literal.
-void AppendJsonString(std::string_view s, std::string* out);
 // Appends `v` as a JSON number, or null when it is not finite.
 void AppendJsonNumber(double v, std::string* out);
 

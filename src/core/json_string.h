@@ -1,0 +1,22 @@
+// Copyright 2026 The inflow Authors.
+//
+// JSON string literals, shared by the Example JSON printer and the metrics
+// recorder. Quote, backslash and control characters are escaped (\n, \r,
+// \t, \b, \f, else \u00XX); valid UTF-8 passes through; each byte that is
+// not part of a valid UTF-8 sequence becomes U+FFFD, so the output is
+// always valid JSON.
+
+#ifndef INFLOW_CORE_JSON_STRING_H_
+#define INFLOW_CORE_JSON_STRING_H_
+
+#include <string>
+#include <string_view>
+
+namespace inflow::internal {
+
+// Appends `s` as a JSON string literal (with its quotes) to *out.
+void AppendJsonString(std::string_view s, std::string* out);
+
+}  // namespace inflow::internal
+
+#endif  // INFLOW_CORE_JSON_STRING_H_
