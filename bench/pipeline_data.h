@@ -12,10 +12,33 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+
 namespace inflow::bench {
+
+// The value of `r`; a failure ends the benchmark with its status.
+template <typename T>
+T OrDie(Result<T> r) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench_pipeline: %s\n", r.status().ToString().c_str());
+    std::abort();
+  }
+  return std::move(r).value();
+}
+
+inline void OrDie(const Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "bench_pipeline: %s\n", s.ToString().c_str());
+    std::abort();
+  }
+}
 
 inline constexpr char kDatasetDir[] = "/usr/share/datasets/fashion-mnist";
 inline constexpr int kImageBytes = 28 * 28;

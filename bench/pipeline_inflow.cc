@@ -22,22 +22,6 @@
 namespace inflow::bench {
 namespace {
 
-template <typename T>
-T OrDie(Result<T> r) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench_pipeline: %s\n", r.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(r).value();
-}
-
-void OrDie(const Status& s) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "bench_pipeline: %s\n", s.ToString().c_str());
-    std::abort();
-  }
-}
-
 // kReadUpTo, or INFLOW_BENCH_READ_UP_TO (for trying other sizes).
 int64_t ReadUpToCount() {
   static const int64_t n = [] {

@@ -23,22 +23,6 @@
 namespace inflow::bench {
 namespace {
 
-template <typename T>
-T OrDie(Result<T> r) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench_pipeline: %s\n", r.status().ToString().c_str());
-    std::abort();
-  }
-  return std::move(r).value();
-}
-
-void OrDie(const Status& s) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "bench_pipeline: %s\n", s.ToString().c_str());
-    std::abort();
-  }
-}
-
 // This thread's CPU time in seconds: a stage's own work, without the
 // time the thread waits for a core on a busy machine.
 double ThreadSeconds() {
