@@ -58,35 +58,6 @@ Result<Tensor> DecodeRaw(std::string_view bytes, DType dtype,
   return t;
 }
 
-Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype, bool little_endian) {
-  if (bytes.dtype() != DType::kString) {
-    return InvalidArgumentError("DecodeRaw: input must be a string tensor");
-  }
-  INFLOW_ASSIGN_OR_RETURN(const size_t size, ElementSize(dtype));
-  const std::span<const std::string> in = bytes.flat<std::string>();
-  const size_t len = in.empty() ? 0 : in[0].size();
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i].size() != len) {
-      return InvalidArgumentError(
-          "DecodeRaw requires input strings to all be the same size, but "
-          "element " +
-          std::to_string(i) + " has size " + std::to_string(in[i].size()) +
-          " != " + std::to_string(len));
-    }
-  }
-  INFLOW_RETURN_IF_ERROR(CheckMultiple(len, size, dtype));
-  TensorShape shape = bytes.shape();
-  shape.AddDim(static_cast<int64_t>(len / size));
-  Tensor t = Tensor::Uninitialized(dtype, shape);
-  INFLOW_ASSIGN_OR_RETURN(void* const out, t.mutable_raw_data());
-  char* dst = static_cast<char*>(out);
-  for (const std::string& s : in) {
-    CopyOrdered(s, size, little_endian, dst);
-    dst += len;
-  }
-  return t;
-}
-
 namespace {
 
 // The common length of `in`'s elements, or DecodeRaw's error.
@@ -104,6 +75,30 @@ Result<size_t> CommonLength(std::span<const Str> in) {
   }
   return len;
 }
+
+}  // namespace
+
+Result<Tensor> DecodeRaw(const Tensor& bytes, DType dtype, bool little_endian) {
+  if (bytes.dtype() != DType::kString) {
+    return InvalidArgumentError("DecodeRaw: input must be a string tensor");
+  }
+  INFLOW_ASSIGN_OR_RETURN(const size_t size, ElementSize(dtype));
+  const std::span<const std::string> in = bytes.flat<std::string>();
+  INFLOW_ASSIGN_OR_RETURN(const size_t len, CommonLength(in));
+  INFLOW_RETURN_IF_ERROR(CheckMultiple(len, size, dtype));
+  TensorShape shape = bytes.shape();
+  shape.AddDim(static_cast<int64_t>(len / size));
+  Tensor t = Tensor::Uninitialized(dtype, shape);
+  INFLOW_ASSIGN_OR_RETURN(void* const out, t.mutable_raw_data());
+  char* dst = static_cast<char*>(out);
+  for (const std::string& s : in) {
+    CopyOrdered(s, size, little_endian, dst);
+    dst += len;
+  }
+  return t;
+}
+
+namespace {
 
 template <typename Str>
 Result<Tensor> ToFloat(std::span<const Str> in, TensorShape shape,
