@@ -42,4 +42,19 @@ Status WriteStringToFile(Env& env, const std::string& path,
   return file->Close();
 }
 
+// Back ends that do not have these yet say so.
+Status Env::DeleteDir(const std::string& path) {
+  return UnimplementedError("DeleteDir is not supported by this Env: " + path);
+}
+
+Status Env::IsDirectory(const std::string& path) {
+  return UnimplementedError("IsDirectory is not supported by this Env: " +
+                            path);
+}
+
+Result<double> Env::GetModificationTime(const std::string& path) {
+  return UnimplementedError(
+      "GetModificationTime is not supported by this Env: " + path);
+}
+
 }  // namespace inflow

@@ -96,7 +96,27 @@ class Env {
       const std::string& dir) = 0;
   // Makes the directory's entries (creations, renames) durable.
   [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
+
+  // Deletes an empty directory: NOT_FOUND if missing, FAILED_PRECONDITION
+  // if it is not empty or not a directory.
+  [[nodiscard]] virtual Status DeleteDir(const std::string& path);
+  // OK if `path` is a directory, FAILED_PRECONDITION if it is something
+  // else, NOT_FOUND if missing.
+  [[nodiscard]] virtual Status IsDirectory(const std::string& path);
+  // Last modification time, seconds since the epoch.
+  [[nodiscard]] virtual Result<double> GetModificationTime(
+      const std::string& path);
 };
+
+// Creates `path` and every missing parent (mkdir -p); OK if it exists as
+// a directory, FAILED_PRECONDITION if a component is a file.
+[[nodiscard]] Status RecursivelyCreateDir(Env& env, const std::string& path);
+
+// The paths matching the glob `pattern` (wildcards in the file-name part
+// only, as docs/conformance.md "File patterns" describes), sorted; empty
+// when nothing matches.
+[[nodiscard]] Result<std::vector<std::string>> GetMatchingPaths(
+    Env& env, const std::string& pattern);
 
 // Reads a whole file into a string.
 [[nodiscard]] Result<std::string> ReadFileToString(Env& env,

@@ -1,0 +1,112 @@
+// Copyright 2026 The inflow Authors.
+//
+// Saver: TF1's tf.compat.v1.train.Saver for named tensors. It saves the
+// registered tensors as a V2 checkpoint `save_path-STEP`, records it in
+// the directory's `checkpoint` state file, keeps the newest max_to_keep,
+// and restores into the registered tensors in place (docs/formats.md,
+// "Saver: naming and retention").
+//
+//   Saver saver;
+//   saver.Register("dense/kernel", &kernel);
+//   saver.Register("global_step", &global_step);
+//   if (auto latest = LatestCheckpoint(dir).value()) {
+//     INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
+//   }
+//   ...
+//   INFLOW_ASSIGN_OR_RETURN(std::string prefix,
+//                           saver.Save(dir + "/model.ckpt", step));
+//
+// Crash safety: a Save writes its files under temporary names, syncs them,
+// renames them into place, syncs the directory, and replaces the state
+// file last, atomically. A Save that fails part way removes its
+// temporaries and leaves the previous checkpoint and state file as they
+// were; a crash at any moment leaves LatestCheckpoint() naming a complete
+// checkpoint.
+//
+// Not thread-safe: one thread saves and restores (as a training loop
+// does); the registered tensors must not be written during Save/Restore.
+
+#ifndef INFLOW_CHECKPOINT_SAVER_H_
+#define INFLOW_CHECKPOINT_SAVER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inflow/checkpoint/checkpoint_state.h"
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+#include "inflow/io/env.h"
+
+namespace inflow {
+
+struct SaverOptions {
+  Env* env = &Env::Default();
+  // Checkpoints listed and kept; 0 keeps all and lists only the newest.
+  int max_to_keep = 5;
+  // A checkpoint evicted from the list is kept on disk (but no longer
+  // listed) once per this many hours.
+  double keep_checkpoint_every_n_hours = 10000.0;
+  // "model.ckpt-00001000" instead of "model.ckpt-1000".
+  bool pad_step_number = false;
+  bool save_relative_paths = false;
+  // Without it, Save() with nothing registered is INVALID_ARGUMENT ("No
+  // variables to save"); with it, Save() writes nothing and returns "".
+  bool allow_empty = false;
+  std::string latest_filename = "checkpoint";
+  // Sync files and directories (off only in benchmarks that say so).
+  bool sync = true;
+  // Seconds since the epoch; tests replace it.
+  std::function<double()> now;
+};
+
+class Saver {
+ public:
+  explicit Saver(SaverOptions options = {});
+  ~Saver();
+  Saver(const Saver&) = delete;
+  Saver& operator=(const Saver&) = delete;
+
+  // Registers `*tensor` under `name` (a non-empty byte string; a name
+  // registered twice is INVALID_ARGUMENT). The tensor must stay alive and
+  // initialized while the Saver uses it; Save() reads its current value,
+  // Restore() writes into its buffer, which must be writable.
+  [[nodiscard]] Status Register(std::string name, Tensor* tensor);
+
+  // Writes the checkpoint `save_path` (no step) or `save_path-STEP` and
+  // returns its prefix. With `write_state`, updates the state file and
+  // deletes the checkpoint evicted by retention (its .index, .data-* and
+  // .meta files). A missing parent directory is created.
+  [[nodiscard]] Result<std::string> Save(
+      const std::string& save_path,
+      std::optional<int64_t> global_step = std::nullopt,
+      bool write_state = true);
+
+  // Restores every registered tensor from `prefix` in place. A name absent
+  // from the checkpoint is NOT_FOUND naming it; another dtype or shape is
+  // INVALID_ARGUMENT naming it and both. Nothing is written unless every
+  // registered tensor is present with the right dtype and shape.
+  [[nodiscard]] Status Restore(const std::string& prefix);
+
+  // The retention list (prefix, seconds since the epoch), oldest first.
+  const std::vector<std::pair<std::string, double>>& last_checkpoints() const;
+  // TF's recover_last_checkpoints: adopts `prefixes` whose .index exists,
+  // timestamped with its modification time.
+  void RecoverLastCheckpoints(const std::vector<std::string>& prefixes);
+  // TF's set_last_checkpoints_with_time.
+  void SetLastCheckpointsWithTime(
+      std::vector<std::pair<std::string, double>> checkpoints);
+
+ private:
+  struct Rep;
+  std::unique_ptr<Rep> rep_;
+};
+
+}  // namespace inflow
+
+#endif  // INFLOW_CHECKPOINT_SAVER_H_
