@@ -6,6 +6,7 @@
 
 #include "inflow/checkpoint/saver.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -132,9 +133,15 @@ Result<std::string> Saver::Save(const std::string& save_path,
   // The bundle: temporaries, synced, renamed into place; on error the
   // writer's destructor deletes its temporaries.
   {
+    // In name order, as TF's Saver sorts its saveables: the data file's
+    // layout is then TF's.
+    std::vector<const std::pair<std::string, Tensor*>*> sorted;
+    for (const auto& entry : rep_->tensors) sorted.push_back(&entry);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
     BundleWriter writer(prefix, {.env = options.env, .sync = options.sync});
-    for (const auto& [name, tensor] : rep_->tensors) {
-      INFLOW_RETURN_IF_ERROR(writer.Add(name, *tensor));
+    for (const auto* entry : sorted) {
+      INFLOW_RETURN_IF_ERROR(writer.Add(entry->first, *entry->second));
     }
     INFLOW_RETURN_IF_ERROR(writer.Finish());
   }

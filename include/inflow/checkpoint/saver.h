@@ -79,7 +79,9 @@ class Saver {
   [[nodiscard]] Status Register(std::string name, Tensor* tensor);
 
   // Writes the checkpoint `save_path` (no step) or `save_path-STEP`
-  // (`-%08d` with pad_step_number) and returns its prefix. With
+  // (`-%08d` with pad_step_number) and returns its prefix. The tensors go
+  // into the data file in name order (bytewise), as TF's Saver writes
+  // them. With
   // `write_state`: records it in the retention list (re-saving a listed
   // prefix moves it to the end; beyond max_to_keep the oldest is evicted),
   // writes the state file listing the retained prefixes, then deletes at
