@@ -26,10 +26,13 @@ class RecordingEnv final : public Env {
   MemEnv& mem() { return mem_; }
   std::vector<std::string>& log() { return log_; }
 
-  // The `nth` (0-based) call whose log line starts with `kind` + ' '
-  // fails with `error` (and is logged with a trailing " FAILED").
-  void FailCall(std::string kind, int nth, Status error) {
-    failures_[std::move(kind)] = {nth, std::move(error)};
+  // The `nth` (0-based) call of `kind` ("create", "write", "sync",
+  // "rename", "syncdir", "delete", "mkdir") whose logged argument contains
+  // `path` fails with `error` (and is logged with a trailing " FAILED").
+  // One failure per kind; a new one replaces it and restarts the count.
+  void FailCall(std::string kind, int nth, Status error,
+                std::string path = "") {
+    failures_[kind] = Failure{nth, std::move(error), std::move(path), 0};
   }
 
   // Modification times GetModificationTime reports, by path.
@@ -118,9 +121,11 @@ class RecordingEnv final : public Env {
   Status Record(const std::string& kind, const std::string& what) {
     std::string line = kind + " " + what;
     auto it = failures_.find(kind);
-    if (it != failures_.end() && counts_[kind]++ == it->second.first) {
+    if (it != failures_.end() &&
+        what.find(it->second.path) != std::string::npos &&
+        it->second.seen++ == it->second.nth) {
       log_.push_back(line + " FAILED");
-      return it->second.second;
+      return it->second.error;
     }
     log_.push_back(std::move(line));
     return OkStatus();
@@ -128,8 +133,13 @@ class RecordingEnv final : public Env {
 
   MemEnv mem_;
   std::vector<std::string> log_;
-  std::map<std::string, std::pair<int, Status>> failures_;
-  std::map<std::string, int> counts_;
+  struct Failure {
+    int nth;
+    Status error;
+    std::string path;
+    int seen;
+  };
+  std::map<std::string, Failure> failures_;
   std::map<std::string, double> mtimes_;
 };
 
