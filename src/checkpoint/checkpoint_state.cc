@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "checkpoint/checkpoint_state_internal.h"
 #include "checkpoint/checkpoint_state_text.h"
 #include "checkpoint/path.h"
 
@@ -59,7 +60,7 @@ std::string TempName(const std::string& filename) {
 
 Status WriteAtomically(Env& env, const std::string& dir,
                        const std::string& filename, const std::string& text,
-                       bool sync) {
+                       bool sync, bool* replaced) {
   const std::string temp = TempName(filename);
   Status status = [&]() -> Status {
     INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
@@ -67,7 +68,9 @@ Status WriteAtomically(Env& env, const std::string& dir,
     INFLOW_RETURN_IF_ERROR(file->Append(text));
     if (sync) INFLOW_RETURN_IF_ERROR(file->Sync());
     INFLOW_RETURN_IF_ERROR(file->Close());
-    return env.RenameFile(temp, filename);
+    INFLOW_RETURN_IF_ERROR(env.RenameFile(temp, filename));
+    *replaced = true;
+    return OkStatus();
   }();
   if (!status.ok()) {
     env.DeleteFile(temp).IgnoreError();
@@ -124,6 +127,17 @@ Status UpdateCheckpointState(const std::string& dir,
                              const CheckpointState& state,
                              const CheckpointStateOptions& options,
                              bool save_relative_paths) {
+  bool replaced = false;
+  return internal::UpdateCheckpointState(dir, state, options,
+                                         save_relative_paths, &replaced);
+}
+
+Status internal::UpdateCheckpointState(const std::string& dir,
+                                       const CheckpointState& state,
+                                       const CheckpointStateOptions& options,
+                                       bool save_relative_paths,
+                                       bool* replaced) {
+  *replaced = false;
   INFLOW_RETURN_IF_ERROR(CheckLatestFilename(options.latest_filename));
   CheckpointState out = state;
   if (save_relative_paths) {
@@ -170,7 +184,7 @@ Status UpdateCheckpointState(const std::string& dir,
         "different save path.");
   }
   return WriteAtomically(*options.env, dir, filename,
-                         FormatCheckpointState(out), options.sync);
+                         FormatCheckpointState(out), options.sync, replaced);
 }
 
 }  // namespace inflow

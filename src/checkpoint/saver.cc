@@ -18,6 +18,7 @@
 
 #include "inflow/checkpoint/bundle.h"
 
+#include "checkpoint/checkpoint_state_internal.h"
 #include "checkpoint/path.h"
 #include "checkpoint/saver_files.h"
 
@@ -155,12 +156,19 @@ Result<std::string> Saver::Save(const std::string& save_path,
   for (const auto& [path, time] : rep_->last_checkpoints) {
     state.all_model_checkpoint_paths.push_back(path);
   }
-  Status updated =
-      UpdateCheckpointState(dir, state,
-                            {.env = options.env,
-                             .latest_filename = options.latest_filename,
-                             .sync = options.sync},
-                            options.save_relative_paths);
+  bool replaced = false;
+  Status updated = internal::UpdateCheckpointState(
+      dir, state,
+      {.env = options.env,
+       .latest_filename = options.latest_filename,
+       .sync = options.sync},
+      options.save_relative_paths, &replaced);
+  if (!updated.ok() && replaced) {
+    // Readers see the new state already (only the directory sync failed):
+    // the list stays as the file says, nothing is deleted.
+    return Status(updated.code(), "saved " + prefix + " and listed it, but: " +
+                                      std::string(updated.message()));
+  }
   if (!updated.ok()) {
     // The previous state file stands: so do the previous list and files.
     // The new checkpoint, unlisted, is removed unless it replaced a listed

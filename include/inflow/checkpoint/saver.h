@@ -93,8 +93,10 @@ class Saver {
   // latest_filename; the Env's error, naming the path, otherwise. A failed
   // Save leaves the state file, the retention list and the previous
   // checkpoints as they were, and deletes what it wrote unless the prefix
-  // was already listed. When only the deletion of an evicted checkpoint
-  // fails, the new checkpoint is saved and listed, and the error says so.
+  // was already listed. When the state file was renamed into place but
+  // the directory sync failed, or only the deletion of an evicted
+  // checkpoint failed, the new checkpoint is saved and listed, and the
+  // error says so.
   [[nodiscard]] Result<std::string> Save(
       const std::string& save_path,
       std::optional<int64_t> global_step = std::nullopt,
@@ -102,8 +104,10 @@ class Saver {
 
   // Restores every registered tensor from `prefix` in place. A name absent
   // from the checkpoint is NOT_FOUND naming it; another dtype or shape is
-  // INVALID_ARGUMENT naming it and both. Nothing is written unless every
-  // registered tensor is present with the right dtype and shape.
+  // INVALID_ARGUMENT naming it and both; a read-only tensor is
+  // FAILED_PRECONDITION. Nothing is written unless every registered tensor
+  // is present with the right dtype and shape; damage found while reading
+  // (DATA_LOSS) may leave the tensors read before it restored.
   [[nodiscard]] Status Restore(const std::string& prefix);
 
   // The retention list (prefix, seconds since the epoch), oldest first.
