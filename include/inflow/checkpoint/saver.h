@@ -62,7 +62,7 @@ struct SaverOptions {
   // Sync files and directories (off only in benchmarks that say so).
   bool sync = true;
   // Seconds since the epoch; tests replace it.
-  std::function<double()> now;
+  std::function<double()> now = nullptr;
 };
 
 class Saver {
