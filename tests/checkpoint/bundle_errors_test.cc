@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "inflow/checkpoint/bundle.h"
+#include "inflow/io/crc32c.h"
 #include "inflow/io/mem_env.h"
 
 #include "checkpoint/bundle_index.h"
@@ -301,6 +302,21 @@ TEST(BundleErrorsTest, WriterDestroyedBeforeFinishLeavesNoFiles) {
     EXPECT_EQ(Children(env, "dir").size(), 1u);
   }
   EXPECT_THAT(Children(env, "dir"), ::testing::IsEmpty());
+}
+
+TEST(BundleErrorsTest, BoolByteOtherThanZeroOrOneReadsAsTrue) {
+  MemEnv env;
+  ASSERT_TRUE(WriteOne(&env, "m", Tensor::FromVector<bool>({true})).ok());
+  const std::string data = BundleDataFilename("m", 0, 1);
+  ASSERT_TRUE(WriteStringToFile(env, data, "\x02").ok());
+  RewriteIndex(env, "m", [](internal::StoredEntry& e) {
+    e.entry.masked_crc32c = crc32c::Mask(crc32c::Value("\x02", 1));
+  });
+  std::unique_ptr<BundleReader> reader = BundleReader::Open("m", &env).value();
+  Result<Tensor> got = reader->Read("t");
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(*static_cast<const unsigned char*>(got->raw_data()), 1);
+  EXPECT_EQ(*got, Tensor::FromVector<bool>({true}));
 }
 
 TEST(BundleErrorsTest, ReadingOneTensorReadsOnlyItsBytes) {
