@@ -134,7 +134,7 @@ std::string EncodeBundleHeader(const BundleHeader& header) {
   if (!header.bad_consumers.empty()) {
     std::string packed;
     for (int32_t v : header.bad_consumers) {
-      PutVarint(&packed, static_cast<uint64_t>(int64_t{v}));
+      PutVarint64(&packed, static_cast<uint64_t>(int64_t{v}));
     }
     PutMessageField(&version, kVersionBadConsumers, packed);
   }

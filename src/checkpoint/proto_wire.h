@@ -1,9 +1,10 @@
 // Copyright 2026 The inflow Authors.
 //
 // The few protobuf wire-format primitives the bundle index codec needs
-// (docs/formats.md, "The .index file"): varints, tags, fixed32 and
-// length-delimited fields, and skipping unknown fields. Readers never read
-// past their buffer and report malformed input by returning false.
+// (docs/formats.md, "Index entries"): varints, tags, fixed32 and
+// length-delimited fields, and skipping unknown fields (encoding builds on
+// coding.h). Readers never read past their buffer and report malformed
+// input by returning false.
 //
 // Internal to the checkpoint component. Thread-compatible value types.
 
@@ -13,6 +14,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "checkpoint/coding.h"
 
 namespace inflow::internal {
 
@@ -49,16 +52,8 @@ class ProtoReader {
   size_t pos_ = 0;
 };
 
-inline void PutVarint(std::string* out, uint64_t v) {
-  while (v >= 0x80) {
-    out->push_back(static_cast<char>((v & 0x7f) | 0x80));
-    v >>= 7;
-  }
-  out->push_back(static_cast<char>(v));
-}
-
 inline void PutTag(std::string* out, uint32_t field, WireType type) {
-  PutVarint(out, (uint64_t{field} << 3) | static_cast<uint64_t>(type));
+  PutVarint64(out, (uint64_t{field} << 3) | static_cast<uint64_t>(type));
 }
 
 // proto3 scalar fields: nothing is written for zero. Negative values take
@@ -66,20 +61,20 @@ inline void PutTag(std::string* out, uint32_t field, WireType type) {
 inline void PutVarintField(std::string* out, uint32_t field, int64_t v) {
   if (v == 0) return;
   PutTag(out, field, WireType::kVarint);
-  PutVarint(out, static_cast<uint64_t>(v));
+  PutVarint64(out, static_cast<uint64_t>(v));
 }
 
 inline void PutFixed32Field(std::string* out, uint32_t field, uint32_t v) {
   if (v == 0) return;
   PutTag(out, field, WireType::kFixed32);
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
+  PutFixed32(out, v);
 }
 
 // Written even when empty (a set sub-message).
 inline void PutMessageField(std::string* out, uint32_t field,
                             std::string_view payload) {
   PutTag(out, field, WireType::kLen);
-  PutVarint(out, payload.size());
+  PutVarint64(out, payload.size());
   out->append(payload);
 }
 

@@ -10,6 +10,7 @@
 
 #include "inflow/io/crc32c.h"
 
+#include "checkpoint/coding.h"
 #include "checkpoint/proto_wire.h"
 
 namespace inflow::internal {
@@ -17,11 +18,6 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little,
               "bundle data is little-endian; big-endian hosts need swapping");
-
-void PutFixed(std::string* out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i)
-    out->push_back(static_cast<char>(v >> (8 * i)));
-}
 
 // The lengths part of the checksum: each length as u32le, or u64le when it
 // does not fit in 32 bits.
@@ -38,11 +34,11 @@ std::string StringPrefix(std::span<const std::string> strings, uint32_t* crc) {
   std::string out;
   uint32_t c = 0;
   for (const std::string& s : strings) {
-    PutVarint(&out, s.size());
+    PutVarint64(&out, s.size());
     c = ExtendLength(c, s.size());
   }
   const size_t at = out.size();
-  PutFixed(&out, crc32c::Mask(c), 4);
+  PutFixed32(&out, crc32c::Mask(c));
   *crc = crc32c::Extend(c, out.data() + at, 4);
   return out;
 }
