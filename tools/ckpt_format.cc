@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "inflow/example/example_json.h"
 
@@ -23,7 +24,14 @@ std::string Number(T v) {
   }
   char buf[64];
   const auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, result.ptr);
+  std::string out(buf, result.ptr);
+  // A float keeps a fraction or exponent ("3.0", "-0.0"), so that JSON
+  // readers take it as a float (and -0 keeps its sign).
+  if (std::is_floating_point_v<T> &&
+      out.find_first_of(".e") == std::string::npos) {
+    out += ".0";
+  }
+  return out;
 }
 
 float BFloat16ToFloat(BFloat16 v) {

@@ -3,9 +3,10 @@
 // How `inflow ckpt` prints tensors: shapes as JSON arrays, values as JSON
 // in row-major order. Numbers in the shortest form that reads back as the
 // same value of the tensor's dtype (float16 and bfloat16 as the float
-// they hold); NaN and infinities, which JSON has no numbers for, as the
-// strings "NaN", "Infinity", "-Infinity"; bools as true / false; strings
-// as JSON strings when they are valid UTF-8, else {"base64": "..."}.
+// they hold), floats always with a fraction or exponent ("3.0"); NaN and
+// infinities, which JSON has no numbers for, as the strings "NaN", "Infinity",
+// "-Infinity"; bools as true / false; strings as JSON strings when they are
+// valid UTF-8, else {"base64": "..."}.
 //
 // Thread-safe: pure functions.
 
