@@ -21,7 +21,6 @@
 // as JSON strings, or {"base64": ...} when they are not valid UTF-8.
 // Damage exits 1 with "DATA_LOSS: ..." naming the file and byte offset.
 
-#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -122,12 +121,6 @@ Status Dump(const Flags& flags) {
   out += "]}";
   Print(out);
   return OkStatus();
-}
-
-std::string DoubleJson(double v) {
-  char buf[64];
-  const auto result = std::to_chars(buf, buf + sizeof(buf), v);
-  return std::string(buf, result.ptr);
 }
 
 Status State(const Flags& flags) {

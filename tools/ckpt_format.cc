@@ -60,6 +60,8 @@ float Float16ToFloat(Float16 v) {
 
 }  // namespace
 
+std::string DoubleJson(double v) { return Number(v); }
+
 std::string ShapeJson(const TensorShape& shape) {
   std::string out = "[";
   for (int i = 0; i < shape.rank(); ++i) {

@@ -28,6 +28,9 @@ std::string ShapeJson(const TensorShape& shape);
 // Element `i` of `tensor` as a JSON value.
 std::string ElementJson(const Tensor& tensor, int64_t i);
 
+// A double in the notation of ElementJson ("0.0", "1701234567.5").
+std::string DoubleJson(double v);
+
 // True when `s` is well-formed UTF-8 (no overlong forms, surrogates or
 // code points above U+10FFFF).
 bool IsValidUtf8(std::string_view s);

@@ -164,6 +164,8 @@ def test_state_is_what_tf_get_checkpoint_state_reads(run_inflow, ckpt_dir):
     assert state["all_model_checkpoint_paths"] == list(want.all_model_checkpoint_paths)
     assert state["all_model_checkpoint_timestamps"] == list(
         want.all_model_checkpoint_timestamps)
+    assert state["last_preserved_timestamp"] == want.last_preserved_timestamp
+    assert isinstance(state["last_preserved_timestamp"], float)
 
 
 def test_state_of_a_directory_without_one_is_not_found(run_inflow, tmp_path):
