@@ -97,7 +97,7 @@ class Saver {
   // latest_filename; the Env's error, naming the path, otherwise. A failed
   // Save leaves the state file, the retention list and the previous
   // checkpoints as they were, and deletes what it wrote unless the prefix
-  // was already listed. When the state file was renamed into place but
+  // existed before. When the state file was renamed into place but
   // the directory sync failed, or only the deletion of an evicted
   // checkpoint failed, the new checkpoint is saved and listed, and the
   // error says so.
