@@ -21,11 +21,13 @@
 // file last, atomically. A Save that fails part way removes its
 // temporaries and leaves the previous checkpoint and state file as they
 // were; a crash at any moment leaves LatestCheckpoint() naming a complete
-// checkpoint. One exception, which TF shares: re-saving a prefix that
-// already exists (a save_path without a step, saved again) replaces its
-// data file, then its index; a crash between the two renames leaves that
-// prefix's index and data mismatched, which Restore reports as DATA_LOSS.
-// Saves to new prefixes (one per step) have no such window.
+// checkpoint. One exception: re-saving a prefix that already exists (a
+// save_path without a step, saved again) first deletes its old index
+// (BundleWriter's overwrite), so a crash before the new one is in place
+// leaves no checkpoint under that prefix: LatestCheckpoint() returns
+// std::nullopt if it was the newest (never mismatched data; TF's Saver
+// can pair the old index with new data there). Saves to new prefixes (one
+// per step) have no such window.
 //
 // Not thread-safe: one thread saves and restores (as a training loop
 // does); the registered tensors must not be written during Save/Restore.
