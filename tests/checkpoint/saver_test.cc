@@ -407,6 +407,17 @@ TEST_F(SaverTest, AFailedStateWriteLeavesStateListAndOldFilesAsTheyWere) {
   EXPECT_EQ(StateText(), StateOf({2, 4}));
 }
 
+TEST_F(SaverTest, AFailedSaveOverAnExistingPrefixLeavesItsFiles) {
+  ASSERT_TRUE(NewSaver(Options())->Save("/d/model.ckpt").ok());
+  // A new run (an empty list) saves the same prefix; its state write
+  // fails. The old state file names the prefix, so its files must stay.
+  auto saver = NewSaver(Options());
+  env_.FailCall("rename", 0, UnavailableError("injected"), "-> /d/checkpoint");
+  EXPECT_TRUE(IsUnavailable(saver->Save("/d/model.ckpt").status()));
+  EXPECT_EQ(LatestCheckpoint("/d", {.env = &env_}).value(), "/d/model.ckpt");
+  EXPECT_TRUE(saver->Restore("/d/model.ckpt").ok());
+}
+
 TEST_F(SaverTest, AStateFileRenamedButNotSyncedKeepsTheNewCheckpoint) {
   SaverOptions options = Options();
   options.max_to_keep = 1;

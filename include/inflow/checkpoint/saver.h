@@ -21,7 +21,13 @@
 // file last, atomically. A Save that fails part way removes its
 // temporaries and leaves the previous checkpoint and state file as they
 // were; a crash at any moment leaves LatestCheckpoint() naming a complete
-// checkpoint.
+// checkpoint. One exception: re-saving a prefix that already exists (a
+// save_path without a step, saved again) first deletes its old index
+// (BundleWriter's overwrite), so a crash before the new one is in place
+// leaves no checkpoint under that prefix: LatestCheckpoint() returns
+// std::nullopt if it was the newest (never mismatched data; TF's Saver
+// can pair the old index with new data there). Saves to new prefixes (one
+// per step) have no such window.
 //
 // Not thread-safe: one thread saves and restores (as a training loop
 // does); the registered tensors must not be written during Save/Restore.
@@ -93,7 +99,7 @@ class Saver {
   // latest_filename; the Env's error, naming the path, otherwise. A failed
   // Save leaves the state file, the retention list and the previous
   // checkpoints as they were, and deletes what it wrote unless the prefix
-  // was already listed. When the state file was renamed into place but
+  // existed before. When the state file was renamed into place but
   // the directory sync failed, or only the deletion of an evicted
   // checkpoint failed, the new checkpoint is saved and listed, and the
   // error says so.
