@@ -5,6 +5,7 @@
 #include "inflow/io/mem_env.h"
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -267,6 +268,32 @@ TEST_F(MemEnvCrashTest, ClearFaultsDisarmsEveryFault) {
   env_.FailNext(MemEnvOp::kRenameFile, UnavailableError("x"));
   env_.ClearFaults();
   EXPECT_TRUE(Publish(env_).ok());
+}
+
+TEST_F(MemEnvCrashTest, ThreadsWritingRenamingAndListingAtOnceAreCounted) {
+  constexpr int kThreads = 4, kFiles = 50;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([this, t] {
+      for (int i = 0; i < kFiles; ++i) {
+        const std::string name =
+            "/d/" + std::to_string(t) + "-" + std::to_string(i);
+        auto file = env_.NewWritableFile(name + ".tmp");
+        ASSERT_TRUE(file.ok());
+        ASSERT_TRUE((*file)->Append("x").ok());
+        ASSERT_TRUE((*file)->Sync().ok());
+        ASSERT_TRUE((*file)->Close().ok());
+        ASSERT_TRUE(env_.RenameFile(name + ".tmp", name).ok());
+        ASSERT_TRUE(env_.SyncDir("/d").ok());
+        ASSERT_TRUE(env_.GetChildren("/d").ok());
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  // Each file: create, append, sync, close, rename, SyncDir.
+  EXPECT_EQ(env_.mutation_count(), 2u + kThreads * kFiles * 6u);
+  env_.SimulateCrash();
+  EXPECT_EQ(Children("/d").size(), static_cast<size_t>(kThreads * kFiles));
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 // everything in it), and every file is cut back to its synced bytes (a
 // file never synced, or truncated by NewWritableFile and not synced since,
 // is empty). Files opened for writing before the crash refuse every later
-// call with FAILED_PRECONDITION.
+// call with FAILED_PRECONDITION, except Close(), which does nothing.
 //
 // Mutating calls are NewWritableFile, NewAppendableFile, Append, Flush,
 // Sync, Close (the first on a file; later ones are no-ops), RenameFile,
