@@ -96,10 +96,6 @@ class RecordingEnv final : public Env {
   Status IsDirectory(const std::string& path) override {
     return mem_.IsDirectory(path);
   }
-  Status DeleteDir(const std::string& path) override {
-    INFLOW_RETURN_IF_ERROR(Record("rmdir", path));
-    return mem_.DeleteDir(path);
-  }
   Result<double> GetModificationTime(const std::string& path) override {
     INFLOW_RETURN_IF_ERROR(mem_.FileExists(path));
     auto it = mtimes_.find(path);
