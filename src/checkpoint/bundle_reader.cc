@@ -71,17 +71,20 @@ struct BundleReader::Rep {
   // What a read of `e` needs before any allocation: a readable dtype, a
   // size that fits the shape, and bytes that lie inside the data file.
   Result<const Shard*> Prepare(const BundleEntry& e, size_t index) const {
-    const std::string name = "tensor '" + e.name + "' in bundle " + prefix;
+    // Messages are built only on the error paths (a read is often 1 MiB
+    // or less).
+    auto name = [&] { return "tensor '" + e.name + "' in bundle " + prefix; };
+    auto path = [&] { return DataPath(e.shard_id); };
     if (e.partitioned) {
       return UnimplementedError(
-          name + " is partitioned (stored as slices), which is not supported");
+          name() +
+          " is partitioned (stored as slices), which is not supported");
     }
     if (e.dtype == DType::kInvalid) {
-      return UnimplementedError(name + " has DataType " +
+      return UnimplementedError(name() + " has DataType " +
                                 std::to_string(dtype_enums[index]) +
                                 ", which inflow does not support");
     }
-    const std::string path = DataPath(e.shard_id);
     if (e.dtype != DType::kString) {
       const uint64_t elem = DTypeSize(e.dtype);
       const uint64_t n = static_cast<uint64_t>(e.shape.num_elements());
@@ -90,7 +93,7 @@ struct BundleReader::Rep {
         return DataLossError(
             "Invalid size in bundle entry: key " + e.name + "; stored size " +
             std::to_string(e.size) + "; expected " + std::to_string(n) +
-            " elements of " + std::to_string(elem) + " bytes (" + path +
+            " elements of " + std::to_string(elem) + " bytes (" + path() +
             ", offset " + std::to_string(e.offset) + ")");
       }
     } else if (e.shape.num_elements() > 0 &&
@@ -98,16 +101,16 @@ struct BundleReader::Rep {
       return DataLossError("string tensor '" + e.name + "' of " +
                            std::to_string(e.shape.num_elements()) +
                            " elements cannot fit its stored size " +
-                           std::to_string(e.size) + " (" + path + ", offset " +
-                           std::to_string(e.offset) + ")");
+                           std::to_string(e.size) + " (" + path() +
+                           ", offset " + std::to_string(e.offset) + ")");
     }
     INFLOW_ASSIGN_OR_RETURN(const Shard* shard, OpenShard(e.shard_id));
     if (static_cast<uint64_t>(e.offset) + static_cast<uint64_t>(e.size) >
         shard->size) {
-      return DataLossError(name + " spans bytes [" + std::to_string(e.offset) +
-                           ", " + std::to_string(e.offset + e.size) +
-                           ") but data file " + path + " has " +
-                           std::to_string(shard->size) + " bytes");
+      return DataLossError(
+          name() + " spans bytes [" + std::to_string(e.offset) + ", " +
+          std::to_string(e.offset + e.size) + ") but data file " + path() +
+          " has " + std::to_string(shard->size) + " bytes");
     }
     return shard;
   }
