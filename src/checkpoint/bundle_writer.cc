@@ -69,17 +69,19 @@ struct BundleWriter::Rep {
     s = internal::WriteBundleIndex(
         env(), index_tmp, internal::MakeBundleHeader(1), entries, options.sync);
     if (!s.ok()) return s.WithContext("bundle index " + index_path);
-    // Overwriting a bundle: its index goes first, so that a crash in
-    // between never pairs the old index with the new data.
+    // Overwriting a bundle: its index goes first (made durable), so that a
+    // crash in between never pairs the old index with the new data.
     if (env().FileExists(index_path).ok()) {
       INFLOW_RETURN_IF_ERROR(env().DeleteFile(index_path));
       if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
     }
-    // The data file before the index, each rename made durable before the
-    // next: an index is never visible without its data.
+    // The data file before the index, then one directory sync for both:
+    // both files' bytes are already durable, and the two renames change
+    // one directory, whose changes a journaling file system (and MemEnv's
+    // crash model) makes durable in order, so an index is never visible
+    // without its data.
     INFLOW_RETURN_IF_ERROR(env().RenameFile(data_tmp, data_path));
     data_tmp.clear();
-    if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
     INFLOW_RETURN_IF_ERROR(env().RenameFile(index_tmp, index_path));
     index_tmp.clear();
     if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
