@@ -8,7 +8,7 @@
 //
 // Every block is followed by a 5-byte trailer (compression type, masked
 // CRC32C over the block and the type byte). Blocks are written
-// uncompressed; the reader also accepts Snappy-compressed blocks.
+// uncompressed unless TableOptions::snappy; the reader accepts both.
 //
 // Internal to the checkpoint component.
 
@@ -85,7 +85,8 @@ class TableIterator {
 struct TableRep;  // table_reader.cc
 
 // An open table. Thread-safe: iterators may be used from several threads
-// (each iterator by one thread at a time).
+// (each iterator by one thread at a time). Iterators share the table's
+// file and index, and may outlive the Table.
 class Table {
  public:
   // Reads and checks the footer and the index block. Every handle is
@@ -93,7 +94,10 @@ class Table {
   // the byte offset (the messages of docs/formats.md: "file is too short
   // to be an sstable", "not an sstable (bad magic number)", "bad block
   // handle", "truncated block read", "block checksum mismatch", "bad
-  // block type", "bad block contents").
+  // block type", "corrupted compressed block contents", "bad block
+  // contents", "bad entry in block"). The metaindex block is checked too;
+  // data blocks are read and checked as iterators reach them. A read
+  // error from the file keeps its code, with the file and offset added.
   [[nodiscard]] static Result<std::unique_ptr<Table>> Open(
       std::unique_ptr<RandomAccessFile> file, uint64_t file_size);
   ~Table();
