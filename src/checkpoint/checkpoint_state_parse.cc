@@ -270,9 +270,6 @@ class Parser {
         case '"':
           *out += '"';
           break;
-        case '?':
-          *out += '?';
-          break;
         case 'x': {
           int value = 0;
           int digits = 0;
@@ -316,7 +313,8 @@ class Parser {
             if (value > 0xFF) return Error(escape, "octal escape above \\377");
             *out += static_cast<char>(value);
           } else {
-            // Python's unescaping keeps an unknown escape as written.
+            // Python's unescaping keeps an unknown escape (\q, also \?)
+            // as written.
             *out += '\\';
             *out += e;
           }

@@ -131,6 +131,9 @@ Result<std::string> Saver::Save(const std::string& save_path,
     }
   }
 
+  // A prefix that exists already is overwritten: a failed Save must not
+  // delete it afterwards.
+  const bool existed = rep_->env().FileExists(BundleIndexFilename(prefix)).ok();
   // The bundle: temporaries, synced, renamed into place; on error the
   // writer's destructor deletes its temporaries.
   {
@@ -171,13 +174,11 @@ Result<std::string> Saver::Save(const std::string& save_path,
   }
   if (!updated.ok()) {
     // The previous state file stands: so do the previous list and files.
-    // The new checkpoint, unlisted, is removed unless it replaced a listed
-    // one (whose files it has overwritten).
-    bool was_listed = false;
-    for (const auto& [path, time] : saved_last) was_listed |= path == prefix;
+    // The new checkpoint is removed unless its prefix existed before (its
+    // files are overwritten; the old state file may name it).
     rep_->last_checkpoints = saved_last;
     rep_->to_delete = saved_to_delete;
-    if (!was_listed) {
+    if (!existed) {
       internal::DeleteCheckpointFiles(rep_->env(), prefix).IgnoreError();
     }
     return updated;
@@ -195,7 +196,7 @@ Result<std::string> Saver::Save(const std::string& save_path,
 Status Saver::Restore(const std::string& prefix) {
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
                           BundleReader::Open(prefix, rep_->options.env));
-  // Every check before the first write: a failed Restore changes nothing.
+  // Every check before the first write: a mismatch changes nothing.
   for (const auto& [name, tensor] : rep_->tensors) {
     Result<const BundleEntry*> entry = reader->Lookup(name);
     if (!entry.ok()) {

@@ -155,9 +155,9 @@ TEST(ParseCheckpointStateTest, UnescapesOctalHexAndNamedEscapes) {
   Result<CheckpointState> parsed = ParseCheckpointState(
       R"(model_checkpoint_path: "\x41\101\n\'\"\?\a\b\f\v\t\r\0\x4\q\303\251")");
   ASSERT_TRUE(parsed.ok()) << parsed.status();
-  // As Python's: an unknown escape (\q) stays as written.
+  // As Python's: an escape it does not know (\?, \q) stays as written.
   EXPECT_EQ(parsed->model_checkpoint_path,
-            std::string("AA\n'\"?\a\b\f\v\t\r\0\x04\\q\xc3\xa9", 18));
+            std::string("AA\n'\"\\?\a\b\f\v\t\r\0\x04\\q\xc3\xa9", 19));
 }
 
 TEST(ParseCheckpointStateTest, EmptyTextIsAnEmptyState) {

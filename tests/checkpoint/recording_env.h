@@ -2,8 +2,10 @@
 //
 // RecordingEnv: an Env over MemEnv that logs every mutating call, in
 // order ("create dir/f", "sync dir/f", "rename a -> b", "syncdir dir",
-// "delete f", "mkdir d"), and can fail the n-th call of a kind, for tests
-// that pin the order of a crash-safe write. Thread-compatible (tests use
+// "delete f", "mkdir d", "rmdir d"), can fail the n-th call of a kind on a
+// chosen path, and reports modification times the test sets, for tests
+// that pin the order of a crash-safe write (MemEnv's own faults count
+// calls of every path). Thread-compatible (tests use
 // it from one thread).
 
 #ifndef INFLOW_TESTS_CHECKPOINT_RECORDING_ENV_H_
@@ -27,9 +29,10 @@ class RecordingEnv final : public Env {
   std::vector<std::string>& log() { return log_; }
 
   // The `nth` (0-based) call of `kind` ("create", "write", "sync",
-  // "rename", "syncdir", "delete", "mkdir") whose logged argument contains
-  // `path` fails with `error` (and is logged with a trailing " FAILED").
-  // One failure per kind; a new one replaces it and restarts the count.
+  // "rename", "syncdir", "delete", "mkdir", "rmdir") whose logged argument
+  // contains `path` fails with `error` (and is logged with a trailing "
+  // FAILED"). One failure per kind; a new one replaces it and restarts the
+  // count.
   void FailCall(std::string kind, int nth, Status error,
                 std::string path = "") {
     failures_[kind] = Failure{nth, std::move(error), std::move(path), 0};
@@ -86,12 +89,12 @@ class RecordingEnv final : public Env {
     INFLOW_RETURN_IF_ERROR(Record("syncdir", dir));
     return mem_.SyncDir(dir);
   }
-  Status IsDirectory(const std::string& path) override {
-    return mem_.IsDirectory(path);
-  }
   Status DeleteDir(const std::string& path) override {
     INFLOW_RETURN_IF_ERROR(Record("rmdir", path));
     return mem_.DeleteDir(path);
+  }
+  Status IsDirectory(const std::string& path) override {
+    return mem_.IsDirectory(path);
   }
   Result<double> GetModificationTime(const std::string& path) override {
     INFLOW_RETURN_IF_ERROR(mem_.FileExists(path));

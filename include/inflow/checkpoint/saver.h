@@ -7,11 +7,11 @@
 // "Saver: naming and retention").
 //
 //   Saver saver;
-//   saver.Register("dense/kernel", &kernel);
-//   saver.Register("global_step", &global_step);
-//   if (auto latest = LatestCheckpoint(dir).value()) {
-//     INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
-//   }
+//   INFLOW_RETURN_IF_ERROR(saver.Register("dense/kernel", &kernel));
+//   INFLOW_RETURN_IF_ERROR(saver.Register("global_step", &global_step));
+//   INFLOW_ASSIGN_OR_RETURN(std::optional<std::string> latest,
+//                           LatestCheckpoint(dir));
+//   if (latest) INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
 //   ...
 //   INFLOW_ASSIGN_OR_RETURN(std::string prefix,
 //                           saver.Save(dir + "/model.ckpt", step));
@@ -21,7 +21,13 @@
 // file last, atomically. A Save that fails part way removes its
 // temporaries and leaves the previous checkpoint and state file as they
 // were; a crash at any moment leaves LatestCheckpoint() naming a complete
-// checkpoint.
+// checkpoint. One exception: re-saving a prefix that already exists (a
+// save_path without a step, saved again) first deletes its old index
+// (BundleWriter's overwrite), so a crash before the new one is in place
+// leaves no checkpoint under that prefix: LatestCheckpoint() returns
+// std::nullopt if it was the newest (never mismatched data; TF's Saver
+// can pair the old index with new data there). Saves to new prefixes (one
+// per step) have no such window.
 //
 // Not thread-safe: one thread saves and restores (as a training loop
 // does); the registered tensors must not be written during Save/Restore.
@@ -62,7 +68,7 @@ struct SaverOptions {
   // Sync files and directories (off only in benchmarks that say so).
   bool sync = true;
   // Seconds since the epoch; tests replace it.
-  std::function<double()> now;
+  std::function<double()> now = nullptr;
 };
 
 class Saver {
@@ -93,7 +99,7 @@ class Saver {
   // latest_filename; the Env's error, naming the path, otherwise. A failed
   // Save leaves the state file, the retention list and the previous
   // checkpoints as they were, and deletes what it wrote unless the prefix
-  // was already listed. When the state file was renamed into place but
+  // existed before. When the state file was renamed into place but
   // the directory sync failed, or only the deletion of an evicted
   // checkpoint failed, the new checkpoint is saved and listed, and the
   // error says so.
