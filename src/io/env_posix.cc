@@ -252,7 +252,10 @@ class PosixEnv final : public Env {
   Result<std::vector<std::string>> GetChildren(
       const std::string& dir) override {
     DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return IoError("opendir", dir, errno);
+    if (d == nullptr) {
+      if (errno == ENOTDIR) return NotADirectory("opendir", dir);
+      return IoError("opendir", dir, errno);
+    }
     std::vector<std::string> names;
     while (const dirent* e = ::readdir(d)) {
       const std::string_view name(e->d_name);
@@ -264,7 +267,10 @@ class PosixEnv final : public Env {
 
   Status SyncDir(const std::string& dir) override {
     const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return IoError("open directory", dir, errno);
+    if (fd < 0) {
+      if (errno == ENOTDIR) return NotADirectory("open directory", dir);
+      return IoError("open directory", dir, errno);
+    }
     Status s;
     if (::fsync(fd) != 0) s = IoError("fsync directory", dir, errno);
     ::close(fd);

@@ -28,6 +28,14 @@ std::string BaseName(const std::string& path) {
 
 }  // namespace
 
+Status MemEnv::State::NotADirectory(const std::string& dir,
+                                    const std::string& d) const {
+  if (files.count(d) > 0 || FileAncestor(d)) {
+    return FailedPreconditionError(dir + " is not a directory");
+  }
+  return NotFoundError(dir + " not found");
+}
+
 Status MemEnv::CreateDir(const std::string& path) {
   State& s = *state_;
   MutexLock lock(&s.mu);
@@ -98,12 +106,7 @@ Result<std::vector<std::string>> MemEnv::GetChildren(const std::string& dir) {
   State& s = *state_;
   MutexLock lock(&s.mu);
   const std::string d = NormalizePath(dir);
-  if (!s.IsDir(d)) {
-    if (s.files.count(d) > 0) {
-      return FailedPreconditionError(dir + " is not a directory");
-    }
-    return NotFoundError(dir + " not found");
-  }
+  if (!s.IsDir(d)) return s.NotADirectory(dir, d);
   std::set<std::string> names;
   for (const auto& [path, file] : s.files) {
     if (ParentOf(path) == d && path != d) names.insert(BaseName(path));
@@ -119,12 +122,7 @@ Status MemEnv::SyncDir(const std::string& dir) {
   MutexLock lock(&s.mu);
   const std::string d = NormalizePath(dir);
   INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kSyncDir, d));
-  if (!s.IsDir(d)) {
-    if (s.files.count(d) > 0) {
-      return FailedPreconditionError(dir + " is not a directory");
-    }
-    return NotFoundError(dir + " not found");
-  }
+  if (!s.IsDir(d)) return s.NotADirectory(dir, d);
   for (auto it = s.durable_files.begin(); it != s.durable_files.end();) {
     it = ParentOf(it->first) == d ? s.durable_files.erase(it) : std::next(it);
   }

@@ -81,6 +81,11 @@ struct MemEnv::State {
 
   // True when `path` is "", "/" or a listed directory.
   bool IsDir(const std::string& path) const INFLOW_REQUIRES(mu);
+  // Why `dir` (normalized: `d`), not a directory, cannot be listed or
+  // synced: FAILED_PRECONDITION for a file or a file in its path, else
+  // NOT_FOUND.
+  Status NotADirectory(const std::string& dir, const std::string& d) const
+      INFLOW_REQUIRES(mu);
   // The nearest proper ancestor of `path` that is a file, if any.
   std::optional<std::string> FileAncestor(const std::string& path) const
       INFLOW_REQUIRES(mu);

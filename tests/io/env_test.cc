@@ -153,6 +153,20 @@ TEST_P(EnvContractTest, CreateDirNeedsItsParentAndRefusesAFile) {
   EXPECT_EQ(*children, (std::vector<std::string>{"a", "f"}));
 }
 
+TEST_P(EnvContractTest, ListingOrSyncingAFileAsADirectoryIsFailedPrecondition) {
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());
+  for (const std::string& path : {Path("f"), Path("f/g")}) {
+    EXPECT_EQ(env_->GetChildren(path).status().code(),
+              StatusCode::kFailedPrecondition)
+        << path;
+    EXPECT_EQ(env_->SyncDir(path).code(), StatusCode::kFailedPrecondition)
+        << path;
+  }
+  EXPECT_EQ(env_->GetChildren(Path("none")).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(env_->SyncDir(Path("none")).code(), StatusCode::kNotFound);
+}
+
 TEST_P(EnvContractTest, GetModificationTimeIsTheLastWriteInEpochSeconds) {
   const double before = std::floor(WallSeconds()) - 1;
   ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());

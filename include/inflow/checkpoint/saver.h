@@ -7,11 +7,11 @@
 // "Saver: naming and retention").
 //
 //   Saver saver;
-//   saver.Register("dense/kernel", &kernel);
-//   saver.Register("global_step", &global_step);
-//   if (auto latest = LatestCheckpoint(dir).value()) {
-//     INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
-//   }
+//   INFLOW_RETURN_IF_ERROR(saver.Register("dense/kernel", &kernel));
+//   INFLOW_RETURN_IF_ERROR(saver.Register("global_step", &global_step));
+//   INFLOW_ASSIGN_OR_RETURN(std::optional<std::string> latest,
+//                           LatestCheckpoint(dir));
+//   if (latest) INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
 //   ...
 //   INFLOW_ASSIGN_OR_RETURN(std::string prefix,
 //                           saver.Save(dir + "/model.ckpt", step));
