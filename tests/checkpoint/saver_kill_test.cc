@@ -5,7 +5,8 @@
 // completed step on a pipe; after each kill the directory's
 // LatestCheckpoint must restore whole, as the last step the child
 // reported or the one after it (killed between replacing the state file
-// and reporting), and the next child saves on in the same directory.
+// and reporting), so must every checkpoint the state file lists, and the
+// next child saves on in the same directory.
 //
 // 120 kills; INFLOW_STRESS=long (make stress) runs 2000.
 
@@ -178,6 +179,14 @@ TEST(SaverKillTest, AKilledSaveLeavesTheLastReportedCheckpointOrTheNext) {
     ASSERT_TRUE(*step == expected || *step == expected + 1)
         << "restored step " << *step << ", the child reported "
         << (last ? std::to_string(*last) : "nothing");
+    // Every checkpoint the state file lists is whole, too.
+    auto state = GetCheckpointState(dir);
+    ASSERT_TRUE(state.ok() && state->has_value()) << state.status();
+    for (const std::string& path : (*state)->all_model_checkpoint_paths) {
+      auto listed = model.RestoreStep(path);
+      ASSERT_TRUE(listed.ok()) << path << ": " << listed.status();
+      EXPECT_EQ(path, dir + "/model.ckpt-" + std::to_string(*listed));
+    }
     if (last) ++reported_trials;
     if (*step == expected + 1) ++ahead;
     latest_step = *step;
