@@ -2,9 +2,11 @@
 
 #include "train/proto_message.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -116,6 +118,15 @@ TEST(MapKeyOrderTest, TextIsBytewiseBinaryPutsLongerKeysBeforeTheirPrefixes) {
     EXPECT_TRUE(MapKeyBefore("_class", "_output_shapes", order));
     EXPECT_FALSE(MapKeyBefore("dtype", "dtype", order));
   }
+  // What Python's NodeDef.SerializeToString(deterministic=True) writes
+  // for these keys.
+  std::vector<std::string> keys = {"b",      "a",  "abc", "ab", "T",
+                                   "_class", "_c", "ac",  "aa", ""};
+  std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
+    return MapKeyBefore(a, b, MapOrder::kBinary);
+  });
+  EXPECT_EQ(keys, (std::vector<std::string>{"T", "_class", "_c", "aa", "abc",
+                                            "ab", "ac", "a", "b", ""}));
 }
 
 TEST(GraphProtosTest, Int32VectorUsesTensorContentAboveOneElement) {
