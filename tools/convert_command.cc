@@ -120,8 +120,9 @@ void DeleteStaleFiles(Env& env, const std::vector<Split>& splits) {
         env.DeleteFile(path).IgnoreError();
       } else if (PendingFiles::IsTemporaryName(name) &&
                  name.rfind("." + base + "-", 0) == 0) {
-        const pid_t pid =
-            static_cast<pid_t>(std::stol(name.substr(name.rfind('-') + 1)));
+        const std::string digits = name.substr(name.rfind('-') + 1);
+        if (digits.size() > 9) continue;  // not a pid
+        const pid_t pid = static_cast<pid_t>(std::stol(digits));
         if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH) {
           env.DeleteFile(path).IgnoreError();
         }

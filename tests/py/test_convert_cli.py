@@ -9,7 +9,9 @@ import json
 import os
 import pty
 import shutil
+import signal
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -137,6 +139,22 @@ def test_a_failed_convert_leaves_the_previous_shards_as_they_were(tmp_path, run_
     assert proc.returncode == 1
     assert "train-labels-idx1-ubyte.gz: label 17 is 10" in proc.stderr, proc.stderr
     assert {n: (out / n).read_bytes() for n in os.listdir(out)} == before
+
+
+def test_an_interrupted_convert_leaves_no_file_under_a_final_name(tmp_path, inflow_bin):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([inflow_bin, "convert", "fashion-mnist", "--out", out,
+                             "--compression", "gzip"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Wait (bounded) until the first temporary shard exists, then interrupt.
+    deadline = time.monotonic() + 60
+    while not (out.exists() and any(n.startswith(".train-") for n in os.listdir(out))):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=60)
+    assert proc.returncode == -signal.SIGINT
+    assert all(n.startswith(".") and ".tmp-" in n for n in os.listdir(out)), os.listdir(out)
 
 
 def test_a_new_shard_count_replaces_the_old_shards(tmp_path, run_inflow):
