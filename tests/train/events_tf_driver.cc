@@ -32,7 +32,8 @@ std::string Hex(const std::string& s) {
 Status Run() {
   const std::string input((std::istreambuf_iterator<char>(std::cin)),
                           std::istreambuf_iterator<char>());
-  const nlohmann::json spec = nlohmann::json::parse(input);
+  // Ordered: the scalars keep the order they are given in.
+  const nlohmann::ordered_json spec = nlohmann::ordered_json::parse(input);
   EventsWriterOptions options;
   options.file_suffix = spec.value("suffix", "");
   const double clock = spec["clock"].get<double>();
