@@ -154,6 +154,8 @@ float Mlp::Rep::Backward(const Tensor& labels) {
   return static_cast<float>(total / static_cast<double>(batch));
 }
 
+std::vector<int64_t> DefaultMlpLayerSizes() { return {784, 625, 625, 10}; }
+
 Result<std::unique_ptr<Mlp>> Mlp::Create(const MlpOptions& options) {
   const auto& sizes = options.layer_sizes;
   if (sizes.size() < 2) {

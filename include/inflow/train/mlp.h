@@ -41,9 +41,12 @@
 
 namespace inflow {
 
+// {784, 625, 625, 10}.
+std::vector<int64_t> DefaultMlpLayerSizes();
+
 struct MlpOptions {
   // Input width, hidden widths..., classes. At least two entries.
-  std::vector<int64_t> layer_sizes = {784, 625, 625, 10};
+  std::vector<int64_t> layer_sizes = DefaultMlpLayerSizes();
   // Dropout on the input and on every hidden layer's output (0 < p <= 1;
   // 1 turns it off).
   float input_keep_prob = 0.8f;
