@@ -20,18 +20,23 @@ namespace inflow::internal {
 struct SparseRows {
   int64_t rows = 0;
   int64_t cols = 0;
-  // Row r's entries are [begin[r], begin[r + 1]) of index / value.
+  // Row r's entries are [begin[r], begin[r + 1]) of index / value (which
+  // may be longer: their size only grows, so that refilling allocates
+  // nothing).
   std::vector<int32_t> begin;
   std::vector<int32_t> index;
   std::vector<float> value;
 
-  int64_t nonzeros() const { return static_cast<int64_t>(index.size()); }
+  int64_t nonzeros() const { return rows == 0 ? 0 : begin[rows]; }
 
   // The nonzero entries of the row-major rows x cols matrix `a`.
   void AssignDense(const float* a, int64_t rows, int64_t cols);
   // `a`'s transpose (cols x rows): row c holds column c of `a`, its
   // entries in row order.
   void AssignTransposed(const SparseRows& a);
+
+ private:
+  std::vector<int32_t> next_;  // AssignTransposed's scratch
 };
 
 // out (cols x rows, row-major) = the transpose of the row-major rows x cols

@@ -37,6 +37,9 @@ TEST(SparseRowsTest, KeepsTheNonzeroEntriesOfEachRowInColumnOrder) {
   EXPECT_EQ(s.rows, 3);
   EXPECT_EQ(s.cols, 4);
   EXPECT_EQ(s.begin, (std::vector<int32_t>{0, 2, 2, 4}));
+  ASSERT_EQ(s.nonzeros(), 4);
+  s.index.resize(4);
+  s.value.resize(4);
   EXPECT_EQ(s.index, (std::vector<int32_t>{1, 3, 0, 3}));
   EXPECT_EQ(s.value, (std::vector<float>{2, -3, 5, 7}));
 }
@@ -51,8 +54,28 @@ TEST(SparseRowsTest, TransposedHoldsEachColumnInRowOrder) {
   EXPECT_EQ(t.rows, 4);
   EXPECT_EQ(t.cols, 3);
   EXPECT_EQ(t.begin, (std::vector<int32_t>{0, 2, 4, 4, 7}));
+  ASSERT_EQ(t.nonzeros(), 7);
+  t.index.resize(7);
+  t.value.resize(7);
   EXPECT_EQ(t.index, (std::vector<int32_t>{1, 2, 0, 2, 0, 1, 2}));
   EXPECT_EQ(t.value, (std::vector<float>{1, 5, 2, 6, -3, 4, 7}));
+}
+
+TEST(SparseRowsTest, RefillingASmallerMatrixKeepsOnlyItsEntries) {
+  const std::vector<float> big(6 * 5, 1.0f), small = {0, 3, 4, 0};
+  SparseRows s, t;
+  s.AssignDense(big.data(), 6, 5);
+  t.AssignTransposed(s);
+  s.AssignDense(small.data(), 2, 2);
+  EXPECT_EQ(s.nonzeros(), 2);
+  EXPECT_EQ(s.begin, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(s.index[0], 1);
+  EXPECT_EQ(s.index[1], 0);
+  t.AssignTransposed(s);
+  EXPECT_EQ(t.nonzeros(), 2);
+  EXPECT_EQ(t.begin, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ(t.value[0], 4.0f);
+  EXPECT_EQ(t.value[1], 3.0f);
 }
 
 TEST(SparseRowsTest, TransposeMovesEveryElement) {
