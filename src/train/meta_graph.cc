@@ -158,6 +158,37 @@ Status ValidateMlpGraph(const MlpGraph& graph) {
   return OkStatus();
 }
 
+Result<MlpGraph> MlpGraphForVariables(
+    std::span<const std::pair<std::string, Tensor*>> variables,
+    float init_stddev) {
+  if (variables.empty() || variables.size() % 2 != 0) {
+    return InvalidArgumentError(
+        "MlpGraphForVariables: expected weights and biases per layer, got " +
+        std::to_string(variables.size()) + " variables");
+  }
+  MlpGraph graph;
+  for (size_t i = 0; i < variables.size(); i += 2) {
+    const auto& [w_name, w] = variables[i];
+    const auto& [b_name, b] = variables[i + 1];
+    if (w == nullptr || b == nullptr) {
+      return InvalidArgumentError("MlpGraphForVariables: variable " +
+                                  (w == nullptr ? w_name : b_name) +
+                                  " has no tensor");
+    }
+    if (i == 0 && w->rank() == 2) graph.input_size = w->dim_size(0);
+    DenseLayer layer;
+    const size_t slash = w_name.rfind('/');
+    layer.scope = slash == std::string::npos ? w_name : w_name.substr(0, slash);
+    layer.weights = {w_name, w->shape(),
+                     VariableInitializer::RandomNormal(0.0f, init_stddev)};
+    layer.biases = {b_name, b->shape(), VariableInitializer::Zeros()};
+    layer.relu = i + 2 < variables.size();
+    graph.layers.push_back(std::move(layer));
+  }
+  INFLOW_RETURN_IF_ERROR(ValidateMlpGraph(graph));
+  return graph;
+}
+
 Result<std::string> SerializeMetaGraph(const MlpGraph& graph,
                                        const MetaGraphOptions& options) {
   INFLOW_RETURN_IF_ERROR(ValidateMlpGraph(graph));

@@ -5,7 +5,8 @@ checkpoint of random weights (BundleWriter; with a global_step and an
 optimizer slot the model's saver does not restore), `<prefix>.meta`
 (WriteMetaGraph) and `graph.pbtxt` (WriteGraphText), and prints a few
 random inputs with the predictions a plain C++ forward pass computes for
-them.
+them; for inflow's own Mlp, the graph is MlpGraphForVariables of the
+model's variables and the predictions are Mlp::Predict's.
 
 TensorFlow then
   - loads the model the way TF1 programs do (import_meta_graph,
@@ -71,6 +72,11 @@ CASES = {
                                 "stddev": 1e-5})],
         "options": {"max_to_keep": 3, "keep_checkpoint_every_n_hours": 2.5,
                     "tags": ["serve", "train"]}},
+    # inflow's Mlp itself: MlpGraphForVariables(model.variables()) and
+    # Mlp::Predict's predictions (the layers come back from the driver).
+    "inflow_mlp_and_its_predict": {
+        "num_inputs": 8,
+        "mlp": {"layer_sizes": [784, 625, 625, 10], "init_stddev": 0.1, "seed": 5}},
 }
 
 
@@ -85,6 +91,9 @@ def written(request, tmp_path_factory):
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
+    if "mlp" in spec:
+        spec["layers"] = result["layers"]
+        spec["input_size"] = spec["mlp"]["layer_sizes"][0]
     n, size = spec["num_inputs"], spec["input_size"]
     classes = spec["layers"][-1]["units"]
     images = np.array(result["images"], np.float32).reshape(n, size)

@@ -6,6 +6,7 @@
 
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -204,6 +205,53 @@ TEST(MetaGraphTest, ADerivedNodeNameUsedTwiceIsInvalidArgument) {
   g = Issue15Model();
   g.output_name = "X";  // names are compared ignoring case, as TF does
   ExpectInvalid(g, "node name 'X' is used twice (as 'x'");
+}
+
+TEST(MetaGraphTest, MlpGraphForVariablesTakesNamesShapesAndScopesFromThem) {
+  Tensor w1(DType::kFloat32, TensorShape({784, 625}));
+  Tensor b1(DType::kFloat32, TensorShape({625}));
+  Tensor w2(DType::kFloat32, TensorShape({625, 10}));
+  Tensor b2(DType::kFloat32, TensorShape({10}));
+  const std::vector<std::pair<std::string, Tensor*>> vars = {
+      {"layer1/weights", &w1},
+      {"layer1/biases", &b1},
+      {"out", &w2},
+      {"a/b/bias", &b2}};
+  Result<MlpGraph> g = MlpGraphForVariables(vars, 0.25f);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_EQ(g->input_name, "x");
+  EXPECT_EQ(g->input_size, 784);
+  EXPECT_EQ(g->output_name, "predictions");
+  ASSERT_EQ(g->layers.size(), 2u);
+  EXPECT_EQ(g->layers[0].scope, "layer1");
+  EXPECT_EQ(g->layers[0].weights.name, "layer1/weights");
+  EXPECT_EQ(g->layers[0].weights.shape, TensorShape({784, 625}));
+  EXPECT_EQ(g->layers[0].weights.initializer.kind,
+            VariableInitializer::Kind::kRandomNormal);
+  EXPECT_EQ(g->layers[0].weights.initializer.stddev, 0.25f);
+  EXPECT_EQ(g->layers[0].biases.name, "layer1/biases");
+  EXPECT_EQ(g->layers[0].biases.initializer.kind,
+            VariableInitializer::Kind::kZeros);
+  EXPECT_TRUE(g->layers[0].relu);
+  EXPECT_EQ(g->layers[1].scope, "out");  // no '/': the whole name
+  EXPECT_EQ(g->layers[1].biases.name, "a/b/bias");
+  EXPECT_FALSE(g->layers[1].relu);
+}
+
+TEST(MetaGraphTest, MlpGraphForVariablesRefusesWhatIsNotAnMlp) {
+  Tensor w(DType::kFloat32, TensorShape({4, 3}));
+  Tensor b(DType::kFloat32, TensorShape({2}));
+  const std::vector<std::pair<std::string, Tensor*>> odd = {{"l/w", &w}};
+  EXPECT_TRUE(IsInvalidArgument(MlpGraphForVariables(odd, 0.1f).status()));
+  EXPECT_TRUE(IsInvalidArgument(MlpGraphForVariables({}, 0.1f).status()));
+  const std::vector<std::pair<std::string, Tensor*>> null = {{"l/w", &w},
+                                                             {"l/b", nullptr}};
+  const Status s = MlpGraphForVariables(null, 0.1f).status();
+  EXPECT_THAT(s.ToString(), HasSubstr("variable l/b has no tensor"));
+  const std::vector<std::pair<std::string, Tensor*>> mismatch = {{"l/w", &w},
+                                                                 {"l/b", &b}};
+  EXPECT_THAT(MlpGraphForVariables(mismatch, 0.1f).status().ToString(),
+              HasSubstr("variable l/b has shape [2], expected [3]"));
 }
 
 TEST(MetaGraphTest, WriteMetaGraphPublishesTheSerializedBytesAndNoTemporary) {

@@ -32,11 +32,14 @@
 #define INFLOW_TRAIN_META_GRAPH_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inflow/core/result.h"
 #include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
 #include "inflow/io/env.h"
 
@@ -84,6 +87,17 @@ struct MlpGraph {
   std::vector<DenseLayer> layers;
   std::string output_name = "predictions";
 };
+
+// The MlpGraph of a model given by its variables in order, each layer's
+// weights [inputs, units] then its biases [units], as Mlp::variables()
+// lists them: the names and shapes are the variables', a layer's scope is
+// its weights' name up to the last '/' ("layer1" for "layer1/weights"; the
+// whole name when it has none), every layer but the last has ReLU, weights
+// start as N(0, init_stddev) and biases as zeros. INVALID_ARGUMENT for an
+// odd or zero count, a null tensor, or what ValidateMlpGraph refuses.
+[[nodiscard]] Result<MlpGraph> MlpGraphForVariables(
+    std::span<const std::pair<std::string, Tensor*>> variables,
+    float init_stddev);
 
 // The TensorFlow release whose graphs these files reproduce: its version
 // strings go into meta_info_def and its graph version (GraphDef producer)
