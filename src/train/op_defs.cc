@@ -270,8 +270,6 @@ std::optional<ProtoMessage> MakeOpDef(std::string_view op) {
 
 }  // namespace
 
-bool HasOpDef(std::string_view op) { return MakeOpDef(op).has_value(); }
-
 Result<ProtoMessage> StrippedOpList(const std::set<std::string>& ops) {
   ProtoMessage list;
   for (const std::string& name : ops) {

@@ -12,7 +12,6 @@
 
 #include <set>
 #include <string>
-#include <string_view>
 
 #include "inflow/core/result.h"
 
@@ -20,13 +19,10 @@
 
 namespace inflow::internal {
 
-// True for the ops this file defines: Add, AddV2, Assign, Const, Fill,
-// Identity, MatMul, Mul, NoOp, Placeholder, PlaceholderWithDefault,
-// RandomStandardNormal, Relu, RestoreV2, SaveV2, Softmax, VariableV2.
-bool HasOpDef(std::string_view op);
-
-// An OpList with one OpDef per name, in name order (a std::set's). INTERNAL
-// for an op HasOpDef() does not know.
+// An OpList with one OpDef per name, in name order (a std::set's). The ops
+// defined: Add, AddV2, Assign, Const, Fill, Identity, MatMul, Mul, NoOp,
+// Placeholder, PlaceholderWithDefault, RandomStandardNormal, Relu,
+// RestoreV2, SaveV2, Softmax, VariableV2; INTERNAL for any other.
 Result<ProtoMessage> StrippedOpList(const std::set<std::string>& ops);
 
 }  // namespace inflow::internal

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "train/graph_protos.h"
+#include "train/op_defs.h"
 
 namespace inflow::internal {
 namespace {
@@ -138,6 +139,20 @@ TEST(GraphProtosTest, Int32VectorUsesTensorContentAboveOneElement) {
   EXPECT_EQ(Int32VectorTensor(one).ToText(),
             "dtype: DT_INT32\ntensor_shape {\n  dim {\n    size: 1\n  }\n}\n"
             "int_val: 30\n");
+}
+
+TEST(OpDefsTest, OpListIsInNameOrderAndAnUnknownOpIsInternal) {
+  Result<ProtoMessage> list = StrippedOpList({"NoOp", "Identity"});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->ToText(),
+            "op {\n  name: \"Identity\"\n"
+            "  input_arg {\n    name: \"input\"\n    type_attr: \"T\"\n  }\n"
+            "  output_arg {\n    name: \"output\"\n    type_attr: \"T\"\n  }\n"
+            "  attr {\n    name: \"T\"\n    type: \"type\"\n  }\n}\n"
+            "op {\n  name: \"NoOp\"\n}\n");
+  const Status s = StrippedOpList({"Conv2D"}).status();
+  EXPECT_TRUE(IsInternal(s)) << s.ToString();
+  EXPECT_NE(s.ToString().find("Conv2D"), std::string::npos);
 }
 
 }  // namespace
