@@ -32,6 +32,10 @@ class ZlibSource final : public ByteSource {
   Result<size_t> Read(char* dst, size_t n) override;
   // Backwards: inflates again from the start.
   Status SeekTo(uint64_t pos) override;
+  // Once Read() has returned 0: true when the stream ended with a whole
+  // zlib stream or gzip member (trailer and checksum verified), false when
+  // the file was cut short.
+  bool ended_cleanly() const { return stream_end_; }
 
  private:
   Status Init();

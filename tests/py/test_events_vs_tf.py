@@ -1,0 +1,92 @@
+"""TensorBoard event files: inflow's EventsWriter (through
+tests/events_tf_driver) writes files that TensorFlow's
+tf.compat.v1.train.summary_iterator reads with the file version first and
+every tag, step and value; the file is named as TF names it; and every
+scalar record is byte for byte what TF's protobuf serializes for the same
+Event."""
+import json
+import socket
+import subprocess
+
+import pytest
+import tensorflow as tf
+
+from conftest import BUILD
+
+DRIVER = BUILD / "tests" / "events_tf_driver"
+
+
+def write(spec):
+    proc = subprocess.run([str(DRIVER)], input=json.dumps(spec), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(l) for l in proc.stdout.splitlines()]
+    return lines[0]["file"], [bytes.fromhex(l["record"]) for l in lines[1:]]
+
+
+EVENTS = [
+    {"step": 0, "wall_time": 1700000000.25, "scalars": {"loss": 2.302585, "accuracy": 0.0}},
+    {"step": 100, "wall_time": 1700000001.5, "scalars": {"loss": 0.5}},
+    {"step": 469, "wall_time": 1700000009.75,
+     "scalars": {"loss": 0.31, "queue/fill": 1.0, "examples_per_s": 41234.5,
+                 "input_wait": 1e-7}},
+    {"step": -1, "wall_time": 0.0, "scalars": {"negative step": -3.5}},
+]
+
+
+def test_summary_iterator_reads_file_version_then_every_tag_step_and_value(tmp_path):
+    path, _ = write({"logdir": str(tmp_path / "logs"), "clock": 1700000000.9,
+                     "events": EVENTS})
+    events = list(tf.compat.v1.train.summary_iterator(path))
+    assert len(events) == 1 + len(EVENTS)
+    first = events[0]
+    assert first.WhichOneof("what") == "file_version"
+    assert first.file_version == "brain.Event:2"
+    assert first.wall_time == 1700000000.0
+    assert first.step == 0
+    for want, got in zip(EVENTS, events[1:]):
+        assert got.step == want["step"]
+        assert got.wall_time == want["wall_time"]
+        assert got.WhichOneof("what") == "summary"
+        values = {v.tag: v for v in got.summary.value}
+        assert list(values) == list(want["scalars"])
+        for tag, value in want["scalars"].items():
+            assert values[tag].WhichOneof("value") == "simple_value"
+            assert values[tag].simple_value == pytest.approx(value, rel=1e-7)
+
+
+def test_the_file_is_named_as_tensorflow_names_it(tmp_path):
+    path, _ = write({"logdir": str(tmp_path), "suffix": ".eval", "clock": 1234567890.5,
+                     "events": []})
+    assert path == f"{tmp_path}/events.out.tfevents.1234567890.{socket.gethostname()}.eval"
+
+
+def test_scalar_records_are_the_bytes_tensorflow_serializes(tmp_path):
+    _, records = write({"logdir": str(tmp_path), "clock": 5.0, "events": EVENTS})
+    for want, record in zip(EVENTS, records):
+        event = tf.compat.v1.Event(
+            wall_time=want["wall_time"], step=want["step"],
+            summary=tf.compat.v1.Summary(value=[
+                tf.compat.v1.Summary.Value(tag=t, simple_value=v)
+                for t, v in want["scalars"].items()]))
+        assert record == event.SerializeToString(), want
+
+
+def test_tensorboard_file_writer_output_reads_back_in_tensorflow_like_ours(tmp_path):
+    """TF's own FileWriter, for comparison: the same first event, apart
+    from the writer named in source_metadata."""
+    with tf.Graph().as_default():
+        writer = tf.compat.v1.summary.FileWriter(str(tmp_path / "tf"))
+        writer.add_summary(tf.compat.v1.Summary(value=[
+            tf.compat.v1.Summary.Value(tag="loss", simple_value=0.5)]), 100)
+        writer.close()
+    [tf_path] = (tmp_path / "tf").iterdir()
+    ours, _ = write({"logdir": str(tmp_path / "ours"), "clock": 1.0, "events": EVENTS[1:2]})
+    tf_events = list(tf.compat.v1.train.summary_iterator(str(tf_path)))
+    our_events = list(tf.compat.v1.train.summary_iterator(ours))
+    assert [e.WhichOneof("what") for e in tf_events] == \
+        [e.WhichOneof("what") for e in our_events]
+    assert tf_events[0].file_version == our_events[0].file_version
+    assert tf_events[0].source_metadata.writer == "tensorflow.core.util.events_writer"
+    assert our_events[0].source_metadata.writer == "inflow.train.events_writer"
+    assert tf_events[1].summary == our_events[1].summary

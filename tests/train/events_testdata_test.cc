@@ -1,0 +1,152 @@
+// Copyright 2026 The inflow Authors.
+//
+// EventsReader reads the event files TensorFlow wrote in the shared test
+// data with the contents expected.json lists: record count, the first
+// event, how many events of each kind, the largest step, and for every
+// tag its count, first and last step and value.
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "inflow/io/record_reader.h"
+#include "inflow/train/events_reader.h"
+
+namespace inflow {
+namespace {
+
+std::filesystem::path TestDataDir() {
+  const char* shared = std::getenv("INFLOW_SHARED_DIR");
+  std::filesystem::path root = shared != nullptr ? shared : "../shared";
+  return root / "testdata" / "tf";
+}
+
+std::string WhatName(Event::What what) {
+  switch (what) {
+    case Event::What::kNone:
+      return "none";
+    case Event::What::kFileVersion:
+      return "file_version";
+    case Event::What::kGraphDef:
+      return "graph_def";
+    case Event::What::kSummary:
+      return "summary";
+    case Event::What::kLogMessage:
+      return "log_message";
+    case Event::What::kSessionLog:
+      return "session_log";
+    case Event::What::kTaggedRunMetadata:
+      return "tagged_run_metadata";
+    case Event::What::kMetaGraphDef:
+      return "meta_graph_def";
+  }
+  return "?";
+}
+
+struct TagFacts {
+  int count = 0;
+  int64_t first_step = 0, last_step = 0;
+  SummaryValue first, last;
+};
+
+void ExpectValue(const SummaryValue& v, const nlohmann::json& want,
+                 const std::string& where) {
+  if (want.contains("simple_value")) {
+    ASSERT_EQ(v.kind, SummaryValue::Kind::kSimpleValue) << where;
+    EXPECT_EQ(v.simple_value, want["simple_value"].get<float>()) << where;
+  } else {
+    ASSERT_TRUE(want.contains("tensor")) << where;
+    ASSERT_EQ(v.kind, SummaryValue::Kind::kTensor) << where;
+    // The TensorProto's string_val bytes appear in the payload.
+    for (const auto& s : want["tensor"]["string_val"]) {
+      EXPECT_NE(v.payload.find(s.get<std::string>()), std::string::npos)
+          << where;
+    }
+  }
+}
+
+TEST(EventsTestDataTest, TensorFlowEventFilesReadAsExpectedJsonSays) {
+  std::ifstream in(TestDataDir() / "expected.json");
+  const nlohmann::json expected = nlohmann::json::parse(in);
+  int files = 0;
+  for (const auto& [name, facts] : expected["files"].items()) {
+    if (facts["kind"] != "events") continue;
+    ++files;
+    const std::string path = (TestDataDir() / name).string();
+    Result<std::vector<Event>> events =
+        EventsReader::ReadAll(Env::Default(), path);
+    ASSERT_TRUE(events.ok()) << events.status();
+    ASSERT_EQ(events->size(), facts["records"].get<size_t>()) << name;
+    const Event& first = events->front();
+    EXPECT_EQ(first.wall_time, facts["first_event"]["wall_time"].get<double>());
+    EXPECT_EQ(first.step, facts["first_event"]["step"].get<int64_t>());
+    EXPECT_EQ(first.what, Event::What::kFileVersion);
+    EXPECT_EQ(first.file_version,
+              facts["first_event"]["file_version"].get<std::string>());
+    std::map<std::string, int> what_counts;
+    std::map<std::string, TagFacts> tags;
+    int64_t max_step = 0;
+    for (const Event& e : *events) {
+      ++what_counts[WhatName(e.what)];
+      max_step = std::max(max_step, e.step);
+      for (const SummaryValue& v : e.summary) {
+        TagFacts& t = tags[v.tag];
+        if (t.count++ == 0) {
+          t.first_step = e.step;
+          t.first = v;
+        }
+        t.last_step = e.step;
+        t.last = v;
+      }
+    }
+    EXPECT_EQ(max_step, facts["max_step"].get<int64_t>()) << name;
+    for (const auto& [what, count] : facts["what_counts"].items()) {
+      EXPECT_EQ(what_counts[what], count.get<int>()) << name << " " << what;
+    }
+    ASSERT_EQ(tags.size(), facts["tags"].size()) << name;
+    for (const auto& [tag, want] : facts["tags"].items()) {
+      const std::string where = name + " " + tag;
+      ASSERT_TRUE(tags.count(tag)) << where;
+      const TagFacts& t = tags[tag];
+      EXPECT_EQ(t.count, want["count"].get<int>()) << where;
+      EXPECT_EQ(t.first_step, want["first_step"].get<int64_t>()) << where;
+      EXPECT_EQ(t.last_step, want["last_step"].get<int64_t>()) << where;
+      ExpectValue(t.first, want["first"], where + " first");
+      ExpectValue(t.last, want["last"], where + " last");
+    }
+  }
+  EXPECT_EQ(files, 2);
+}
+
+TEST(EventsTestDataTest, EveryTensorFlowRecordReEncodesToTheSameBytes) {
+  for (const char* name :
+       {"events.out.tfevents.lingvo", "events.out.tfevents.tfx_eval"}) {
+    const std::string path = (TestDataDir() / "events" / name).string();
+    RecordReaderOptions options;
+    options.buffer_size = 1 << 20;
+    auto reader = RecordReader::Open(Env::Default(), path, options);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    int records = 0;
+    while (true) {
+      Result<std::string_view> r = (*reader)->Next();
+      if (!r.ok()) {
+        EXPECT_TRUE(IsOutOfRange(r.status())) << r.status();
+        break;
+      }
+      Result<Event> e = ParseEvent(*r);
+      ASSERT_TRUE(e.ok()) << name << " record " << records << ": "
+                          << e.status();
+      EXPECT_TRUE(SerializeEvent(*e) == *r) << name << " record " << records;
+      ++records;
+    }
+    EXPECT_GT(records, 6) << name;
+  }
+}
+
+}  // namespace
+}  // namespace inflow
