@@ -25,6 +25,7 @@
 // gradients): ms of CPU per product and GFMA/s counting only the nonzero
 // terms, against the dense product's multiply-adds.
 
+#include <sys/wait.h>
 #include <time.h>
 
 #include <chrono>
@@ -171,8 +172,8 @@ std::optional<Rate> RunTorch(int steps, int warmup, std::string* reason) {
       if (static_cast<unsigned char>(c) < 0x20) c = ' ';
     }
     if (reason->empty()) {
-      *reason =
-          "train_torch.py failed (exit status " + std::to_string(rc) + ")";
+      *reason = "train_torch.py failed (exit status " +
+                std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")";
     }
     return std::nullopt;
   }
