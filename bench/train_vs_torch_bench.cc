@@ -10,17 +10,27 @@
 // Each round runs both sides, a different one first each round; figures
 // are medians over the rounds. Ends with one JSON line:
 //   {"bench": "train", "steps_per_s": x, "torch_steps_per_s": y,
-//    "ratio": x / y, "batch": 128, "rounds": r, "steps_per_round": s,
+//    "ratio": x / y, "cpu_steps_per_s", "torch_cpu_steps_per_s",
+//    "cpu_ratio" (the same per second of CPU time, steadier on a loaded
+//    machine), "batch": 128, "rounds": r, "steps_per_round": s,
 //    "fashion_mnist": 1 or 0, "kernels": {"train": "avx512"}}
-// with "torch_steps_per_s" and "ratio" null and "torch_reason" saying why
-// when PyTorch cannot run.
+// with the torch figures and ratios null and "torch_reason" saying why
+// when PyTorch cannot run. INFLOW_TORCH_PYTHON names another Python for
+// the torch side.
 // --smoke: 10 steps a side, one round (no figure means anything).
 // --profile: inflow alone, 500 steps (for perf record).
+// --products: the step's five large products alone, each with every kernel
+// the CPU runs, at the densities the model sees (45% of the inputs
+// nonzero after dropout, 25% of the hidden activations and of their
+// gradients): ms of CPU per product and GFMA/s counting only the nonzero
+// terms, against the dense product's multiply-adds.
 
+#include <sys/wait.h>
 #include <time.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,7 +42,9 @@
 
 #include "bench_util.h"
 #include "pipeline_data.h"
+#include "train/matmul_kernels.h"
 #include "train/random.h"
+#include "train/sparse_rows.h"
 
 #ifndef INFLOW_TORCH_SCRIPT
 #define INFLOW_TORCH_SCRIPT "bench/py/train_torch.py"
@@ -125,13 +137,21 @@ class InflowSide {
   float loss_ = 0;
 };
 
-// The torch side's steps per second, or nullopt and `reason`.
-std::optional<double> RunTorch(int steps, int warmup, std::string* reason) {
+struct Rate {
+  double wall;  // steps per second
+  double cpu;   // steps per second of CPU time
+};
+
+// The torch side's rates, or nullopt and `reason`.
+std::optional<Rate> RunTorch(int steps, int warmup, std::string* reason) {
+  const char* python = std::getenv("INFLOW_TORCH_PYTHON");
   const std::string cmd =
-      "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 "
-      "/usr/bin/python3 " INFLOW_TORCH_SCRIPT " --steps " +
-      std::to_string(steps) + " --warmup " + std::to_string(warmup) +
-      " --images " + std::to_string(kImages) + " 2>&1";
+      "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 " +
+      std::string(python != nullptr && *python != 0 ? python
+                                                    : "/usr/bin/python3") +
+      " " INFLOW_TORCH_SCRIPT " --steps " + std::to_string(steps) +
+      " --warmup " + std::to_string(warmup) + " --images " +
+      std::to_string(kImages) + " 2>&1";
   std::FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) {
     *reason = "cannot run /usr/bin/python3";
@@ -147,11 +167,63 @@ std::optional<double> RunTorch(int steps, int warmup, std::string* reason) {
       out.pop_back();
     const size_t line = out.rfind('\n');
     *reason = out.substr(line == std::string::npos ? 0 : line + 1);
-    for (char& c : *reason) c = c == '"' || c == '\\' ? '\'' : c;
-    if (reason->empty()) *reason = "train_torch.py failed";
+    for (char& c : *reason) {
+      if (c == '"' || c == '\\') c = '\'';
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
+    if (reason->empty()) {
+      *reason = "train_torch.py failed (exit status " +
+                std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")";
+    }
     return std::nullopt;
   }
-  return std::stod(out.substr(at + 16));
+  const size_t cpu = out.find("\"cpu_steps_per_s\": ", at);
+  return Rate{std::stod(out.substr(at + 16)),
+              cpu == std::string::npos ? 0.0 : std::stod(out.substr(cpu + 19))};
+}
+
+int Products() {
+  struct Product {
+    const char* name;
+    int64_t m, k, n;
+    double density;
+  };
+  const Product products[] = {{"forward layer1", 128, 784, 625, 0.45},
+                              {"forward layer2", 128, 625, 625, 0.25},
+                              {"dW2 = h1^T d2", 625, 128, 625, 0.25},
+                              {"d1 = d2 W2^T", 128, 625, 625, 0.25},
+                              {"dW1 = x^T d1", 784, 128, 625, 0.45}};
+  internal::TrainRandom random(1, 1);
+  for (const Product& p : products) {
+    std::vector<float> a(p.m * p.k), b(p.k * p.n), c(p.m * p.n);
+    for (float& v : a) {
+      v = random.Uniform() < p.density ? static_cast<float>(random.Uniform())
+                                       : 0.0f;
+    }
+    for (float& v : b) v = static_cast<float>(random.Uniform());
+    internal::SparseRows rows;
+    rows.AssignDense(a.data(), p.m, p.k);
+    for (internal::TrainKernel kernel : internal::kAllTrainKernels) {
+      if (!internal::TrainKernelSupported(kernel)) continue;
+      const int reps = kernel == internal::TrainKernel::kPortable ? 5 : 40;
+      internal::SparseMatMul(kernel, rows, b.data(), p.n, c.data());
+      const double cpu0 = ThreadCpuSeconds();
+      for (int r = 0; r < reps; ++r) {
+        internal::SparseMatMul(kernel, rows, b.data(), p.n, c.data());
+      }
+      const double seconds = (ThreadCpuSeconds() - cpu0) / reps;
+      std::fprintf(stderr,
+                   "%-15s %-8s %6.3f ms  %5.1f GFMA/s  (%lld of %lld "
+                   "multiply-adds)\n",
+                   p.name,
+                   std::string(internal::TrainKernelName(kernel)).c_str(),
+                   seconds * 1e3,
+                   static_cast<double>(rows.nonzeros() * p.n) / seconds / 1e9,
+                   static_cast<long long>(rows.nonzeros() * p.n),
+                   static_cast<long long>(p.m * p.k * p.n));
+    }
+  }
+  return 0;
 }
 
 int Main(bool smoke, bool profile) {
@@ -168,45 +240,58 @@ int Main(bool smoke, bool profile) {
   const int rounds = smoke ? 1 : 5;
   const int warmup = smoke ? 2 : 20;
   inflow.Run(warmup);
-  std::vector<double> ours, theirs, ratios;
+  std::vector<double> ours, theirs, ratios, ours_cpu, theirs_cpu, cpu_ratios;
   std::string reason;
   bool torch_ok = true;
   for (int round = 0; round < rounds; ++round) {
-    double mine = 0;
-    std::optional<double> torch;
+    Rate mine{};
+    std::optional<Rate> torch;
     for (int k = 0; k < 2; ++k) {
       if ((k + round) % 2 == 0) {
-        mine = inflow.Run(steps);
+        mine.wall = inflow.Run(steps, &mine.cpu);
       } else if (torch_ok) {
         torch = RunTorch(steps, warmup, &reason);
         torch_ok = torch.has_value();
       }
     }
-    ours.push_back(mine);
-    std::fprintf(stderr, "round %d: inflow %.1f steps/s (loss %.4f)", round,
-                 mine, inflow.last_loss());
+    ours.push_back(mine.wall);
+    ours_cpu.push_back(mine.cpu);
+    std::fprintf(stderr,
+                 "round %d: inflow %.1f steps/s, %.1f per CPU second (loss "
+                 "%.4f)",
+                 round, mine.wall, mine.cpu, inflow.last_loss());
     if (torch) {
-      theirs.push_back(*torch);
-      ratios.push_back(mine / *torch);
-      std::fprintf(stderr, ", torch %.1f steps/s, ratio %.3f", *torch,
-                   mine / *torch);
+      theirs.push_back(torch->wall);
+      theirs_cpu.push_back(torch->cpu);
+      ratios.push_back(mine.wall / torch->wall);
+      cpu_ratios.push_back(mine.cpu / torch->cpu);
+      std::fprintf(stderr,
+                   "; torch %.1f steps/s, %.1f per CPU second; ratio %.3f, "
+                   "per CPU second %.3f",
+                   torch->wall, torch->cpu, mine.wall / torch->wall,
+                   mine.cpu / torch->cpu);
     }
     std::fprintf(stderr, "\n");
   }
-  const double x = Median(ours);
+  auto fmt = [](double v) { return std::to_string(v); };
   std::string torch_json = "null", ratio_json = "null", reason_json;
+  std::string torch_cpu_json = "null", cpu_ratio_json = "null";
   if (torch_ok) {
-    torch_json = std::to_string(Median(theirs));
-    ratio_json = std::to_string(Median(ratios));
+    torch_json = fmt(Median(theirs));
+    ratio_json = fmt(Median(ratios));
+    torch_cpu_json = fmt(Median(theirs_cpu));
+    cpu_ratio_json = fmt(Median(cpu_ratios));
   } else {
     reason_json = ", \"torch_reason\": \"" + reason + "\"";
   }
   std::printf(
       "{\"bench\": \"train\", \"steps_per_s\": %.2f, \"torch_steps_per_s\": "
-      "%s, \"ratio\": %s%s, \"batch\": %lld, \"rounds\": %d, "
-      "\"steps_per_round\": %d, \"fashion_mnist\": %d, \"kernels\": "
-      "{\"train\": \"%s\"}}\n",
-      x, torch_json.c_str(), ratio_json.c_str(), reason_json.c_str(),
+      "%s, \"ratio\": %s%s, \"cpu_steps_per_s\": %.2f, "
+      "\"torch_cpu_steps_per_s\": %s, \"cpu_ratio\": %s, \"batch\": %lld, "
+      "\"rounds\": %d, \"steps_per_round\": %d, \"fashion_mnist\": %d, "
+      "\"kernels\": {\"train\": \"%s\"}}\n",
+      Median(ours), torch_json.c_str(), ratio_json.c_str(), reason_json.c_str(),
+      Median(ours_cpu), torch_cpu_json.c_str(), cpu_ratio_json.c_str(),
       static_cast<long long>(kBatch), rounds, steps, data.fashion_mnist ? 1 : 0,
       std::string(inflow.kernel()).c_str());
   return 0;
@@ -218,6 +303,11 @@ int Main(bool smoke, bool profile) {
 int main(int argc, char** argv) {
   const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
   bool profile = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--products") {
+      return inflow::bench::Products();
+    }
+  }
   // Takes (and ignores) the benchmark library's flags, which the smoke
   // check passes; this program registers no benchmarks.
   for (int i = 1; i < argc; ++i) {

@@ -157,6 +157,31 @@ TEST(SparseMatMulTest, AnAllZeroRowGivesAZeroOutputRow) {
   }
 }
 
+// The Mlp forms a weight gradient a^T * d either as a^T's rows times d or
+// as the transpose of d^T's rows times a, whichever has fewer nonzero
+// terms: both must give the same bits.
+TEST(SparseMatMulTest, WeightGradientGivesTheSameBitsEitherWay) {
+  std::mt19937 rng(5);
+  const int64_t batch = 32, in = 70, out = 45;
+  for (TrainKernel kernel : testing::RunnableTrainKernels("both ways")) {
+    const std::vector<float> a = RandomMatrix(&rng, batch, in, 0.5);
+    const std::vector<float> d = RandomMatrix(&rng, batch, out, 0.75);
+    SparseRows a_rows, d_rows, t;
+    a_rows.AssignDense(a.data(), batch, in);
+    d_rows.AssignDense(d.data(), batch, out);
+    std::vector<float> direct(in * out), flipped(out * in), back(in * out);
+    t.AssignTransposed(a_rows);
+    SparseMatMul(kernel, t, d.data(), out, direct.data());
+    t.AssignTransposed(d_rows);
+    SparseMatMul(kernel, t, a.data(), in, flipped.data());
+    Transpose(flipped.data(), out, in, back.data());
+    for (size_t i = 0; i < direct.size(); ++i) {
+      ASSERT_EQ(Bits(back[i]), Bits(direct[i]))
+          << TrainKernelName(kernel) << " at " << i;
+    }
+  }
+}
+
 TEST(TrainKernelChoiceTest, TheEnvironmentNamesTheKernel) {
   {
     testing::ScopedEnv env("INFLOW_TRAIN_KERNEL", "portable");
