@@ -280,7 +280,7 @@ TEST(MetaGraphTest, WrittenFilesSurviveACrashAfterTheWrite) {
   MetaGraphOptions options;
   options.env = &env;
   ASSERT_TRUE(WriteMetaGraph(Issue15Model(), "ckpt/m", options).ok());
-  env.DropUnsyncedData();
+  env.SimulateCrash();
   EXPECT_EQ(*env.Contents("ckpt/m.meta"), *SerializeMetaGraph(Issue15Model()));
 }
 
@@ -309,7 +309,7 @@ TEST(MetaGraphTest, AFailedOverwriteKeepsThePreviousFileWhole) {
   env.InjectWriteError(PendingFiles::TemporaryPath("ckpt/m.meta"), 5000,
                        UnavailableError("disk gone"));
   EXPECT_FALSE(WriteMetaGraph(Issue15Model(), "ckpt/m", options).ok());
-  env.DropUnsyncedData();
+  env.SimulateCrash();
   EXPECT_EQ(*env.Contents("ckpt/m.meta"), *SerializeMetaGraph(old_graph));
   EXPECT_THAT(*env.GetChildren("ckpt"), ::testing::ElementsAre("m.meta"));
 }
