@@ -61,8 +61,9 @@ struct BundleWriterOptions {
   // Zero bytes after each tensor up to a multiple of this (1: none, as
   // TF's Saver).
   int data_alignment = 1;
-  // Sync the files and the directory before the renames that publish
-  // them. Off only for benchmarks and tests that measure the bytes.
+  // Sync the files before the renames that publish them, and the
+  // directory after. Off only for benchmarks and tests that measure the
+  // bytes: an unsynced bundle may be lost in a crash (never half-read).
   bool sync = true;
 };
 
@@ -70,7 +71,9 @@ struct BundleWriterOptions {
 // temporary names in P's directory (created if missing) and renamed into
 // place by Finish(): the data file first, then the index, then the
 // directory is synced, so a crash never leaves a readable index without
-// its data. A writer destroyed before a successful Finish() deletes its
+// its data. Overwriting a bundle deletes its old index first, so a crash
+// leaves the old bundle, the new one or none, never a mix. A writer that
+// fails, or is destroyed before a successful Finish(), deletes its
 // temporaries and publishes nothing. Not thread-safe.
 class BundleWriter {
  public:
