@@ -50,6 +50,12 @@ QueueCore::QueueCore(QueueSpec spec)
       keep_(spec_.kind == QueueKind::kRandomShuffle ? spec_.min_after_dequeue
                                                     : 0),
       fast_(HasFastPath(spec_)),
+      shuffle_(spec_.kind == QueueKind::kRandomShuffle),
+      gather_(shuffle_ && specified_shapes_ &&
+              std::all_of(
+                  spec_.shapes.begin(), spec_.shapes.end(),
+                  [](const PartialShape& s) { return s.IsFullyDefined(); })),
+      bag_(spec_.dtypes.size()),
       random_(MakeSampler(spec_)) {
   if (fast_) {
     MutexLock lock(&mu_);
@@ -63,6 +69,12 @@ QueueCore::~QueueCore() = default;
 
 Tuple QueueCore::BatchOf(std::vector<Tuple>& elements) const {
   return MakeBatch(elements, spec_.dtypes, spec_.shapes, pad_);
+}
+
+Tuple QueueCore::BatchOfReleased(const GatheredRows& gathered,
+                                 std::vector<Tuple>& elements) const {
+  if (gathered.rows > 0) return StackGathered(gathered, spec_.dtypes);
+  return BatchOf(elements);
 }
 
 // ------------------------------------------------------ lock-free path
@@ -236,6 +248,7 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
   if (options.stop.stop_requested()) {
     return CancelledError("Enqueue operation was cancelled");
   }
+  if (shuffle_) return EnqueueRows(std::move(batch), rows, options);
   // Rows are views of the batch's buffers: no payload copy.
   std::vector<Tuple> elements(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
@@ -279,6 +292,7 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   if (options.stop.stop_requested()) {
     return CancelledError("Dequeue operation was cancelled");
   }
+  if (shuffle_) return DequeueRows(n, allow_small_batch, options);
   std::vector<Tuple> taken;
   {
     WakeList wake;
@@ -317,6 +331,84 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   Wait(a, options);
   if (!a->status.ok()) return a->status;
   return BatchOf(a->taken);
+}
+
+Status QueueCore::EnqueueRows(Tuple batch, int64_t rows,
+                              const CallOptions& options) {
+  {
+    WakeList wake;
+    SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) return ClosedError();
+      if (spec_.capacity - StoredLocked() >= rows) {
+        PushRowsLocked(batch, 0, rows);
+        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+        return OkStatus();
+      }
+    }
+    if (NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
+    }
+  }
+  BlockedClock blocked(&blocked_ns_[0]);
+  blocked.Start();
+  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
+  a->batch = std::move(batch);
+  a->batch_rows = rows;
+  Wait(a, options);
+  return a->status;
+}
+
+Result<Tuple> QueueCore::DequeueRows(int64_t n, bool allow_small_batch,
+                                     const CallOptions& options) {
+  std::vector<RowBag::Ref> taken;
+  GatheredRows gathered;
+  std::vector<Tuple> elements;
+  {
+    WakeList wake;
+    SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
+    if (dequeue_attempts_.empty()) {
+      const int64_t size = StoredLocked();
+      int64_t take = 0;
+      if (TakeableLocked() >= n) {
+        take = n;
+      } else if (closed_) {
+        if (!allow_small_batch || size == 0) {
+          return ClosedDequeueError(n, options);
+        }
+        take = size;
+      }
+      if (take > 0) {
+        taken.reserve(static_cast<size_t>(take));
+        TakeRowsLocked(take, &taken);
+        ReleaseRowsLocked(&taken, &gathered, &elements);
+        if (!enqueue_attempts_.empty()) FlushLocked(&wake);
+        // The copy happens outside the lock (`gathered` keeps the rows'
+        // buffers alive).
+      }
+    }
+    if (gathered.rows == 0 && elements.empty() && NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": dequeue_many would block");
+    }
+  }
+  if (gathered.rows > 0 || !elements.empty()) {
+    return BatchOfReleased(gathered, elements);
+  }
+  BlockedClock blocked(&blocked_ns_[1]);
+  blocked.Start();
+  auto a = std::make_shared<Attempt>(Op::kDequeueMany);
+  a->requested = n;
+  a->allow_small_batch = allow_small_batch;
+  Wait(a, options);
+  if (!a->status.ok()) return a->status;
+  {
+    // Done: no other call touches the attempt now.
+    MutexLock lock(&mu_);
+    ReleaseRowsLocked(&a->taken_rows, &gathered, &elements);
+  }
+  return BatchOfReleased(gathered, elements);
 }
 
 Status QueueCore::Close(bool cancel_pending_enqueues,

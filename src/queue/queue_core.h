@@ -98,6 +98,7 @@
 #include "core/philox.h"
 #include "queue/gate.h"
 #include "queue/poll.h"
+#include "queue/row_bag.h"
 #include "queue/slot_ring.h"
 #include "queue/tuple_ring.h"
 
@@ -182,6 +183,20 @@ class QueueCore {
   Tuple TakeStorageLocked() INFLOW_REQUIRES(mu_);
   // Puts back elements a dequeue had taken, `taken` in the order taken.
   void RestoreLocked(std::vector<Tuple>* taken) INFLOW_REQUIRES(mu_);
+  // RandomShuffle: EnqueueMany's rows [first, first + count) of `batch`
+  // (count <= the room left); the next `n` (<= StoredLocked()) rows a
+  // DequeueMany takes, appended to `taken` (held until released); rows
+  // taken so and not released, put back (RestoreLocked's order).
+  void PushRowsLocked(const Tuple& batch, int64_t first, int64_t count)
+      INFLOW_REQUIRES(mu_);
+  void TakeRowsLocked(int64_t n, std::vector<RowBag::Ref>* taken)
+      INFLOW_REQUIRES(mu_);
+  void RestoreRowsLocked(std::vector<RowBag::Ref>* taken) INFLOW_REQUIRES(mu_);
+  // A DequeueMany's taken rows, released: into `gathered` when the shapes
+  // are fully defined (copied out by StackGathered), else into `elements`.
+  void ReleaseRowsLocked(std::vector<RowBag::Ref>* taken,
+                         GatheredRows* gathered, std::vector<Tuple>* elements)
+      INFLOW_REQUIRES(mu_);
 
   // The lock-free path's gate (see the top of this file). FreezeLocked
   // closes it and waits for lock-free calls in flight; ThawLocked reopens
@@ -204,6 +219,13 @@ class QueueCore {
   [[gnu::always_inline]] inline std::conditional_t<kPush, Status, Result<Tuple>>
   OneElement(Tuple* element, const CallOptions& options) INFLOW_EXCLUDES(mu_);
 
+  // RandomShuffle's EnqueueMany and DequeueMany/UpTo after their checks:
+  // rows go into bag_ by reference and come out of it by one copy each.
+  Status EnqueueRows(Tuple batch, int64_t rows, const CallOptions& options)
+      INFLOW_EXCLUDES(mu_);
+  Result<Tuple> DequeueRows(int64_t n, bool allow_small_batch,
+                            const CallOptions& options) INFLOW_EXCLUDES(mu_);
+
   Status ClosedError() const;
   Status InsufficientError(int64_t requested, int64_t size) const;
   // A dequeue of `requested` that finds the queue closed with too few
@@ -225,6 +247,9 @@ class QueueCore {
             const PollStart& polled_since = std::nullopt) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);
   Tuple BatchOf(std::vector<Tuple>& elements) const;
+  // ReleaseRowsLocked's result as a batch (outside the lock).
+  Tuple BatchOfReleased(const GatheredRows& gathered,
+                        std::vector<Tuple>& elements) const;
 
   const QueueSpec spec_;
   const bool pad_;
@@ -234,6 +259,10 @@ class QueueCore {
   const int64_t keep_;
   // FIFO and PaddingFIFO with capacity >= 2 (see the top of this file).
   const bool fast_;
+  // RandomShuffle (its storage is bag_), and whether its shapes are fully
+  // defined (DequeueMany copies rows straight from the bag's chunks).
+  const bool shuffle_;
+  const bool gather_;
 
   // The lock and the ring's head and size, which every operation on a
   // FIFO queue writes, share one cache line (the ring puts its indices
@@ -264,7 +293,7 @@ class QueueCore {
   int64_t dropped_try_pushes_ INFLOW_GUARDED_BY(mu_) = 0;
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
-  std::vector<Tuple> bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
+  RowBag bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
   std::vector<std::pair<int64_t, Tuple>> heap_
       INFLOW_GUARDED_BY(mu_);  // Priority
   PhiloxSampler random_ INFLOW_GUARDED_BY(mu_);

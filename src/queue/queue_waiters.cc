@@ -24,6 +24,20 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
         a->status = ClosedError();
         return RunResult::kComplete;
       }
+      if (a->batch_rows > 0) {
+        // RandomShuffle's EnqueueMany: as many rows as there is room for.
+        const int64_t count =
+            std::min(spec_.capacity - StoredLocked(),
+                     a->batch_rows - static_cast<int64_t>(a->next_row));
+        if (count > 0) {
+          PushRowsLocked(a->batch, static_cast<int64_t>(a->next_row), count);
+          a->next_row += static_cast<size_t>(count);
+        }
+        if (static_cast<int64_t>(a->next_row) == a->batch_rows) {
+          return RunResult::kComplete;
+        }
+        return count > 0 ? RunResult::kProgress : RunResult::kNoProgress;
+      }
       bool progress = false;
       while (a->next_row < a->rows.size() && StoredLocked() < spec_.capacity) {
         PushLocked(std::move(a->rows[a->next_row++]));
@@ -73,6 +87,7 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
     // Not enough will ever come: give back what was taken, then either
     // take everything (DequeueUpTo) or fail.
     RestoreLocked(&a->taken);
+    RestoreRowsLocked(&a->taken_rows);
     const int64_t stored = StoredLocked();
     if (!a->allow_small_batch || stored == 0) {
       a->status = InsufficientError(a->requested, size);
@@ -81,6 +96,14 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
     a->requested = stored;
   }
   bool progress = false;
+  if (shuffle_) {
+    const int64_t count = std::min(a->requested, TakeableLocked());
+    if (count > 0) {
+      TakeRowsLocked(count, &a->taken_rows);
+      a->requested -= count;
+      progress = true;
+    }
+  }
   while (a->requested > 0 && TakeableLocked() > 0) {
     a->taken.push_back(TakeLocked());
     --a->requested;
@@ -129,6 +152,7 @@ void QueueCore::AbandonLocked(Attempt* a, Status why) {
   // Spec divergence (section 1.6): TF drops what a cancelled DequeueMany had
   // taken; we put it back at the front, in order.
   RestoreLocked(&a->taken);
+  RestoreRowsLocked(&a->taken_rows);
   a->status = std::move(why);
   a->done = true;
 }
