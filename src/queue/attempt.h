@@ -37,6 +37,8 @@ struct QueueCore::Attempt {
   // rows).
   Tuple batch;
   int64_t batch_rows = 0;
+  // The same with a pooled bag: the slots holding the rows (batch empty).
+  std::vector<uint32_t> slots;
   size_t next_row = 0;       // enqueues: rows [0, next_row) are in
   std::vector<Tuple> taken;  // dequeues: elements taken, in order
   // RandomShuffle's DequeueMany: the rows taken instead of `taken`.

@@ -6,6 +6,7 @@
 #include "queue/queue_core.h"
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <type_traits>
@@ -41,6 +42,12 @@ bool HasFastPath(const QueueSpec& spec) {
          spec.capacity >= 2;
 }
 
+std::vector<TensorShape> FullShapes(const std::vector<PartialShape>& shapes) {
+  std::vector<TensorShape> full;
+  for (const PartialShape& s : shapes) full.push_back(s.AsTensorShape());
+  return full;
+}
+
 }  // namespace
 
 QueueCore::QueueCore(QueueSpec spec)
@@ -55,7 +62,8 @@ QueueCore::QueueCore(QueueSpec spec)
               std::all_of(
                   spec_.shapes.begin(), spec_.shapes.end(),
                   [](const PartialShape& s) { return s.IsFullyDefined(); })),
-      bag_(spec_.dtypes.size()),
+      bag_(spec_.dtypes,
+           gather_ ? FullShapes(spec_.shapes) : std::vector<TensorShape>()),
       random_(MakeSampler(spec_)) {
   if (fast_) {
     MutexLock lock(&mu_);
@@ -71,10 +79,16 @@ Tuple QueueCore::BatchOf(std::vector<Tuple>& elements) const {
   return MakeBatch(elements, spec_.dtypes, spec_.shapes, pad_);
 }
 
-Tuple QueueCore::BatchOfReleased(const GatheredRows& gathered,
-                                 std::vector<Tuple>& elements) const {
-  if (gathered.rows > 0) return StackGathered(gathered, spec_.dtypes);
-  return BatchOf(elements);
+Tuple QueueCore::BatchOfReleased(GatheredRows& gathered,
+                                 std::vector<Tuple>& elements) {
+  if (gathered.rows == 0) return BatchOf(elements);
+  Tuple batch = StackGathered(gathered, spec_.dtypes);
+  if (!gathered.slots.empty()) {
+    // Copied: the slots are free again.
+    SpinMutexLock lock(&mu_);
+    bag_.FreeSlots(gathered.slots);
+  }
+  return batch;
 }
 
 // ------------------------------------------------------ lock-free path
@@ -333,8 +347,56 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   return BatchOf(a->taken);
 }
 
+Status QueueCore::EnqueueSlots(const Tuple& batch, int64_t rows,
+                               const CallOptions& options) {
+  std::vector<uint32_t> slots;
+  std::vector<char*> dst;
+  {
+    // Reserving slots changes nothing a call can see.
+    SpinMutexLock lock(&mu_);
+    bag_.ReserveSlots(static_cast<size_t>(rows), &slots, &dst);
+  }
+  for (size_t c = 0; c < batch.size(); ++c) {
+    const char* src = static_cast<const char*>(batch[c].raw_data());
+    const size_t row_bytes = batch[c].num_bytes() / static_cast<size_t>(rows);
+    if (row_bytes == 0) continue;
+    char* const* to = &dst[c * static_cast<size_t>(rows)];
+    for (int64_t r = 0; r < rows; ++r, src += row_bytes) {
+      std::memcpy(to[r], src, row_bytes);
+    }
+  }
+  {
+    WakeList wake;
+    SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) {
+        bag_.FreeSlots(slots);
+        return ClosedError();
+      }
+      if (spec_.capacity - StoredLocked() >= rows) {
+        PushSlotsLocked(slots);
+        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+        return OkStatus();
+      }
+    }
+    if (NoWait(options)) {
+      bag_.FreeSlots(slots);
+      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
+    }
+  }
+  BlockedClock blocked(&blocked_ns_[0]);
+  blocked.Start();
+  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
+  a->slots = std::move(slots);
+  a->batch_rows = rows;
+  Wait(a, options);
+  return a->status;
+}
+
 Status QueueCore::EnqueueRows(Tuple batch, int64_t rows,
                               const CallOptions& options) {
+  if (bag_.pooled()) return EnqueueSlots(batch, rows, options);
   {
     WakeList wake;
     SpinMutexLock lock(&mu_);
@@ -420,6 +482,7 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
     closed_ = true;
     closed_hint_.store(true, std::memory_order_relaxed);
     for (auto& a : enqueue_attempts_) {
+      FreeUnpushedSlotsLocked(a.get());
       a->status = CancelledError("Enqueue operation was cancelled");
       a->done = true;
       wake.Add(std::move(a));

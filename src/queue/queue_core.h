@@ -83,6 +83,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -189,6 +190,8 @@ class QueueCore {
   // taken so and not released, put back (RestoreLocked's order).
   void PushRowsLocked(const Tuple& batch, int64_t first, int64_t count)
       INFLOW_REQUIRES(mu_);
+  // The same for a pooled bag: rows already copied into `slots`.
+  void PushSlotsLocked(std::span<const uint32_t> slots) INFLOW_REQUIRES(mu_);
   void TakeRowsLocked(int64_t n, std::vector<RowBag::Ref>* taken)
       INFLOW_REQUIRES(mu_);
   void RestoreRowsLocked(std::vector<RowBag::Ref>* taken) INFLOW_REQUIRES(mu_);
@@ -223,6 +226,10 @@ class QueueCore {
   // rows go into bag_ by reference and come out of it by one copy each.
   Status EnqueueRows(Tuple batch, int64_t rows, const CallOptions& options)
       INFLOW_EXCLUDES(mu_);
+  // EnqueueRows for a pooled bag: the rows copied into reserved slots
+  // before the lock.
+  Status EnqueueSlots(const Tuple& batch, int64_t rows,
+                      const CallOptions& options) INFLOW_EXCLUDES(mu_);
   Result<Tuple> DequeueRows(int64_t n, bool allow_small_batch,
                             const CallOptions& options) INFLOW_EXCLUDES(mu_);
 
@@ -246,10 +253,14 @@ class QueueCore {
   void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options,
             const PollStart& polled_since = std::nullopt) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);
+  // A pooled EnqueueMany that ends early: frees the slots of the rows it
+  // did not insert.
+  void FreeUnpushedSlotsLocked(Attempt* a) INFLOW_REQUIRES(mu_);
   Tuple BatchOf(std::vector<Tuple>& elements) const;
-  // ReleaseRowsLocked's result as a batch (outside the lock).
-  Tuple BatchOfReleased(const GatheredRows& gathered,
-                        std::vector<Tuple>& elements) const;
+  // ReleaseRowsLocked's result as a batch (outside the lock; frees a
+  // pooled bag's slots after the copy).
+  Tuple BatchOfReleased(GatheredRows& gathered, std::vector<Tuple>& elements)
+      INFLOW_EXCLUDES(mu_);
 
   const QueueSpec spec_;
   const bool pad_;

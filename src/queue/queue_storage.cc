@@ -141,7 +141,7 @@ void QueueCore::TakeManyLocked(int64_t n, std::vector<Tuple>* taken) {
 void QueueCore::PushStorageLocked(Tuple&& element) {
   switch (spec_.kind) {
     case QueueKind::kRandomShuffle:
-      bag_.Append(std::move(element));
+      bag_.Append(element);
       break;
     case QueueKind::kPriority: {
       const int64_t priority = element[0].data<int64_t>()[0];
@@ -201,7 +201,7 @@ void QueueCore::RestoreLocked(std::vector<Tuple>* taken) {
   for (auto it = taken->rbegin(); it != taken->rend(); ++it) {
     switch (spec_.kind) {
       case QueueKind::kRandomShuffle:
-        bag_.Append(std::move(*it));
+        bag_.Append(*it);
         break;
       case QueueKind::kPriority:
         PushStorageLocked(std::move(*it));
@@ -224,6 +224,12 @@ void QueueCore::PushRowsLocked(const Tuple& batch, int64_t first,
                                int64_t count) {
   locked_enqueued_ += count;
   bag_.AppendRows(batch, first, count);
+  UpdateHintLocked();
+}
+
+void QueueCore::PushSlotsLocked(std::span<const uint32_t> slots) {
+  locked_enqueued_ += static_cast<int64_t>(slots.size());
+  bag_.AppendSlots(slots);
   UpdateHintLocked();
 }
 

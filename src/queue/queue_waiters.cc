@@ -22,6 +22,7 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
     case Op::kEnqueueMany: {
       if (closed_) {
         a->status = ClosedError();
+        FreeUnpushedSlotsLocked(a);
         return RunResult::kComplete;
       }
       if (a->batch_rows > 0) {
@@ -29,7 +30,11 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
         const int64_t count =
             std::min(spec_.capacity - StoredLocked(),
                      a->batch_rows - static_cast<int64_t>(a->next_row));
-        if (count > 0) {
+        if (count > 0 && !a->slots.empty()) {
+          PushSlotsLocked(std::span<const uint32_t>(a->slots).subspan(
+              a->next_row, static_cast<size_t>(count)));
+          a->next_row += static_cast<size_t>(count);
+        } else if (count > 0) {
           PushRowsLocked(a->batch, static_cast<int64_t>(a->next_row), count);
           a->next_row += static_cast<size_t>(count);
         }
@@ -113,6 +118,12 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
   return progress ? RunResult::kProgress : RunResult::kNoProgress;
 }
 
+void QueueCore::FreeUnpushedSlotsLocked(Attempt* a) {
+  if (a->next_row >= a->slots.size()) return;
+  bag_.FreeSlots(std::span<const uint32_t>(a->slots).subspan(a->next_row));
+  a->slots.resize(a->next_row);
+}
+
 bool QueueCore::RunSideLocked(AttemptList* side, WakeList* wake) {
   bool progress = false;
   while (!side->empty()) {
@@ -153,6 +164,7 @@ void QueueCore::AbandonLocked(Attempt* a, Status why) {
   // taken; we put it back at the front, in order.
   RestoreLocked(&a->taken);
   RestoreRowsLocked(&a->taken_rows);
+  FreeUnpushedSlotsLocked(a);
   a->status = std::move(why);
   a->done = true;
 }

@@ -3,9 +3,44 @@
 #include "queue/row_bag.h"
 
 #include <cassert>
+#include <cstring>
 #include <utility>
 
 namespace inflow::internal {
+
+RowBag::RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes)
+    : components_(dtypes.size()),
+      dtypes_(std::move(dtypes)),
+      row_shapes_(std::move(row_shapes)) {
+  if (row_shapes_.size() != components_) return;
+  std::vector<size_t> row_bytes;
+  for (size_t c = 0; c < components_; ++c) {
+    if (dtypes_[c] == DType::kString) return;
+    row_bytes.push_back(static_cast<size_t>(row_shapes_[c].num_elements()) *
+                        DTypeSize(dtypes_[c]));
+  }
+  pool_ = std::make_unique<SlotPool>(std::move(row_bytes));
+}
+
+void RowBag::ReserveSlots(size_t count, std::vector<uint32_t>* slots,
+                          std::vector<char*>* dst) {
+  const size_t start = slots->size();
+  for (size_t i = 0; i < count; ++i) slots->push_back(pool_->Pop());
+  dst->resize(components_ * count);
+  for (size_t c = 0; c < components_; ++c) {
+    for (size_t i = 0; i < count; ++i) {
+      (*dst)[c * count + i] = pool_->Row((*slots)[start + i], c);
+    }
+  }
+}
+
+void RowBag::AppendSlots(std::span<const uint32_t> slots) {
+  for (const uint32_t slot : slots) refs_.push_back({0, slot});
+}
+
+void RowBag::FreeSlots(std::span<const uint32_t> slots) {
+  for (const uint32_t slot : slots) pool_->Push(slot);
+}
 
 uint32_t RowBag::NewChunk(int64_t held) {
   uint32_t id;
@@ -48,7 +83,17 @@ void RowBag::AppendRows(const Tuple& batch, int64_t first, int64_t count) {
   }
 }
 
-void RowBag::Append(Tuple&& element) {
+void RowBag::Append(Tuple& element) {
+  if (pooled()) {
+    const uint32_t slot = pool_->Pop();
+    for (size_t c = 0; c < components_; ++c) {
+      const size_t bytes = pool_->row_bytes(c);
+      if (bytes > 0)
+        std::memcpy(pool_->Row(slot, c), element[c].raw_data(), bytes);
+    }
+    refs_.push_back({0, slot});
+    return;
+  }
   const uint32_t id = NewChunk(1);
   Chunk& chunk = chunks_[id];
   chunk.batched = false;
@@ -62,6 +107,22 @@ void RowBag::Append(Tuple&& element) {
 }
 
 Tuple RowBag::Release(Ref ref) {
+  if (pooled()) {
+    Tuple element;
+    element.reserve(components_);
+    for (size_t c = 0; c < components_; ++c) {
+      Tensor t = Tensor::Uninitialized(dtypes_[c], row_shapes_[c]);
+      const size_t bytes = pool_->row_bytes(c);
+      if (bytes > 0) {
+        // Just allocated, so writable.
+        std::memcpy(t.mutable_raw_data().value(), pool_->Row(ref.row, c),
+                    bytes);
+      }
+      element.push_back(std::move(t));
+    }
+    pool_->Push(ref.row);
+    return element;
+  }
   Chunk& chunk = chunks_[ref.chunk];
   Tuple element;
   if (!chunk.batched) {
@@ -80,6 +141,20 @@ Tuple RowBag::Release(Ref ref) {
 void RowBag::ReleaseInto(std::span<const Ref> refs, GatheredRows* out) {
   assert(out->rows == 0);
   if (refs.empty()) return;
+  const size_t rows = refs.size();
+  out->rows = rows;
+  out->ptr.resize(components_ * rows);
+  if (pooled()) {
+    out->row_shapes = row_shapes_;
+    out->slots.resize(rows);
+    for (size_t i = 0; i < rows; ++i) out->slots[i] = refs[i].row;
+    for (size_t c = 0; c < components_; ++c) {
+      for (size_t i = 0; i < rows; ++i) {
+        out->ptr[c * rows + i] = pool_->Row(refs[i].row, c);
+      }
+    }
+    return;
+  }
   ++release_calls_;
   const Chunk& first = chunks_[refs[0].chunk];
   out->row_shapes.clear();
@@ -88,9 +163,6 @@ void RowBag::ReleaseInto(std::span<const Ref> refs, GatheredRows* out) {
     if (first.batched) shape.RemoveDim(0);
     out->row_shapes.push_back(std::move(shape));
   }
-  const size_t rows = refs.size();
-  out->rows = rows;
-  out->ptr.resize(components_ * rows);
   for (size_t i = 0; i < rows; ++i) {
     const Ref ref = refs[i];
     Chunk& chunk = chunks_[ref.chunk];

@@ -2,14 +2,19 @@
 //
 // RowBag: RandomShuffleQueue's storage. TF keeps a vector of elements and
 // dequeues a uniformly random index, refilling it from the last element;
-// the bag does the same on a vector of 8-byte references (chunk, row).
-// A chunk is what one call enqueued: an EnqueueMany batch, whose row r is
-// element r, or a single element. Its tensors are shared, not copied, and
-// it lives while any of its rows is held: in the bag, or taken by a
-// dequeue that has not released it yet. So an EnqueueMany of n rows
-// allocates nothing per row, and a DequeueMany gathers row pointers (with
-// the buffers they point into) under the queue's lock and copies the rows
-// into its batch after the lock is released (batch.h, StackGathered).
+// the bag does the same on a vector of 8-byte references, and keeps the
+// elements' bytes in one of two ways:
+//   - pooled (every component numeric with a fully defined shape): each
+//     element is one slot of a SlotPool (slot_pool.h). EnqueueMany copies
+//     its rows into slots it reserved, before taking the queue's lock;
+//     DequeueMany takes slots under the lock, copies them into its batch
+//     after it, and frees them under the lock again. Nothing is allocated
+//     per element, and the enqueued tensors are not kept.
+//   - chunks (otherwise): a reference is (chunk, row), a chunk is what one
+//     call enqueued, an EnqueueMany batch (row r is element r) or a single
+//     element, shared and not copied; it lives while any of its rows is in
+//     the bag or taken and not released. DequeueMany gathers row pointers
+//     and the buffers they point into, and copies after the lock.
 // Thread-compatible; the queue guards it with its lock.
 
 #ifndef INFLOW_QUEUE_ROW_BAG_H_
@@ -23,6 +28,8 @@
 
 #include "inflow/core/tensor.h"
 
+#include "queue/slot_pool.h"
+
 namespace inflow::internal {
 
 // Rows taken for one batch: pointers into buffers that `keep` holds, so
@@ -35,6 +42,9 @@ struct GatheredRows {
   // fully defined).
   std::vector<TensorShape> row_shapes;
   std::vector<std::shared_ptr<TensorBuffer>> keep;
+  // Pooled: the slots the rows are in, to free (RowBag::FreeSlots) once
+  // copied.
+  std::vector<uint32_t> slots;
 };
 
 class RowBag {
@@ -45,17 +55,28 @@ class RowBag {
     uint32_t row;
   };
 
-  explicit RowBag(size_t components) : components_(components) {}
+  // Chunks of elements of `dtypes`; with `row_shapes` (fully defined, one
+  // per component) and no string component, pooled.
+  RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes);
   RowBag(const RowBag&) = delete;
   RowBag& operator=(const RowBag&) = delete;
 
+  bool pooled() const { return pool_ != nullptr; }
   size_t size() const { return refs_.size(); }
 
-  // Appends rows [first, first + count) of `batch` (every component with
-  // at least that many rows in its leading dimension), in order.
+  // Chunks: appends rows [first, first + count) of `batch` (every
+  // component with at least that many rows in its leading dimension), in
+  // order.
   void AppendRows(const Tuple& batch, int64_t first, int64_t count);
-  // Appends one element.
-  void Append(Tuple&& element);
+  // Pooled: `count` free slots, appended to `slots`, and their rows'
+  // bytes, component-major (component c of slot i at dst[c * count + i]).
+  void ReserveSlots(size_t count, std::vector<uint32_t>* slots,
+                    std::vector<char*>* dst);
+  // Pooled: appends the elements in `slots` (reserved and written).
+  void AppendSlots(std::span<const uint32_t> slots);
+  void FreeSlots(std::span<const uint32_t> slots);
+  // Appends one element (moved from only when chunked).
+  void Append(Tuple& element);
   // Puts back a row taken by Take() and not released.
   void PutBack(Ref ref) { refs_.push_back(ref); }
 
@@ -70,7 +91,8 @@ class RowBag {
 
   // The element of a taken row, releasing it.
   Tuple Release(Ref ref);
-  // Releases taken rows into an empty `out`, in order.
+  // Releases taken rows into an empty `out`, in order (pooled: the
+  // caller frees out->slots after copying).
   void ReleaseInto(std::span<const Ref> refs, GatheredRows* out);
 
  private:
@@ -90,6 +112,9 @@ class RowBag {
   void Unhold(uint32_t id);
 
   const size_t components_;
+  const std::vector<DType> dtypes_;
+  const std::vector<TensorShape> row_shapes_;
+  std::unique_ptr<SlotPool> pool_;  // pooled
   std::vector<Chunk> chunks_;
   std::vector<uint32_t> free_chunks_;
   std::vector<Ref> refs_;
