@@ -63,7 +63,8 @@ QueueCore::QueueCore(QueueSpec spec)
                   spec_.shapes.begin(), spec_.shapes.end(),
                   [](const PartialShape& s) { return s.IsFullyDefined(); })),
       bag_(spec_.dtypes,
-           gather_ ? FullShapes(spec_.shapes) : std::vector<TensorShape>()),
+           gather_ ? FullShapes(spec_.shapes) : std::vector<TensorShape>(),
+           spec_.capacity),
       random_(MakeSampler(spec_)) {
   if (fast_) {
     MutexLock lock(&mu_);

@@ -8,7 +8,8 @@
 
 namespace inflow::internal {
 
-RowBag::RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes)
+RowBag::RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes,
+               int64_t capacity)
     : components_(dtypes.size()),
       dtypes_(std::move(dtypes)),
       row_shapes_(std::move(row_shapes)) {
@@ -19,7 +20,7 @@ RowBag::RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes)
     row_bytes.push_back(static_cast<size_t>(row_shapes_[c].num_elements()) *
                         DTypeSize(dtypes_[c]));
   }
-  pool_ = std::make_unique<SlotPool>(std::move(row_bytes));
+  pool_ = std::make_unique<SlotPool>(std::move(row_bytes), capacity);
 }
 
 void RowBag::ReserveSlots(size_t count, std::vector<uint32_t>* slots,

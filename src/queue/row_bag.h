@@ -56,8 +56,10 @@ class RowBag {
   };
 
   // Chunks of elements of `dtypes`; with `row_shapes` (fully defined, one
-  // per component) and no string component, pooled.
-  RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes);
+  // per component) and no string component, pooled (`capacity`: the
+  // queue's).
+  RowBag(std::vector<DType> dtypes, std::vector<TensorShape> row_shapes,
+         int64_t capacity);
   RowBag(const RowBag&) = delete;
   RowBag& operator=(const RowBag&) = delete;
 

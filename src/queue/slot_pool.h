@@ -2,12 +2,14 @@
 //
 // SlotPool: fixed-size slots for the elements of a queue whose components
 // are all numeric with fully defined shapes. A slot holds one row of every
-// component; slots live in blocks of kBlockSlots that are allocated when
-// the free slots run out and kept until the pool is destroyed, so a slot's
-// bytes never move and a steady queue allocates nothing. Within a block
-// each component's rows are contiguous. Thread-compatible; the queue
-// guards it with its lock (a slot's bytes may be written or read outside
-// the lock by whoever holds the slot).
+// component, one after the other. Slots live in blocks that are allocated
+// when the free slots run out and kept until the pool is destroyed, so a
+// slot's bytes never move and a steady queue allocates nothing. Blocks of
+// 2 MiB or more are 2 MiB-aligned and asked to be backed by huge pages: a
+// shuffling queue reads and writes its slots in random order, and with
+// 4 KiB pages nearly every row would miss the TLB. Thread-compatible; the
+// queue guards it with its lock (a slot's bytes may be written or read
+// outside the lock by whoever holds the slot).
 
 #ifndef INFLOW_QUEUE_SLOT_POOL_H_
 #define INFLOW_QUEUE_SLOT_POOL_H_
@@ -22,8 +24,9 @@ namespace inflow::internal {
 
 class SlotPool {
  public:
-  // One entry per component: the bytes of its row.
-  explicit SlotPool(std::vector<size_t> row_bytes);
+  // One entry per component: the bytes of its row. `capacity` (the
+  // queue's) bounds the slots of one block.
+  SlotPool(std::vector<size_t> row_bytes, int64_t capacity);
   SlotPool(const SlotPool&) = delete;
   SlotPool& operator=(const SlotPool&) = delete;
 
@@ -34,22 +37,20 @@ class SlotPool {
   uint32_t Pop();
   void Push(uint32_t slot) { free_.push_back(slot); }
 
-  char* Row(uint32_t slot, size_t c) const {
-    return blocks_[slot / kBlockSlots].get() + offset_[c] +
-           (slot % kBlockSlots) * row_bytes_[c];
-  }
+  char* Row(uint32_t slot, size_t c) const { return slots_[slot] + offset_[c]; }
 
  private:
-  static constexpr uint32_t kBlockSlots = 256;
   struct Free {
     void operator()(char* p) const { std::free(p); }
   };
 
   const std::vector<size_t> row_bytes_;
-  // Where each component's rows start in a block, and a block's bytes.
+  // Where each component's row starts in a slot; a slot's bytes.
   std::vector<size_t> offset_;
-  size_t block_bytes_ = 0;
+  size_t stride_ = 0;
+  size_t slots_per_block_ = 0;
   std::vector<std::unique_ptr<char[], Free>> blocks_;
+  std::vector<char*> slots_;  // every slot's first byte
   std::vector<uint32_t> free_;
 };
 
