@@ -6,6 +6,7 @@
 #include "queue/queue_core.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -62,6 +63,9 @@ QueueCore::QueueCore(QueueSpec spec)
               std::all_of(
                   spec_.shapes.begin(), spec_.shapes.end(),
                   [](const PartialShape& s) { return s.IsFullyDefined(); })),
+      pooled_(gather_ &&
+              std::none_of(spec_.dtypes.begin(), spec_.dtypes.end(),
+                           [](DType d) { return d == DType::kString; })),
       bag_(spec_.dtypes,
            gather_ ? FullShapes(spec_.shapes) : std::vector<TensorShape>(),
            spec_.capacity),
@@ -71,6 +75,10 @@ QueueCore::QueueCore(QueueSpec spec)
     AddSegmentLocked(
         static_cast<size_t>(std::min(spec_.capacity, kSegmentSlots)));
     ThawLocked();
+  }
+  {
+    MutexLock lock(&mu_);
+    assert(bag_.pooled() == pooled_);
   }
 }
 
@@ -397,7 +405,7 @@ Status QueueCore::EnqueueSlots(const Tuple& batch, int64_t rows,
 
 Status QueueCore::EnqueueRows(Tuple batch, int64_t rows,
                               const CallOptions& options) {
-  if (bag_.pooled()) return EnqueueSlots(batch, rows, options);
+  if (pooled_) return EnqueueSlots(batch, rows, options);
   {
     WakeList wake;
     SpinMutexLock lock(&mu_);

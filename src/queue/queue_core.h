@@ -274,6 +274,9 @@ class QueueCore {
   // defined (DequeueMany copies rows straight from the bag's chunks).
   const bool shuffle_;
   const bool gather_;
+  // RandomShuffle with numeric components only: bag_ keeps its elements
+  // in slots (row_bag.h).
+  const bool pooled_;
 
   // The lock and the ring's head and size, which every operation on a
   // FIFO queue writes, share one cache line (the ring puts its indices
