@@ -32,8 +32,9 @@
 
 namespace inflow::internal {
 
-// Rows taken for one batch: pointers into buffers that `keep` holds, so
-// they stay valid without the queue's lock.
+// Rows taken for one batch: pointers into slots the caller holds until it
+// frees `slots`, or (chunks) into buffers that `keep` holds, so they stay
+// valid without the queue's lock.
 struct GatheredRows {
   size_t rows = 0;
   // Component-major: row r of component c at ptr[c * rows + r].
@@ -49,7 +50,7 @@ struct GatheredRows {
 
 class RowBag {
  public:
-  // A row of a chunk.
+  // A row of a chunk; pooled, `row` is the slot (`chunk` unused).
   struct Ref {
     uint32_t chunk;
     uint32_t row;
