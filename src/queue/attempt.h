@@ -31,10 +31,18 @@ struct QueueCore::Attempt {
   const Op op;
   bool done = false;  // completed; `status` is final
   bool allow_small_batch = false;
-  int64_t requested = 0;     // dequeues: elements still wanted
-  std::vector<Tuple> rows;   // enqueues: elements to insert, in order
-  size_t next_row = 0;       // enqueues: rows[0, next_row) are in
+  int64_t requested = 0;    // dequeues: elements still wanted
+  std::vector<Tuple> rows;  // enqueues: elements to insert, in order
+  // RandomShuffle's EnqueueMany: the batch instead of `rows` (batch_rows
+  // rows).
+  Tuple batch;
+  int64_t batch_rows = 0;
+  // The same with a pooled bag: the slots holding the rows (batch empty).
+  std::vector<uint32_t> slots;
+  size_t next_row = 0;       // enqueues: rows [0, next_row) are in
   std::vector<Tuple> taken;  // dequeues: elements taken, in order
+  // RandomShuffle's DequeueMany: the rows taken instead of `taken`.
+  std::vector<RowBag::Ref> taken_rows;
   Status status;
   CondVar cv;  // signalled when done
 };

@@ -58,6 +58,21 @@ void CopyIntoCorner(const Tensor& element, const std::vector<int64_t>& slot,
   }
 }
 
+// Copies the numeric rows at `rows` to `dst`, one after the other,
+// prefetching a few rows ahead.
+void CopyRows(std::span<const char* const> rows, size_t row_bytes, char* dst) {
+  if (row_bytes == 0) return;
+  constexpr size_t kAhead = 4;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i + kAhead < rows.size()) {
+      const char* next = rows[i + kAhead];
+      for (size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
+    }
+    std::memcpy(dst, rows[i], row_bytes);
+    dst += row_bytes;
+  }
+}
+
 }  // namespace
 
 Tensor StackComponent(std::span<const Tuple> elements, int c) {
@@ -78,20 +93,12 @@ Tensor StackComponent(std::span<const Tuple> elements, int c) {
   // Rows of a shuffling queue lie anywhere in memory. Finding a row's bytes
   // (element, tensor, buffer) is a chain of cache misses, which a loop that
   // also copies rows would take one at a time; gathered first, the misses
-  // of all rows overlap. The copy then prefetches a few rows ahead.
-  constexpr size_t kAhead = 4;
+  // of all rows overlap.
   std::vector<const char*> rows(elements.size());
   for (size_t i = 0; i < elements.size(); ++i) {
     rows[i] = static_cast<const char*>(elements[i][c].raw_data());
   }
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (i + kAhead < rows.size()) {
-      const char* next = rows[i + kAhead];
-      for (size_t b = 0; b < row_bytes; b += 64) __builtin_prefetch(next + b);
-    }
-    if (row_bytes > 0) std::memcpy(dst, rows[i], row_bytes);
-    dst += row_bytes;
-  }
+  CopyRows(rows, row_bytes, dst);
   return out;
 }
 
@@ -131,6 +138,36 @@ Tuple MakeBatch(std::span<const Tuple> elements,
     } else {
       batch.push_back(StackComponent(elements, ci));
     }
+  }
+  return batch;
+}
+
+Tuple StackGathered(const GatheredRows& rows,
+                    const std::vector<DType>& dtypes) {
+  Tuple batch;
+  batch.reserve(dtypes.size());
+  for (size_t c = 0; c < dtypes.size(); ++c) {
+    const TensorShape& row_shape = rows.row_shapes[c];
+    Tensor out = Tensor::Uninitialized(
+        dtypes[c], row_shape.Prepend(static_cast<int64_t>(rows.rows)));
+    const std::span<const char* const> from(&rows.ptr[c * rows.rows],
+                                            rows.rows);
+    // `out` was just allocated, so it is writable.
+    char* dst = static_cast<char*>(out.mutable_raw_data().value());
+    if (dtypes[c] == DType::kString) {
+      const int64_t count = row_shape.num_elements();
+      const size_t row_bytes = static_cast<size_t>(count) * sizeof(std::string);
+      for (const char* row : from) {
+        CopyValues(dtypes[c], row, dst, count);
+        dst += row_bytes;
+      }
+    } else {
+      CopyRows(
+          from,
+          static_cast<size_t>(row_shape.num_elements()) * DTypeSize(dtypes[c]),
+          dst);
+    }
+    batch.push_back(std::move(out));
   }
   return batch;
 }

@@ -14,6 +14,8 @@
 #include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
 
+#include "queue/row_bag.h"
+
 namespace inflow::internal {
 
 // [n] + shape tensors for component `c` of equally shaped `elements`
@@ -32,6 +34,10 @@ Tensor PadComponent(std::span<const Tuple> elements, int c, DType dtype,
 Tuple MakeBatch(std::span<const Tuple> elements,
                 const std::vector<DType>& dtypes,
                 const std::vector<PartialShape>& shapes, bool pad);
+
+// The batch of `rows` (rows.rows >= 1, every row of the shapes in
+// rows.row_shapes): one tensor per component of `dtypes`.
+Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes);
 
 }  // namespace inflow::internal
 

@@ -6,6 +6,8 @@
 #include "queue/queue_core.h"
 
 #include <algorithm>
+#include <cassert>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <type_traits>
@@ -41,6 +43,12 @@ bool HasFastPath(const QueueSpec& spec) {
          spec.capacity >= 2;
 }
 
+std::vector<TensorShape> FullShapes(const std::vector<PartialShape>& shapes) {
+  std::vector<TensorShape> full;
+  for (const PartialShape& s : shapes) full.push_back(s.AsTensorShape());
+  return full;
+}
+
 }  // namespace
 
 QueueCore::QueueCore(QueueSpec spec)
@@ -50,6 +58,17 @@ QueueCore::QueueCore(QueueSpec spec)
       keep_(spec_.kind == QueueKind::kRandomShuffle ? spec_.min_after_dequeue
                                                     : 0),
       fast_(HasFastPath(spec_)),
+      shuffle_(spec_.kind == QueueKind::kRandomShuffle),
+      gather_(shuffle_ && specified_shapes_ &&
+              std::all_of(
+                  spec_.shapes.begin(), spec_.shapes.end(),
+                  [](const PartialShape& s) { return s.IsFullyDefined(); })),
+      pooled_(gather_ &&
+              std::none_of(spec_.dtypes.begin(), spec_.dtypes.end(),
+                           [](DType d) { return d == DType::kString; })),
+      bag_(spec_.dtypes,
+           gather_ ? FullShapes(spec_.shapes) : std::vector<TensorShape>(),
+           spec_.capacity),
       random_(MakeSampler(spec_)) {
   if (fast_) {
     MutexLock lock(&mu_);
@@ -57,12 +76,28 @@ QueueCore::QueueCore(QueueSpec spec)
         static_cast<size_t>(std::min(spec_.capacity, kSegmentSlots)));
     ThawLocked();
   }
+  {
+    MutexLock lock(&mu_);
+    assert(bag_.pooled() == pooled_);
+  }
 }
 
 QueueCore::~QueueCore() = default;
 
 Tuple QueueCore::BatchOf(std::vector<Tuple>& elements) const {
   return MakeBatch(elements, spec_.dtypes, spec_.shapes, pad_);
+}
+
+Tuple QueueCore::BatchOfReleased(GatheredRows& gathered,
+                                 std::vector<Tuple>& elements) {
+  if (gathered.rows == 0) return BatchOf(elements);
+  Tuple batch = StackGathered(gathered, spec_.dtypes);
+  if (!gathered.slots.empty()) {
+    // Copied: the slots are free again.
+    SpinMutexLock lock(&mu_);
+    bag_.FreeSlots(gathered.slots);
+  }
+  return batch;
 }
 
 // ------------------------------------------------------ lock-free path
@@ -236,6 +271,7 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
   if (options.stop.stop_requested()) {
     return CancelledError("Enqueue operation was cancelled");
   }
+  if (shuffle_) return EnqueueRows(std::move(batch), rows, options);
   // Rows are views of the batch's buffers: no payload copy.
   std::vector<Tuple> elements(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
@@ -279,6 +315,7 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   if (options.stop.stop_requested()) {
     return CancelledError("Dequeue operation was cancelled");
   }
+  if (shuffle_) return DequeueRows(n, allow_small_batch, options);
   std::vector<Tuple> taken;
   {
     WakeList wake;
@@ -319,6 +356,132 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   return BatchOf(a->taken);
 }
 
+Status QueueCore::EnqueueSlots(const Tuple& batch, int64_t rows,
+                               const CallOptions& options) {
+  std::vector<uint32_t> slots;
+  std::vector<char*> dst;
+  {
+    // Reserving slots changes nothing a call can see.
+    SpinMutexLock lock(&mu_);
+    bag_.ReserveSlots(static_cast<size_t>(rows), &slots, &dst);
+  }
+  for (size_t c = 0; c < batch.size(); ++c) {
+    const char* src = static_cast<const char*>(batch[c].raw_data());
+    const size_t row_bytes = batch[c].num_bytes() / static_cast<size_t>(rows);
+    if (row_bytes == 0) continue;
+    char* const* to = &dst[c * static_cast<size_t>(rows)];
+    for (int64_t r = 0; r < rows; ++r, src += row_bytes) {
+      std::memcpy(to[r], src, row_bytes);
+    }
+  }
+  {
+    WakeList wake;
+    SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) {
+        bag_.FreeSlots(slots);
+        return ClosedError();
+      }
+      if (spec_.capacity - StoredLocked() >= rows) {
+        PushSlotsLocked(slots);
+        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+        return OkStatus();
+      }
+    }
+    if (NoWait(options)) {
+      bag_.FreeSlots(slots);
+      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
+    }
+  }
+  BlockedClock blocked(&blocked_ns_[0]);
+  blocked.Start();
+  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
+  a->slots = std::move(slots);
+  a->batch_rows = rows;
+  Wait(a, options);
+  return a->status;
+}
+
+Status QueueCore::EnqueueRows(Tuple batch, int64_t rows,
+                              const CallOptions& options) {
+  if (pooled_) return EnqueueSlots(batch, rows, options);
+  {
+    WakeList wake;
+    SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
+    if (enqueue_attempts_.empty()) {
+      if (closed_) return ClosedError();
+      if (spec_.capacity - StoredLocked() >= rows) {
+        PushRowsLocked(batch, 0, rows);
+        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
+        return OkStatus();
+      }
+    }
+    if (NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
+    }
+  }
+  BlockedClock blocked(&blocked_ns_[0]);
+  blocked.Start();
+  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
+  a->batch = std::move(batch);
+  a->batch_rows = rows;
+  Wait(a, options);
+  return a->status;
+}
+
+Result<Tuple> QueueCore::DequeueRows(int64_t n, bool allow_small_batch,
+                                     const CallOptions& options) {
+  std::vector<RowBag::Ref> taken;
+  GatheredRows gathered;
+  std::vector<Tuple> elements;
+  {
+    WakeList wake;
+    SpinMutexLock lock(&mu_);
+    FreezeScope freeze(this);
+    if (dequeue_attempts_.empty()) {
+      const int64_t size = StoredLocked();
+      int64_t take = 0;
+      if (TakeableLocked() >= n) {
+        take = n;
+      } else if (closed_) {
+        if (!allow_small_batch || size == 0) {
+          return ClosedDequeueError(n, options);
+        }
+        take = size;
+      }
+      if (take > 0) {
+        taken.reserve(static_cast<size_t>(take));
+        TakeRowsLocked(take, &taken);
+        ReleaseRowsLocked(&taken, &gathered, &elements);
+        if (!enqueue_attempts_.empty()) FlushLocked(&wake);
+        // The copy happens outside the lock (`gathered` keeps the rows'
+        // buffers alive).
+      }
+    }
+    if (gathered.rows == 0 && elements.empty() && NoWait(options)) {
+      return DeadlineExceededError(Prefix() + ": dequeue_many would block");
+    }
+  }
+  if (gathered.rows > 0 || !elements.empty()) {
+    return BatchOfReleased(gathered, elements);
+  }
+  BlockedClock blocked(&blocked_ns_[1]);
+  blocked.Start();
+  auto a = std::make_shared<Attempt>(Op::kDequeueMany);
+  a->requested = n;
+  a->allow_small_batch = allow_small_batch;
+  Wait(a, options);
+  if (!a->status.ok()) return a->status;
+  {
+    // Done: no other call touches the attempt now.
+    MutexLock lock(&mu_);
+    ReleaseRowsLocked(&a->taken_rows, &gathered, &elements);
+  }
+  return BatchOfReleased(gathered, elements);
+}
+
 Status QueueCore::Close(bool cancel_pending_enqueues,
                         const CallOptions& options) {
   if (cancel_pending_enqueues) {
@@ -328,6 +491,7 @@ Status QueueCore::Close(bool cancel_pending_enqueues,
     closed_ = true;
     closed_hint_.store(true, std::memory_order_relaxed);
     for (auto& a : enqueue_attempts_) {
+      FreeUnpushedSlotsLocked(a.get());
       a->status = CancelledError("Enqueue operation was cancelled");
       a->done = true;
       wake.Add(std::move(a));

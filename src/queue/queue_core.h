@@ -83,6 +83,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -98,6 +99,7 @@
 #include "core/philox.h"
 #include "queue/gate.h"
 #include "queue/poll.h"
+#include "queue/row_bag.h"
 #include "queue/slot_ring.h"
 #include "queue/tuple_ring.h"
 
@@ -182,6 +184,22 @@ class QueueCore {
   Tuple TakeStorageLocked() INFLOW_REQUIRES(mu_);
   // Puts back elements a dequeue had taken, `taken` in the order taken.
   void RestoreLocked(std::vector<Tuple>* taken) INFLOW_REQUIRES(mu_);
+  // RandomShuffle: EnqueueMany's rows [first, first + count) of `batch`
+  // (count <= the room left); the next `n` (<= StoredLocked()) rows a
+  // DequeueMany takes, appended to `taken` (held until released); rows
+  // taken so and not released, put back (RestoreLocked's order).
+  void PushRowsLocked(const Tuple& batch, int64_t first, int64_t count)
+      INFLOW_REQUIRES(mu_);
+  // The same for a pooled bag: rows already copied into `slots`.
+  void PushSlotsLocked(std::span<const uint32_t> slots) INFLOW_REQUIRES(mu_);
+  void TakeRowsLocked(int64_t n, std::vector<RowBag::Ref>* taken)
+      INFLOW_REQUIRES(mu_);
+  void RestoreRowsLocked(std::vector<RowBag::Ref>* taken) INFLOW_REQUIRES(mu_);
+  // A DequeueMany's taken rows, released: into `gathered` when the shapes
+  // are fully defined (copied out by StackGathered), else into `elements`.
+  void ReleaseRowsLocked(std::vector<RowBag::Ref>* taken,
+                         GatheredRows* gathered, std::vector<Tuple>* elements)
+      INFLOW_REQUIRES(mu_);
 
   // The lock-free path's gate (see the top of this file). FreezeLocked
   // closes it and waits for lock-free calls in flight; ThawLocked reopens
@@ -204,6 +222,17 @@ class QueueCore {
   [[gnu::always_inline]] inline std::conditional_t<kPush, Status, Result<Tuple>>
   OneElement(Tuple* element, const CallOptions& options) INFLOW_EXCLUDES(mu_);
 
+  // RandomShuffle's EnqueueMany and DequeueMany/UpTo after their checks:
+  // rows go into bag_ by reference and come out of it by one copy each.
+  Status EnqueueRows(Tuple batch, int64_t rows, const CallOptions& options)
+      INFLOW_EXCLUDES(mu_);
+  // EnqueueRows for a pooled bag: the rows copied into reserved slots
+  // before the lock.
+  Status EnqueueSlots(const Tuple& batch, int64_t rows,
+                      const CallOptions& options) INFLOW_EXCLUDES(mu_);
+  Result<Tuple> DequeueRows(int64_t n, bool allow_small_batch,
+                            const CallOptions& options) INFLOW_EXCLUDES(mu_);
+
   Status ClosedError() const;
   Status InsufficientError(int64_t requested, int64_t size) const;
   // A dequeue of `requested` that finds the queue closed with too few
@@ -224,7 +253,14 @@ class QueueCore {
   void Wait(const std::shared_ptr<Attempt>& a, const CallOptions& options,
             const PollStart& polled_since = std::nullopt) INFLOW_EXCLUDES(mu_);
   void AbandonLocked(Attempt* a, Status why) INFLOW_REQUIRES(mu_);
+  // A pooled EnqueueMany that ends early: frees the slots of the rows it
+  // did not insert.
+  void FreeUnpushedSlotsLocked(Attempt* a) INFLOW_REQUIRES(mu_);
   Tuple BatchOf(std::vector<Tuple>& elements) const;
+  // ReleaseRowsLocked's result as a batch (outside the lock; frees a
+  // pooled bag's slots after the copy).
+  Tuple BatchOfReleased(GatheredRows& gathered, std::vector<Tuple>& elements)
+      INFLOW_EXCLUDES(mu_);
 
   const QueueSpec spec_;
   const bool pad_;
@@ -234,6 +270,13 @@ class QueueCore {
   const int64_t keep_;
   // FIFO and PaddingFIFO with capacity >= 2 (see the top of this file).
   const bool fast_;
+  // RandomShuffle (its storage is bag_), and whether its shapes are fully
+  // defined (DequeueMany copies rows straight from the bag's chunks).
+  const bool shuffle_;
+  const bool gather_;
+  // RandomShuffle with numeric components only: bag_ keeps its elements
+  // in slots (row_bag.h).
+  const bool pooled_;
 
   // The lock and the ring's head and size, which every operation on a
   // FIFO queue writes, share one cache line (the ring puts its indices
@@ -264,7 +307,7 @@ class QueueCore {
   int64_t dropped_try_pushes_ INFLOW_GUARDED_BY(mu_) = 0;
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
-  std::vector<Tuple> bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
+  RowBag bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
   std::vector<std::pair<int64_t, Tuple>> heap_
       INFLOW_GUARDED_BY(mu_);  // Priority
   PhiloxSampler random_ INFLOW_GUARDED_BY(mu_);

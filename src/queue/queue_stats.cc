@@ -31,7 +31,7 @@ QueueStats QueueCore::stats() const {
     FreezeScope freeze(this);
     int64_t held = 0;
     for (const auto& a : dequeue_attempts_) {
-      held += static_cast<int64_t>(a->taken.size());
+      held += static_cast<int64_t>(a->taken.size() + a->taken_rows.size());
     }
     stats.enqueued = EnqueuedLocked();
     stats.dequeued = stats.enqueued - StoredLocked() - held;

@@ -141,7 +141,7 @@ void QueueCore::TakeManyLocked(int64_t n, std::vector<Tuple>* taken) {
 void QueueCore::PushStorageLocked(Tuple&& element) {
   switch (spec_.kind) {
     case QueueKind::kRandomShuffle:
-      bag_.push_back(std::move(element));
+      bag_.Append(element);
       break;
     case QueueKind::kPriority: {
       const int64_t priority = element[0].data<int64_t>()[0];
@@ -172,10 +172,7 @@ Tuple QueueCore::TakeStorageLocked() {
     case QueueKind::kRandomShuffle: {
       // TF: a uniformly random slot, refilled from the last one.
       const size_t index = random_() % bag_.size();
-      Tuple t = std::move(bag_[index]);
-      if (index + 1 != bag_.size()) bag_[index] = std::move(bag_.back());
-      bag_.pop_back();
-      return t;
+      return bag_.Release(bag_.Take(index));
     }
     case QueueKind::kPriority: {
       std::pop_heap(heap_.begin(), heap_.end(), LaterPriority);
@@ -204,7 +201,7 @@ void QueueCore::RestoreLocked(std::vector<Tuple>* taken) {
   for (auto it = taken->rbegin(); it != taken->rend(); ++it) {
     switch (spec_.kind) {
       case QueueKind::kRandomShuffle:
-        bag_.push_back(std::move(*it));
+        bag_.Append(*it);
         break;
       case QueueKind::kPriority:
         PushStorageLocked(std::move(*it));
@@ -221,6 +218,44 @@ void QueueCore::RestoreLocked(std::vector<Tuple>* taken) {
   }
   taken->clear();
   UpdateHintLocked();
+}
+
+void QueueCore::PushRowsLocked(const Tuple& batch, int64_t first,
+                               int64_t count) {
+  locked_enqueued_ += count;
+  bag_.AppendRows(batch, first, count);
+  UpdateHintLocked();
+}
+
+void QueueCore::PushSlotsLocked(std::span<const uint32_t> slots) {
+  locked_enqueued_ += static_cast<int64_t>(slots.size());
+  bag_.AppendSlots(slots);
+  UpdateHintLocked();
+}
+
+void QueueCore::TakeRowsLocked(int64_t n, std::vector<RowBag::Ref>* taken) {
+  // TakeStorageLocked's draw, without making the element.
+  for (; n > 0; --n) taken->push_back(bag_.Take(random_() % bag_.size()));
+  UpdateHintLocked();
+}
+
+void QueueCore::RestoreRowsLocked(std::vector<RowBag::Ref>* taken) {
+  // As RestoreLocked: last taken first.
+  for (auto it = taken->rbegin(); it != taken->rend(); ++it) bag_.PutBack(*it);
+  taken->clear();
+  UpdateHintLocked();
+}
+
+void QueueCore::ReleaseRowsLocked(std::vector<RowBag::Ref>* taken,
+                                  GatheredRows* gathered,
+                                  std::vector<Tuple>* elements) {
+  if (gather_) {
+    bag_.ReleaseInto(*taken, gathered);
+  } else {
+    elements->reserve(taken->size());
+    for (const RowBag::Ref ref : *taken) elements->push_back(bag_.Release(ref));
+  }
+  taken->clear();
 }
 
 }  // namespace inflow::internal

@@ -22,7 +22,26 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
     case Op::kEnqueueMany: {
       if (closed_) {
         a->status = ClosedError();
+        FreeUnpushedSlotsLocked(a);
         return RunResult::kComplete;
+      }
+      if (a->batch_rows > 0) {
+        // RandomShuffle's EnqueueMany: as many rows as there is room for.
+        const int64_t count =
+            std::min(spec_.capacity - StoredLocked(),
+                     a->batch_rows - static_cast<int64_t>(a->next_row));
+        if (count > 0 && !a->slots.empty()) {
+          PushSlotsLocked(std::span<const uint32_t>(a->slots).subspan(
+              a->next_row, static_cast<size_t>(count)));
+          a->next_row += static_cast<size_t>(count);
+        } else if (count > 0) {
+          PushRowsLocked(a->batch, static_cast<int64_t>(a->next_row), count);
+          a->next_row += static_cast<size_t>(count);
+        }
+        if (static_cast<int64_t>(a->next_row) == a->batch_rows) {
+          return RunResult::kComplete;
+        }
+        return count > 0 ? RunResult::kProgress : RunResult::kNoProgress;
       }
       bool progress = false;
       while (a->next_row < a->rows.size() && StoredLocked() < spec_.capacity) {
@@ -73,6 +92,7 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
     // Not enough will ever come: give back what was taken, then either
     // take everything (DequeueUpTo) or fail.
     RestoreLocked(&a->taken);
+    RestoreRowsLocked(&a->taken_rows);
     const int64_t stored = StoredLocked();
     if (!a->allow_small_batch || stored == 0) {
       a->status = InsufficientError(a->requested, size);
@@ -81,6 +101,14 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
     a->requested = stored;
   }
   bool progress = false;
+  if (shuffle_) {
+    const int64_t count = std::min(a->requested, TakeableLocked());
+    if (count > 0) {
+      TakeRowsLocked(count, &a->taken_rows);
+      a->requested -= count;
+      progress = true;
+    }
+  }
   while (a->requested > 0 && TakeableLocked() > 0) {
     a->taken.push_back(TakeLocked());
     --a->requested;
@@ -88,6 +116,12 @@ QueueCore::RunResult QueueCore::RunLocked(Attempt* a) {
   }
   if (a->requested == 0) return RunResult::kComplete;
   return progress ? RunResult::kProgress : RunResult::kNoProgress;
+}
+
+void QueueCore::FreeUnpushedSlotsLocked(Attempt* a) {
+  if (a->next_row >= a->slots.size()) return;
+  bag_.FreeSlots(std::span<const uint32_t>(a->slots).subspan(a->next_row));
+  a->slots.resize(a->next_row);
 }
 
 bool QueueCore::RunSideLocked(AttemptList* side, WakeList* wake) {
@@ -129,6 +163,8 @@ void QueueCore::AbandonLocked(Attempt* a, Status why) {
   // Spec divergence (section 1.6): TF drops what a cancelled DequeueMany had
   // taken; we put it back at the front, in order.
   RestoreLocked(&a->taken);
+  RestoreRowsLocked(&a->taken_rows);
+  FreeUnpushedSlotsLocked(a);
   a->status = std::move(why);
   a->done = true;
 }
