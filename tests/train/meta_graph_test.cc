@@ -276,7 +276,8 @@ TEST(MetaGraphTest, WriteMetaGraphPublishesTheSerializedBytesAndNoTemporary) {
 
 TEST(MetaGraphTest, WrittenFilesSurviveACrashAfterTheWrite) {
   MemEnv env;
-  ASSERT_TRUE(env.CreateDir("ckpt").ok());
+  // Creates the folder durably (its parent synced), as a Saver does.
+  ASSERT_TRUE(RecursivelyCreateDir(env, "ckpt").ok());
   MetaGraphOptions options;
   options.env = &env;
   ASSERT_TRUE(WriteMetaGraph(Issue15Model(), "ckpt/m", options).ok());
@@ -300,7 +301,7 @@ TEST(MetaGraphTest, AFailedWriteNamesTheFileAndLeavesNothing) {
 
 TEST(MetaGraphTest, AFailedOverwriteKeepsThePreviousFileWhole) {
   MemEnv env;
-  ASSERT_TRUE(env.CreateDir("ckpt").ok());
+  ASSERT_TRUE(RecursivelyCreateDir(env, "ckpt").ok());
   MetaGraphOptions options;
   options.env = &env;
   MlpGraph old_graph = Issue15Model();
