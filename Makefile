@@ -13,7 +13,7 @@ SAN_FLAGS := -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 TSAN_RUN := setarch $(shell uname -m) -R
 
 .PHONY: all deps build demo test test-release test-py test-asan test-tsan \
-        check-format format bench stress clean
+        check-format format bench bench-peers stress clean
 
 all: build
 
@@ -61,6 +61,13 @@ format:
 
 bench: build
 	@scripts/run-benchmarks
+
+# The benchmarks' peers (PyTorch for bench_train_vs_torch), then the
+# training benchmark against them.
+bench-peers: build/release/build.ninja
+	scripts/install-peers
+	cmake --build build/release -j $(JOBS) --target bench_train_vs_torch
+	build/release/bin/bench_train_vs_torch
 
 stress: build
 	cd build/release && INFLOW_STRESS=long ctest --output-on-failure -L stress

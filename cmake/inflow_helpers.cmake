@@ -49,27 +49,31 @@ function(inflow_add_test name)
     ENVIRONMENT "INFLOW_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;INFLOW_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
 endfunction()
 
-# inflow_add_bench(<name> SOURCES ... [LIBS ...] [KERNELS]): bin/bench_<name>,
-# and a ctest bench_<name>_smoke that runs it in smoke mode (--smoke) and
-# checks the shape of its last JSON line (cmake/check_bench_json.cmake).
+# inflow_add_bench(<name> SOURCES ... [LIBS ...] [KERNELS] [JSON_NAME n]):
+# bin/bench_<name>, and a ctest bench_<name>_smoke that runs it in smoke
+# mode (--smoke) and checks the shape of its last JSON line, whose "bench"
+# is JSON_NAME (default <name>) (cmake/check_bench_json.cmake).
 # With KERNELS (the program runs SIMD kernels and names them in the line)
 # also bench_<name>_smoke_portable, the same under INFLOW_KERNELS=portable,
 # where every kernel named must be "portable".
 function(inflow_add_bench name)
-  cmake_parse_arguments(ARG "KERNELS" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "KERNELS" "JSON_NAME" "SOURCES;LIBS" ${ARGN})
+  if(NOT ARG_JSON_NAME)
+    set(ARG_JSON_NAME ${name})
+  endif()
   add_executable(bench_${name} ${ARG_SOURCES})
   target_link_libraries(bench_${name} PRIVATE ${ARG_LIBS} benchmark::benchmark)
   target_include_directories(bench_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/bench)
   set(check ${PROJECT_SOURCE_DIR}/cmake/check_bench_json.cmake)
   add_test(NAME bench_${name}_smoke
-    COMMAND ${CMAKE_COMMAND} -DBENCH=$<TARGET_FILE:bench_${name}> -DNAME=${name}
-            -P ${check})
+    COMMAND ${CMAKE_COMMAND} -DBENCH=$<TARGET_FILE:bench_${name}>
+            -DNAME=${ARG_JSON_NAME} -P ${check})
   set_tests_properties(bench_${name}_smoke PROPERTIES TIMEOUT 60
     LABELS "bench;release-only")
   if(ARG_KERNELS)
     add_test(NAME bench_${name}_smoke_portable
       COMMAND ${CMAKE_COMMAND} -DBENCH=$<TARGET_FILE:bench_${name}>
-              -DNAME=${name} -DEXPECT_PORTABLE=ON -P ${check})
+              -DNAME=${ARG_JSON_NAME} -DEXPECT_PORTABLE=ON -P ${check})
     set_tests_properties(bench_${name}_smoke_portable PROPERTIES TIMEOUT 60
       LABELS "bench;release-only" ENVIRONMENT "INFLOW_KERNELS=portable")
   endif()

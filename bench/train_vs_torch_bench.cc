@@ -1,0 +1,305 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_train_vs_torch: training steps per second of inflow's Mlp
+// (784-625-625-10, ReLU, dropout 0.8 / 0.5, softmax cross-entropy,
+// RMSProp(0.001, 0.9), batch 128, one thread) against the same model in
+// PyTorch (bench/py/train_torch.py, run with /usr/bin/python3, one thread,
+// OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset). Both sides train on the
+// same batches: Fashion-MNIST's first 12800 training images scaled to
+// [0, 1], in order, cycled (random pixels when the dataset is missing).
+// Each round runs both sides, a different one first each round; figures
+// are medians over the rounds. Ends with one JSON line:
+//   {"bench": "train", "steps_per_s": x, "torch_steps_per_s": y,
+//    "ratio": x / y, "cpu_steps_per_s", "torch_cpu_steps_per_s",
+//    "cpu_ratio" (the same per second of CPU time, steadier on a loaded
+//    machine), "batch": 128, "rounds": r, "steps_per_round": s,
+//    "fashion_mnist": 1 or 0, "kernels": {"train": "avx512"}}
+// with the torch figures and ratios null and "torch_reason" saying why
+// when PyTorch cannot run.
+// --smoke: 10 steps a side, one round (no figure means anything).
+// --profile: inflow alone, 500 steps (for perf record).
+// --products: the step's five large products alone, each with every kernel
+// the CPU runs, at the densities the model sees (45% of the inputs
+// nonzero after dropout, 25% of the hidden activations and of their
+// gradients): ms of CPU per product and GFMA/s counting only the nonzero
+// terms, against the dense product's multiply-adds.
+
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "inflow/core/tensor.h"
+#include "inflow/train/mlp.h"
+#include "inflow/train/optimizer.h"
+
+#include "bench_util.h"
+#include "pipeline_data.h"
+#include "train/matmul_kernels.h"
+#include "train/random.h"
+#include "train/sparse_rows.h"
+
+#ifndef INFLOW_TORCH_SCRIPT
+#define INFLOW_TORCH_SCRIPT "bench/py/train_torch.py"
+#endif
+
+namespace inflow::bench {
+namespace {
+
+constexpr int64_t kBatch = 128;
+constexpr size_t kImages = 12800;
+
+struct Data {
+  std::vector<Tensor> images;  // float32 [128, 784] each
+  std::vector<Tensor> labels;  // int64 [128]
+  bool fashion_mnist = false;
+};
+
+Data MakeData() {
+  Data data;
+  std::FILE* probe = std::fopen(
+      (std::string(kDatasetDir) + "/train-images-idx3-ubyte.gz").c_str(), "rb");
+  std::vector<float> pixels(kImages * 784);
+  std::vector<int64_t> labels(kImages);
+  if (probe != nullptr) {
+    std::fclose(probe);
+    const Images images = LoadFashionMnist(kDatasetDir, kImages);
+    for (size_t i = 0; i < pixels.size(); ++i) {
+      pixels[i] = static_cast<float>(images.pixels[i]) / 255.0f;
+    }
+    for (size_t i = 0; i < kImages; ++i) labels[i] = images.labels[i];
+    data.fashion_mnist = true;
+  } else {
+    internal::TrainRandom random(0, 0);
+    for (float& p : pixels) p = static_cast<float>(random.Uniform());
+    for (int64_t& l : labels) l = static_cast<int64_t>(random.Next() % 10);
+  }
+  for (size_t b = 0; b + kBatch <= kImages; b += kBatch) {
+    Tensor x(DType::kFloat32, TensorShape({kBatch, 784}));
+    Tensor y(DType::kInt64, TensorShape({kBatch}));
+    std::copy(pixels.begin() + b * 784, pixels.begin() + (b + kBatch) * 784,
+              OrDie(x.mutable_flat<float>()).begin());
+    std::copy(labels.begin() + b, labels.begin() + b + kBatch,
+              OrDie(y.mutable_flat<int64_t>()).begin());
+    data.images.push_back(x);
+    data.labels.push_back(y);
+  }
+  return data;
+}
+
+double ThreadCpuSeconds() {
+  timespec t;
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+class InflowSide {
+ public:
+  explicit InflowSide(const Data& data) : data_(data) {
+    model_ = OrDie(Mlp::Create(MlpOptions{}));
+    optimizer_ =
+        OrDie(Optimizer::Create(OptimizerOptions{}, model_->variables()));
+  }
+  std::string_view kernel() const { return model_->kernel(); }
+
+  // Steps per second over `steps` steps (wall time); per second of this
+  // thread's CPU time in *cpu_rate.
+  double Run(int steps, double* cpu_rate = nullptr) {
+    const double cpu0 = ThreadCpuSeconds();
+    const auto start = std::chrono::steady_clock::now();
+    for (int k = 0; k < steps; ++k) Step();
+    const std::chrono::duration<double> elapsed =
+        std::chrono::steady_clock::now() - start;
+    if (cpu_rate != nullptr) *cpu_rate = steps / (ThreadCpuSeconds() - cpu0);
+    return steps / elapsed.count();
+  }
+  float last_loss() const { return loss_; }
+
+ private:
+  void Step() {
+    const size_t b = static_cast<size_t>(next_++) % data_.images.size();
+    loss_ = OrDie(model_->ComputeGradients(data_.images[b], data_.labels[b],
+                                           optimizer_->step()));
+    OrDie(optimizer_->Apply(model_->gradients()));
+  }
+
+  const Data& data_;
+  std::unique_ptr<Mlp> model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  int64_t next_ = 0;
+  float loss_ = 0;
+};
+
+struct Rate {
+  double wall;  // steps per second
+  double cpu;   // steps per second of CPU time
+};
+
+// The torch side's rates, or nullopt and `reason`.
+std::optional<Rate> RunTorch(int steps, int warmup, std::string* reason) {
+  const std::string cmd =
+      "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 "
+      "/usr/bin/python3 " INFLOW_TORCH_SCRIPT " --steps " +
+      std::to_string(steps) + " --warmup " + std::to_string(warmup) +
+      " --images " + std::to_string(kImages) + " 2>&1";
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) {
+    *reason = "cannot run /usr/bin/python3";
+    return std::nullopt;
+  }
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
+  const int rc = ::pclose(pipe);
+  const size_t at = out.rfind("{\"steps_per_s\": ");
+  if (rc != 0 || at == std::string::npos) {
+    while (!out.empty() && (out.back() == '\n' || out.back() == '"'))
+      out.pop_back();
+    const size_t line = out.rfind('\n');
+    *reason = out.substr(line == std::string::npos ? 0 : line + 1);
+    for (char& c : *reason) c = c == '"' || c == '\\' ? '\'' : c;
+    if (reason->empty()) *reason = "train_torch.py failed";
+    return std::nullopt;
+  }
+  const size_t cpu = out.find("\"cpu_steps_per_s\": ", at);
+  return Rate{std::stod(out.substr(at + 16)),
+              cpu == std::string::npos ? 0.0 : std::stod(out.substr(cpu + 19))};
+}
+
+int Products() {
+  struct Product {
+    const char* name;
+    int64_t m, k, n;
+    double density;
+  };
+  const Product products[] = {{"forward layer1", 128, 784, 625, 0.45},
+                              {"forward layer2", 128, 625, 625, 0.25},
+                              {"dW2 = h1^T d2", 625, 128, 625, 0.25},
+                              {"d1 = d2 W2^T", 128, 625, 625, 0.25},
+                              {"dW1 = x^T d1", 784, 128, 625, 0.45}};
+  internal::TrainRandom random(1, 1);
+  for (const Product& p : products) {
+    std::vector<float> a(p.m * p.k), b(p.k * p.n), c(p.m * p.n);
+    for (float& v : a) {
+      v = random.Uniform() < p.density ? static_cast<float>(random.Uniform())
+                                       : 0.0f;
+    }
+    for (float& v : b) v = static_cast<float>(random.Uniform());
+    internal::SparseRows rows;
+    rows.AssignDense(a.data(), p.m, p.k);
+    for (internal::TrainKernel kernel : internal::kAllTrainKernels) {
+      if (!internal::TrainKernelSupported(kernel)) continue;
+      const int reps = kernel == internal::TrainKernel::kPortable ? 5 : 40;
+      internal::SparseMatMul(kernel, rows, b.data(), p.n, c.data());
+      const double cpu0 = ThreadCpuSeconds();
+      for (int r = 0; r < reps; ++r) {
+        internal::SparseMatMul(kernel, rows, b.data(), p.n, c.data());
+      }
+      const double seconds = (ThreadCpuSeconds() - cpu0) / reps;
+      std::fprintf(stderr,
+                   "%-15s %-8s %6.3f ms  %5.1f GFMA/s  (%lld of %lld "
+                   "multiply-adds)\n",
+                   p.name,
+                   std::string(internal::TrainKernelName(kernel)).c_str(),
+                   seconds * 1e3,
+                   static_cast<double>(rows.nonzeros() * p.n) / seconds / 1e9,
+                   static_cast<long long>(rows.nonzeros() * p.n),
+                   static_cast<long long>(p.m * p.k * p.n));
+    }
+  }
+  return 0;
+}
+
+int Main(bool smoke, bool profile) {
+  const Data data = MakeData();
+  InflowSide inflow(data);
+  if (profile) {
+    double cpu_rate;
+    const double rate = inflow.Run(500, &cpu_rate);
+    std::fprintf(stderr, "inflow: %.1f steps/s, %.1f per CPU second\n", rate,
+                 cpu_rate);
+    return 0;
+  }
+  const int steps = smoke ? 10 : 300;
+  const int rounds = smoke ? 1 : 5;
+  const int warmup = smoke ? 2 : 20;
+  inflow.Run(warmup);
+  std::vector<double> ours, theirs, ratios, ours_cpu, theirs_cpu, cpu_ratios;
+  std::string reason;
+  bool torch_ok = true;
+  for (int round = 0; round < rounds; ++round) {
+    Rate mine{};
+    std::optional<Rate> torch;
+    for (int k = 0; k < 2; ++k) {
+      if ((k + round) % 2 == 0) {
+        mine.wall = inflow.Run(steps, &mine.cpu);
+      } else if (torch_ok) {
+        torch = RunTorch(steps, warmup, &reason);
+        torch_ok = torch.has_value();
+      }
+    }
+    ours.push_back(mine.wall);
+    ours_cpu.push_back(mine.cpu);
+    std::fprintf(stderr,
+                 "round %d: inflow %.1f steps/s, %.1f per CPU second (loss "
+                 "%.4f)",
+                 round, mine.wall, mine.cpu, inflow.last_loss());
+    if (torch) {
+      theirs.push_back(torch->wall);
+      theirs_cpu.push_back(torch->cpu);
+      ratios.push_back(mine.wall / torch->wall);
+      cpu_ratios.push_back(mine.cpu / torch->cpu);
+      std::fprintf(stderr,
+                   "; torch %.1f steps/s, %.1f per CPU second; ratio %.3f, "
+                   "per CPU second %.3f",
+                   torch->wall, torch->cpu, mine.wall / torch->wall,
+                   mine.cpu / torch->cpu);
+    }
+    std::fprintf(stderr, "\n");
+  }
+  auto fmt = [](double v) { return std::to_string(v); };
+  std::string torch_json = "null", ratio_json = "null", reason_json;
+  std::string torch_cpu_json = "null", cpu_ratio_json = "null";
+  if (torch_ok) {
+    torch_json = fmt(Median(theirs));
+    ratio_json = fmt(Median(ratios));
+    torch_cpu_json = fmt(Median(theirs_cpu));
+    cpu_ratio_json = fmt(Median(cpu_ratios));
+  } else {
+    reason_json = ", \"torch_reason\": \"" + reason + "\"";
+  }
+  std::printf(
+      "{\"bench\": \"train\", \"steps_per_s\": %.2f, \"torch_steps_per_s\": "
+      "%s, \"ratio\": %s%s, \"cpu_steps_per_s\": %.2f, "
+      "\"torch_cpu_steps_per_s\": %s, \"cpu_ratio\": %s, \"batch\": %lld, "
+      "\"rounds\": %d, \"steps_per_round\": %d, \"fashion_mnist\": %d, "
+      "\"kernels\": {\"train\": \"%s\"}}\n",
+      Median(ours), torch_json.c_str(), ratio_json.c_str(), reason_json.c_str(),
+      Median(ours_cpu), torch_cpu_json.c_str(), cpu_ratio_json.c_str(),
+      static_cast<long long>(kBatch), rounds, steps, data.fashion_mnist ? 1 : 0,
+      std::string(inflow.kernel()).c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace inflow::bench
+
+int main(int argc, char** argv) {
+  const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
+  bool profile = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--products") {
+      return inflow::bench::Products();
+    }
+  }
+  // Takes (and ignores) the benchmark library's flags, which the smoke
+  // check passes; this program registers no benchmarks.
+  for (int i = 1; i < argc; ++i) {
+    profile = profile || std::string_view(argv[i]) == "--profile";
+  }
+  return inflow::bench::Main(smoke, profile);
+}
