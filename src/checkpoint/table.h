@@ -82,6 +82,8 @@ class TableIterator {
   virtual Status status() const = 0;
 };
 
+struct TableRep;  // table_reader.cc
+
 // An open table. Thread-safe: iterators may be used from several threads
 // (each iterator by one thread at a time).
 class Table {
@@ -102,9 +104,9 @@ class Table {
   const std::string& name() const;
 
  private:
-  struct Rep;
-  explicit Table(std::unique_ptr<Rep> rep);
-  std::unique_ptr<Rep> rep_;
+  explicit Table(std::shared_ptr<const TableRep> rep);
+  // Shared with the iterators, which may outlive the Table.
+  std::shared_ptr<const TableRep> rep_;
 };
 
 }  // namespace inflow::internal
