@@ -8,6 +8,7 @@
 #include <random>
 #include <utility>
 
+#include "checkpoint/path.h"
 #include "checkpoint/table.h"
 
 namespace inflow::internal {
@@ -123,19 +124,15 @@ std::string TempFilename(const std::string& path) {
   return path + ".tempstate" + hex;
 }
 
-std::string DirName(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string_view::npos) return "";
-  if (slash == 0) return "/";
-  return std::string(path.substr(0, slash));
+std::string DirectoryOf(const std::string& path) {
+  const std::string dir = Dirname(path);
+  return dir.empty() ? "." : dir;
 }
 
 Status CreateParentDir(Env& env, const std::string& path) {
-  const std::string dir = DirName(path);
-  if (dir.empty() || dir == "/") return OkStatus();
-  if (env.FileExists(dir).ok()) return OkStatus();
-  INFLOW_RETURN_IF_ERROR(CreateParentDir(env, dir));
-  return env.CreateDir(dir);
+  const std::string dir = Dirname(path);
+  if (dir.empty()) return OkStatus();
+  return RecursivelyCreateDir(env, dir);
 }
 
 }  // namespace inflow::internal

@@ -49,9 +49,10 @@ BundleHeader MakeBundleHeader(int32_t num_shards);
 
 // "<path>.tempstate<16 random hex digits>".
 std::string TempFilename(const std::string& path);
-// The directory part of `path`: "a/b" for "a/b/c", "" for "c", "/" for "/c".
-std::string DirName(std::string_view path);
-// Creates the directory `path` lies in, and its parents; OK when it exists.
+// The directory `path` lies in, for SyncDir ("." for a bare name).
+std::string DirectoryOf(const std::string& path);
+// Creates the directory `path` lies in, and its parents, each made durable
+// in its own parent; OK when it exists.
 Status CreateParentDir(Env& env, const std::string& path);
 
 }  // namespace inflow::internal

@@ -1,6 +1,7 @@
 // Copyright 2026 The inflow Authors.
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>

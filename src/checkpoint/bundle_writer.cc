@@ -60,8 +60,7 @@ struct BundleWriter::Rep {
   }
 
   Status Publish() {
-    const std::string dir = internal::DirName(prefix);
-    const std::string sync_dir = dir.empty() ? "." : dir;
+    const std::string dir = internal::DirectoryOf(index_path);
     if (options.sync) INFLOW_RETURN_IF_ERROR(data_file->Sync());
     Status s = data_file->Close();
     data_file.reset();
@@ -70,13 +69,20 @@ struct BundleWriter::Rep {
     s = internal::WriteBundleIndex(
         env(), index_tmp, internal::MakeBundleHeader(1), entries, options.sync);
     if (!s.ok()) return s.WithContext("bundle index " + index_path);
-    // The data file first: an index is never visible without its data.
+    // Overwriting a bundle: its index goes first, so that a crash in
+    // between never pairs the old index with the new data.
+    if (env().FileExists(index_path).ok()) {
+      INFLOW_RETURN_IF_ERROR(env().DeleteFile(index_path));
+      if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
+    }
+    // The data file before the index, each rename made durable before the
+    // next: an index is never visible without its data.
     INFLOW_RETURN_IF_ERROR(env().RenameFile(data_tmp, data_path));
     data_tmp.clear();
-    if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(sync_dir));
+    if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
     INFLOW_RETURN_IF_ERROR(env().RenameFile(index_tmp, index_path));
     index_tmp.clear();
-    if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(sync_dir));
+    if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
     return OkStatus();
   }
 };

@@ -6,6 +6,7 @@
 // inputs as they were.
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,17 @@ Status MergeBundles(Env& env, std::span<const std::string> prefixes,
     env.DeleteFile(tmp).IgnoreError();
     return s.WithContext("writing merged bundle index " + merged_index);
   }
+  const std::string sync_dir = internal::DirectoryOf(merged_index);
+  // As BundleWriter: an index being replaced goes first, so that a crash
+  // never pairs it with the new data files.
+  if (env.FileExists(merged_index).ok()) {
+    s = env.DeleteFile(merged_index);
+    if (s.ok()) s = env.SyncDir(sync_dir);
+    if (!s.ok()) {
+      env.DeleteFile(tmp).IgnoreError();
+      return s.WithContext("replacing bundle index " + merged_index);
+    }
+  }
   int32_t next = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const int32_t shards = inputs[i].header.num_shards;
@@ -77,16 +89,19 @@ Status MergeBundles(Env& env, std::span<const std::string> prefixes,
       }
     }
   }
-  const std::string dir = internal::DirName(merged_index);
-  const std::string sync_dir = dir.empty() ? "." : dir;
   INFLOW_RETURN_IF_ERROR(env.SyncDir(sync_dir));
   INFLOW_RETURN_IF_ERROR(env.RenameFile(tmp, merged_index));
+  INFLOW_RETURN_IF_ERROR(env.SyncDir(sync_dir));
+  std::set<std::string> input_dirs;
   for (const internal::BundleIndex& input : inputs) {
-    if (input.path != merged_index) {
-      INFLOW_RETURN_IF_ERROR(env.DeleteFile(input.path));
-    }
+    if (input.path == merged_index) continue;
+    INFLOW_RETURN_IF_ERROR(env.DeleteFile(input.path));
+    input_dirs.insert(internal::DirectoryOf(input.path));
   }
-  return env.SyncDir(sync_dir);
+  for (const std::string& dir : input_dirs) {
+    INFLOW_RETURN_IF_ERROR(env.SyncDir(dir));
+  }
+  return OkStatus();
 }
 
 }  // namespace inflow

@@ -2,6 +2,9 @@
 
 #include "inflow/io/env.h"
 
+#include <string>
+#include <vector>
+
 namespace inflow {
 
 Result<size_t> ReadFully(const RandomAccessFile& file, uint64_t offset,
@@ -42,19 +45,51 @@ Status WriteStringToFile(Env& env, const std::string& path,
   return file->Close();
 }
 
-// Back ends that do not have these yet say so.
-Status Env::DeleteDir(const std::string& path) {
-  return UnimplementedError("DeleteDir is not supported by this Env: " + path);
+namespace {
+
+// "a/b/c" -> "a/b"; "/a" -> "/"; "a" -> "".
+std::string ParentDir(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-Status Env::IsDirectory(const std::string& path) {
-  return UnimplementedError("IsDirectory is not supported by this Env: " +
-                            path);
-}
+}  // namespace
 
-Result<double> Env::GetModificationTime(const std::string& path) {
-  return UnimplementedError(
-      "GetModificationTime is not supported by this Env: " + path);
+Status RecursivelyCreateDir(Env& env, const std::string& path) {
+  std::string dir = path;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir.empty())
+    return InvalidArgumentError("cannot create a directory \"\"");
+  // Walk up to the deepest component that exists, then create downwards.
+  std::vector<std::string> missing;
+  while (!dir.empty()) {
+    Status s = env.IsDirectory(dir);
+    if (s.ok()) break;
+    if (!IsNotFound(s)) {
+      if (s.code() == StatusCode::kFailedPrecondition) {
+        // Name the file: the topmost component that is not a directory.
+        for (std::string up = ParentDir(dir);
+             !up.empty() &&
+             env.IsDirectory(up).code() == StatusCode::kFailedPrecondition;
+             up = ParentDir(up)) {
+          dir = up;
+        }
+        return FailedPreconditionError("cannot create directory " + path +
+                                       ": " + dir + " is not a directory");
+      }
+      return s.WithContext("creating directory " + path);
+    }
+    missing.push_back(dir);
+    if (dir == "/") break;
+    dir = ParentDir(dir);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    INFLOW_RETURN_IF_ERROR(env.CreateDir(*it));
+    const std::string parent = ParentDir(*it);
+    INFLOW_RETURN_IF_ERROR(env.SyncDir(parent.empty() ? "." : parent));
+  }
+  return OkStatus();
 }
 
 }  // namespace inflow

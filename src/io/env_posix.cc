@@ -21,6 +21,13 @@
 namespace inflow {
 namespace {
 
+// ENOTDIR from a directory call: `path` or a component of it is a file.
+Status NotADirectory(std::string_view context, const std::string& path) {
+  return FailedPreconditionError(std::string(context) + " " + path +
+                                 ": it or a directory in its path is not a "
+                                 "directory");
+}
+
 Status IoError(std::string_view context, const std::string& path, int err) {
   std::string message =
       std::string(context) + " " + path + ": " + std::strerror(err);
@@ -206,10 +213,40 @@ class PosixEnv final : public Env {
   }
 
   Status CreateDir(const std::string& path) override {
-    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
-      return IoError("mkdir", path, errno);
+    if (::mkdir(path.c_str(), 0755) == 0) return OkStatus();
+    const int err = errno;
+    if (err == EEXIST) return IsDirectory(path);
+    if (err == ENOTDIR) return NotADirectory("mkdir", path);
+    return IoError("mkdir", path, err);
+  }
+
+  Status DeleteDir(const std::string& path) override {
+    if (::rmdir(path.c_str()) == 0) return OkStatus();
+    const int err = errno;
+    if (err == ENOTEMPTY || err == EEXIST) {
+      return FailedPreconditionError("rmdir " + path + ": directory not empty");
+    }
+    if (err == ENOTDIR) return NotADirectory("rmdir", path);
+    return IoError("rmdir", path, err);
+  }
+
+  Status IsDirectory(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      if (errno == ENOTDIR) return NotADirectory("stat", path);
+      return IoError("stat", path, errno);
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      return FailedPreconditionError(path + " is not a directory");
     }
     return OkStatus();
+  }
+
+  Result<double> GetModificationTime(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return IoError("stat", path, errno);
+    return static_cast<double>(st.st_mtim.tv_sec) +
+           static_cast<double>(st.st_mtim.tv_nsec) * 1e-9;
   }
 
   Result<std::vector<std::string>> GetChildren(

@@ -2,127 +2,133 @@
 
 #include "inflow/io/mem_env.h"
 
-#include <algorithm>
-#include <cstring>
-#include <optional>
+#include <chrono>
 #include <utility>
 
+#include "mem_env_state.h"
+
 namespace inflow {
-namespace {
 
-// One file's bytes. Guarded by MemEnv::State::mu (every access below holds
-// it).
-struct FileData {
-  std::string data;
-  size_t synced = 0;  // bytes that survive DropUnsyncedData()
-};
+using internal::MemFile;
+using internal::NormalizePath;
+using internal::ParentOf;
+using internal::WallTime;
 
-struct Fault {
-  uint64_t offset;
-  Status error;
-};
+namespace internal {
 
-}  // namespace
+double WallTime() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
-struct MemEnv::State {
-  Mutex mu;
-  std::map<std::string, std::shared_ptr<FileData>> files INFLOW_GUARDED_BY(mu);
-  std::set<std::string> dirs INFLOW_GUARDED_BY(mu);
-  size_t max_read_chunk INFLOW_GUARDED_BY(mu) = 0;
-  std::map<std::string, Fault> read_faults INFLOW_GUARDED_BY(mu);
-  std::map<std::string, Fault> write_faults INFLOW_GUARDED_BY(mu);
-};
-
-namespace {
-
-class MemRandomAccessFile final : public RandomAccessFile {
- public:
-  MemRandomAccessFile(std::string name, std::shared_ptr<MemEnv::State> state,
-                      std::shared_ptr<FileData> file)
-      : name_(std::move(name)),
-        state_(std::move(state)),
-        file_(std::move(file)) {}
-
-  Result<size_t> Read(uint64_t offset, size_t n, char* scratch) const override {
-    MutexLock lock(&state_->mu);
-    if (state_->max_read_chunk > 0) n = std::min(n, state_->max_read_chunk);
-    auto fault = state_->read_faults.find(name_);
-    if (fault != state_->read_faults.end() && n > 0) {
-      const uint64_t at = fault->second.offset;
-      if (offset == at) {
-        return fault->second.error.WithContext(
-            "read at offset " + std::to_string(offset) + " of " + name_);
-      }
-      if (offset < at && at - offset < n) n = static_cast<size_t>(at - offset);
-    }
-    const std::string& data = file_->data;
-    if (offset >= data.size()) return size_t{0};
-    n = std::min<uint64_t>(n, data.size() - offset);
-    std::memcpy(scratch, data.data() + offset, n);
-    return n;
-  }
-  const std::string& name() const override { return name_; }
-
- private:
-  const std::string name_;
-  const std::shared_ptr<MemEnv::State> state_;
-  const std::shared_ptr<FileData> file_;
-};
-
-class MemWritableFile final : public WritableFile {
- public:
-  MemWritableFile(std::string name, std::shared_ptr<MemEnv::State> state,
-                  std::shared_ptr<FileData> file)
-      : name_(std::move(name)),
-        state_(std::move(state)),
-        file_(std::move(file)) {}
-
-  Status Append(std::string_view data) override {
-    if (closed_) return Closed();
-    MutexLock lock(&state_->mu);
-    std::string& bytes = file_->data;
-    auto fault = state_->write_faults.find(name_);
-    if (fault != state_->write_faults.end() &&
-        bytes.size() + data.size() > fault->second.offset) {
-      const uint64_t at = fault->second.offset;
-      if (bytes.size() < at) {
-        bytes.append(data.substr(0, static_cast<size_t>(at - bytes.size())));
-      }
-      return fault->second.error.WithContext("write to " + name_);
-    }
-    bytes.append(data);
-    return OkStatus();
-  }
-  Status Flush() override { return closed_ ? Closed() : OkStatus(); }
-  Status Sync() override {
-    if (closed_) return Closed();
-    MutexLock lock(&state_->mu);
-    file_->synced = file_->data.size();
-    return OkStatus();
-  }
-  Status Close() override {
-    closed_ = true;
-    return OkStatus();
-  }
-  const std::string& name() const override { return name_; }
-
- private:
-  Status Closed() const {
-    return FailedPreconditionError("file " + name_ + " is closed");
-  }
-
-  const std::string name_;
-  const std::shared_ptr<MemEnv::State> state_;
-  const std::shared_ptr<FileData> file_;
-  bool closed_ = false;
-};
-
-std::string Parent(const std::string& path) {
+std::string ParentOf(const std::string& path) {
   const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? (path.size() == 1 ? path : "/") : path.substr(0, slash);
+}
+
+std::string NormalizePath(const std::string& path) {
+  std::string p = path;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  while (p.size() > 2 && p.compare(0, 2, "./") == 0) p.erase(0, 2);
+  if (p == ".") p.clear();
+  return p;
+}
+
+}  // namespace internal
+
+namespace {
+
+bool IsRoot(const std::string& path) { return path.empty() || path == "/"; }
+
+Status Missing(const std::string& path) {
+  return NotFoundError(path + " not found");
 }
 
 }  // namespace
+
+std::string_view MemEnvOpName(MemEnvOp op) {
+  switch (op) {
+    case MemEnvOp::kNewWritableFile:
+      return "NewWritableFile";
+    case MemEnvOp::kNewAppendableFile:
+      return "NewAppendableFile";
+    case MemEnvOp::kAppend:
+      return "Append";
+    case MemEnvOp::kFlush:
+      return "Flush";
+    case MemEnvOp::kSync:
+      return "Sync";
+    case MemEnvOp::kClose:
+      return "Close";
+    case MemEnvOp::kRenameFile:
+      return "RenameFile";
+    case MemEnvOp::kDeleteFile:
+      return "DeleteFile";
+    case MemEnvOp::kCreateDir:
+      return "CreateDir";
+    case MemEnvOp::kDeleteDir:
+      return "DeleteDir";
+    case MemEnvOp::kSyncDir:
+      return "SyncDir";
+  }
+  return "?";
+}
+
+// --- State. ---
+
+Status MemEnv::State::Mutate(MemEnvOp op, std::string_view path,
+                             std::string_view to, int64_t bytes) {
+  const uint64_t n = ++mutations;
+  Status fault;
+  if (dead) {
+    fault = fail_error;
+  } else if (fail_at == n) {
+    fault = fail_error;
+    dead = fail_mode == kSticky;
+    fail_at = 0;
+  } else if (auto it = next_faults.find(op); it != next_faults.end()) {
+    fault = std::move(it->second);
+    next_faults.erase(it);
+  }
+  if (!log_on && fault.ok()) return OkStatus();
+  std::string what(MemEnvOpName(op));
+  if (bytes >= 0)
+    what.append(" ").append(std::to_string(bytes)).append(" bytes to");
+  what.append(" ").append(path);
+  if (!to.empty()) what.append(" -> ").append(to);
+  if (log_on) log.push_back(what);
+  if (fault.ok()) return OkStatus();
+  return fault.WithContext("injected at mutating call " + std::to_string(n) +
+                           " (" + what + ")");
+}
+
+bool MemEnv::State::IsDir(const std::string& path) const {
+  return IsRoot(path) || dirs.count(path) > 0;
+}
+
+std::optional<std::string> MemEnv::State::FileAncestor(
+    const std::string& path) const {
+  for (std::string p = ParentOf(path); !IsRoot(p); p = ParentOf(p)) {
+    if (files.count(p) > 0) return p;
+  }
+  return std::nullopt;
+}
+
+void MemEnv::State::MakeParents(const std::string& path, double now) {
+  for (std::string p = ParentOf(path); !IsRoot(p); p = ParentOf(p)) {
+    if (!dirs.emplace(p, now).second) break;
+    durable_dirs.insert(p);
+  }
+}
+
+void MemEnv::State::Touch(const std::string& dir, double now) {
+  auto it = dirs.find(dir);
+  if (it != dirs.end()) it->second = now;
+}
+
+// --- Faults. ---
 
 MemEnv::MemEnv() : state_(std::make_shared<State>()) {}
 MemEnv::~MemEnv() = default;
@@ -144,105 +150,178 @@ void MemEnv::InjectWriteError(const std::string& path, uint64_t offset,
   state_->write_faults[path] = {offset, std::move(error)};
 }
 
+uint64_t MemEnv::mutation_count() const {
+  MutexLock lock(&state_->mu);
+  return state_->mutations;
+}
+
+void MemEnv::FailMutation(uint64_t n, Status error, FaultMode mode) {
+  MutexLock lock(&state_->mu);
+  state_->fail_at = n == 0 ? 0 : state_->mutations + n;
+  state_->fail_error = std::move(error);
+  state_->fail_mode = mode;
+}
+
+void MemEnv::FailNext(MemEnvOp op, Status error) {
+  MutexLock lock(&state_->mu);
+  state_->next_faults[op] = std::move(error);
+}
+
+void MemEnv::set_log_mutations(bool on) {
+  MutexLock lock(&state_->mu);
+  state_->log_on = on;
+}
+
+std::vector<std::string> MemEnv::mutation_log() const {
+  MutexLock lock(&state_->mu);
+  return state_->log;
+}
+
 void MemEnv::ClearFaults() {
   MutexLock lock(&state_->mu);
   state_->max_read_chunk = 0;
   state_->read_faults.clear();
   state_->write_faults.clear();
+  state_->fail_at = 0;
+  state_->dead = false;
+  state_->next_faults.clear();
 }
 
-void MemEnv::DropUnsyncedData() {
-  MutexLock lock(&state_->mu);
-  for (auto& [path, file] : state_->files) file->data.resize(file->synced);
+// --- The crash model. ---
+
+void MemEnv::SimulateCrash() {
+  State& s = *state_;
+  MutexLock lock(&s.mu);
+  const double now = WallTime();
+  // A directory survives if its parent did and its own entry was synced;
+  // parents sort before their children.
+  std::map<std::string, double> dirs;
+  for (const std::string& d : s.durable_dirs) {
+    if (!IsRoot(ParentOf(d)) && dirs.count(ParentOf(d)) == 0) continue;
+    auto live = s.dirs.find(d);
+    dirs.emplace(d, live == s.dirs.end() ? now : live->second);
+  }
+  std::map<std::string, std::shared_ptr<MemFile>> files;
+  for (const auto& [path, file] : s.durable_files) {
+    const std::string parent = ParentOf(path);
+    if (!IsRoot(parent) && dirs.count(parent) == 0) continue;
+    file->data.resize(file->synced);
+    files.emplace(path, file);
+  }
+  s.dirs = std::move(dirs);
+  s.files = std::move(files);
+  s.durable_dirs.clear();
+  for (const auto& [d, mtime] : s.dirs) s.durable_dirs.insert(d);
+  s.durable_files = s.files;
+  ++s.generation;
 }
 
 Result<std::string> MemEnv::Contents(const std::string& path) {
   MutexLock lock(&state_->mu);
-  auto it = state_->files.find(path);
-  if (it == state_->files.end()) return NotFoundError(path + " not found");
+  auto it = state_->files.find(NormalizePath(path));
+  if (it == state_->files.end()) return Missing(path);
   return it->second->data;
 }
+
+// --- Env: files. ---
 
 Result<std::unique_ptr<RandomAccessFile>> MemEnv::NewRandomAccessFile(
     const std::string& path) {
   MutexLock lock(&state_->mu);
-  auto it = state_->files.find(path);
-  if (it == state_->files.end()) return NotFoundError(path + " not found");
-  return std::unique_ptr<RandomAccessFile>(
-      std::make_unique<MemRandomAccessFile>(path, state_, it->second));
+  auto it = state_->files.find(NormalizePath(path));
+  if (it == state_->files.end()) return Missing(path);
+  return internal::NewMemRandomAccessFile(path, state_, it->second);
 }
 
 Result<std::unique_ptr<WritableFile>> MemEnv::NewWritableFile(
     const std::string& path) {
-  MutexLock lock(&state_->mu);
-  auto file = std::make_shared<FileData>();
-  state_->files[path] = file;
-  return std::unique_ptr<WritableFile>(
-      std::make_unique<MemWritableFile>(path, state_, file));
+  return OpenForWrite(path, /*truncate=*/true);
 }
 
 Result<std::unique_ptr<WritableFile>> MemEnv::NewAppendableFile(
     const std::string& path) {
-  MutexLock lock(&state_->mu);
-  std::shared_ptr<FileData>& file = state_->files[path];
-  if (file == nullptr) file = std::make_shared<FileData>();
-  return std::unique_ptr<WritableFile>(
-      std::make_unique<MemWritableFile>(path, state_, file));
+  return OpenForWrite(path, /*truncate=*/false);
+}
+
+Result<std::unique_ptr<WritableFile>> MemEnv::OpenForWrite(
+    const std::string& path, bool truncate) {
+  State& s = *state_;
+  MutexLock lock(&s.mu);
+  const std::string p = NormalizePath(path);
+  INFLOW_RETURN_IF_ERROR(s.Mutate(
+      truncate ? MemEnvOp::kNewWritableFile : MemEnvOp::kNewAppendableFile, p));
+  if (s.IsDir(p)) return InvalidArgumentError(path + " is a directory");
+  if (auto file = s.FileAncestor(p)) {
+    return NotFoundError("cannot create " + path + ": " + *file +
+                         " is not a directory");
+  }
+  const double now = WallTime();
+  std::shared_ptr<MemFile>& file = s.files[p];
+  if (file == nullptr) {
+    file = std::make_shared<MemFile>();
+    file->mtime = now;
+    s.MakeParents(p, now);
+    s.Touch(ParentOf(p), now);
+  } else if (truncate) {
+    // The same file, emptied: a crash before the next Sync leaves it empty.
+    file->data.clear();
+    file->synced = 0;
+    file->mtime = now;
+  }
+  return internal::NewMemWritableFile(path, state_, file, s.generation);
 }
 
 Result<uint64_t> MemEnv::GetFileSize(const std::string& path) {
   MutexLock lock(&state_->mu);
-  auto it = state_->files.find(path);
-  if (it == state_->files.end()) return NotFoundError(path + " not found");
+  auto it = state_->files.find(NormalizePath(path));
+  if (it == state_->files.end()) return Missing(path);
   return static_cast<uint64_t>(it->second->data.size());
 }
 
 Status MemEnv::FileExists(const std::string& path) {
   MutexLock lock(&state_->mu);
-  if (state_->files.count(path) > 0 || state_->dirs.count(path) > 0) {
-    return OkStatus();
-  }
-  return NotFoundError(path + " not found");
+  const std::string p = NormalizePath(path);
+  if (state_->files.count(p) > 0 || state_->IsDir(p)) return OkStatus();
+  return Missing(path);
 }
 
 Status MemEnv::DeleteFile(const std::string& path) {
-  MutexLock lock(&state_->mu);
-  if (state_->files.erase(path) == 0) return NotFoundError(path + " not found");
+  State& s = *state_;
+  MutexLock lock(&s.mu);
+  const std::string p = NormalizePath(path);
+  INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kDeleteFile, p));
+  if (s.IsDir(p)) return InvalidArgumentError(path + " is a directory");
+  if (s.files.erase(p) == 0) return Missing(path);
+  s.Touch(ParentOf(p), WallTime());
   return OkStatus();
 }
 
 Status MemEnv::RenameFile(const std::string& from, const std::string& to) {
-  MutexLock lock(&state_->mu);
-  auto it = state_->files.find(from);
-  if (it == state_->files.end()) return NotFoundError(from + " not found");
-  std::shared_ptr<FileData> file = it->second;
-  state_->files.erase(it);
-  state_->files[to] = std::move(file);
+  State& s = *state_;
+  MutexLock lock(&s.mu);
+  const std::string f = NormalizePath(from);
+  const std::string t = NormalizePath(to);
+  INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kRenameFile, f, t));
+  if (s.IsDir(f)) {
+    return UnimplementedError("MemEnv renames files only, not the directory " +
+                              from);
+  }
+  auto it = s.files.find(f);
+  if (it == s.files.end()) return Missing(from);
+  if (s.IsDir(t)) return InvalidArgumentError(to + " is a directory");
+  if (auto file = s.FileAncestor(t)) {
+    return NotFoundError("cannot rename to " + to + ": " + *file +
+                         " is not a directory");
+  }
+  if (f == t) return OkStatus();
+  std::shared_ptr<MemFile> file = std::move(it->second);
+  s.files.erase(it);
+  const double now = WallTime();
+  s.MakeParents(t, now);
+  s.files[t] = std::move(file);
+  s.Touch(ParentOf(f), now);
+  s.Touch(ParentOf(t), now);
   return OkStatus();
 }
-
-Status MemEnv::CreateDir(const std::string& path) {
-  MutexLock lock(&state_->mu);
-  state_->dirs.insert(path);
-  return OkStatus();
-}
-
-Result<std::vector<std::string>> MemEnv::GetChildren(const std::string& dir) {
-  MutexLock lock(&state_->mu);
-  std::set<std::string> names;
-  bool exists = state_->dirs.count(dir) > 0;
-  auto add = [&](const std::string& path) {
-    if (Parent(path) == dir) {
-      names.insert(path.substr(dir.empty() ? 0 : dir.size() + 1));
-      exists = true;
-    }
-  };
-  for (const auto& [path, file] : state_->files) add(path);
-  for (const std::string& d : state_->dirs) add(d);
-  if (!exists) return NotFoundError(dir + " not found");
-  return std::vector<std::string>(names.begin(), names.end());
-}
-
-Status MemEnv::SyncDir(const std::string&) { return OkStatus(); }
 
 }  // namespace inflow

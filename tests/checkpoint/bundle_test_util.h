@@ -124,6 +124,15 @@ class CountingEnv final : public Env {
   Status SyncDir(const std::string& dir) override {
     return base_->SyncDir(dir);
   }
+  Status DeleteDir(const std::string& path) override {
+    return base_->DeleteDir(path);
+  }
+  Status IsDirectory(const std::string& path) override {
+    return base_->IsDirectory(path);
+  }
+  Result<double> GetModificationTime(const std::string& path) override {
+    return base_->GetModificationTime(path);
+  }
 
  private:
   class CountingFile final : public RandomAccessFile {

@@ -19,8 +19,11 @@ namespace {
 
 using testing::BuildTable;
 using testing::Entries;
+using testing::FooterOf;
 using testing::FromHex;
 using ::testing::HasSubstr;
+using testing::IndexOf;
+using testing::IndexRestartCount;
 using testing::OpenTableBytes;
 using testing::ReadAll;
 
@@ -125,34 +128,6 @@ TEST(TableBuilderTest, EmptyTableHasEmptyIndexAndReadsAsNoEntries) {
   EXPECT_EQ(ReadAll(**table).value(), Entries{});
 }
 
-// The index block's entries of a table: (key, handle).
-std::vector<std::pair<std::string, BlockHandle>> IndexOf(
-    const std::string& bytes) {
-  MemEnv env;
-  EXPECT_TRUE(WriteStringToFile(env, "/i", bytes).ok());
-  auto file = env.NewRandomAccessFile("/i").value();
-  const Footer footer =
-      DecodeFooter(std::string_view(bytes).substr(bytes.size() - kFooterSize),
-                   "/i", bytes.size())
-          .value();
-  auto block =
-      Block::Parse(ReadBlock(*file, footer.index, "index block").value(),
-                   "index block", "/i")
-          .value();
-  std::vector<std::pair<std::string, BlockHandle>> out;
-  BlockIterator it(block);
-  for (it.SeekToFirst(); it.Valid(); it.Next()) {
-    std::string_view v = it.value();
-    BlockHandle h;
-    EXPECT_TRUE(h.DecodeFrom(&v));
-    out.emplace_back(std::string(it.key()), h);
-  }
-  EXPECT_TRUE(it.status().ok()) << it.status();
-  // TF's index block restarts at every entry.
-  EXPECT_EQ(block->restarts().size(), std::max<size_t>(out.size(), 1));
-  return out;
-}
-
 TEST(TableBuilderTest, IndexKeysAreShortestSeparatorsAndShortSuccessor) {
   TableOptions options;
   options.block_size = 1;  // every entry closes its block
@@ -165,6 +140,8 @@ TEST(TableBuilderTest, IndexKeysAreShortestSeparatorsAndShortSuccessor) {
                                        options);
   const auto index = IndexOf(bytes);
   ASSERT_EQ(index.size(), 6u);
+  // TF's index block restarts at every entry.
+  EXPECT_EQ(IndexRestartCount(bytes), 6u);
   // 'q' + 1 = 'r' < 'w': cut after it.
   EXPECT_EQ(index[0].first, "the r");
   // 'o' + 1 == 'p': no shorter separator, the last key itself.
@@ -246,10 +223,7 @@ TEST(TableBuilderTest, SnappyOptionCompressesBlocksThatShrinkByAnEighth) {
   EXPECT_EQ(bytes[data.offset + data.size],
             static_cast<char>(BlockCompression::kSnappy));
   // The empty metaindex (8 bytes) does not shrink and stays uncompressed.
-  const Footer footer =
-      DecodeFooter(std::string_view(bytes).substr(bytes.size() - kFooterSize),
-                   "/i", bytes.size())
-          .value();
+  const Footer footer = FooterOf(bytes);
   EXPECT_EQ(bytes[footer.metaindex.offset + footer.metaindex.size],
             static_cast<char>(BlockCompression::kNone));
   EXPECT_EQ(ReadAll(*OpenTableBytes(bytes).value()).value(), entries);

@@ -14,7 +14,9 @@
 
 #include "inflow/io/mem_env.h"
 
+#include "checkpoint/block_reader.h"
 #include "checkpoint/table.h"
+#include "checkpoint/table_format.h"
 
 namespace inflow::internal::testing {
 
@@ -73,6 +75,50 @@ inline std::string FromHex(std::string_view hex) {
       nibbles = 0;
       byte = 0;
     }
+  }
+  return out;
+}
+
+// The footer of the table `bytes` (which must have one).
+inline Footer FooterOf(std::string_view bytes) {
+  return DecodeFooter(bytes.substr(bytes.size() - kFooterSize), "/i",
+                      bytes.size())
+      .value();
+}
+
+inline std::shared_ptr<const Block> IndexBlockOf(const std::string& bytes) {
+  MemEnv env;
+  if (!WriteStringToFile(env, "/i", bytes).ok()) return nullptr;
+  auto file = env.NewRandomAccessFile("/i").value();
+  return Block::Parse(
+             ReadBlock(*file, FooterOf(bytes).index, "index block").value(),
+             "index block", "/i")
+      .value();
+}
+
+// The index block's entries (key, data block handle).
+inline std::vector<std::pair<std::string, BlockHandle>> IndexOf(
+    const std::string& bytes) {
+  std::vector<std::pair<std::string, BlockHandle>> out;
+  BlockIterator it(IndexBlockOf(bytes));
+  for (it.SeekToFirst(); it.Valid(); it.Next()) {
+    std::string_view v = it.value();
+    BlockHandle h;
+    if (!h.DecodeFrom(&v)) return {};
+    out.emplace_back(std::string(it.key()), h);
+  }
+  return out;
+}
+
+inline size_t IndexRestartCount(const std::string& bytes) {
+  return IndexBlockOf(bytes)->restarts().size();
+}
+
+// The type byte of each data block.
+inline std::vector<BlockCompression> DataBlockTypes(const std::string& bytes) {
+  std::vector<BlockCompression> out;
+  for (const auto& [key, h] : IndexOf(bytes)) {
+    out.push_back(static_cast<BlockCompression>(bytes[h.offset + h.size]));
   }
   return out;
 }

@@ -17,43 +17,6 @@ namespace {
 
 using Paths = std::vector<std::string>;
 
-TEST(GlobMatchTest, StarMatchesAnyRunIncludingNoneAndLeadingDots) {
-  EXPECT_TRUE(GlobMatch("*", ""));
-  EXPECT_TRUE(GlobMatch("*", ".hidden"));  // TF: fnmatch without FNM_PERIOD
-  EXPECT_TRUE(GlobMatch("train-*.rec", "train-.rec"));
-  EXPECT_TRUE(GlobMatch("train-*.rec", "train-00001.rec"));
-  EXPECT_TRUE(GlobMatch("a*b*c", "aXbYbZc"));
-  EXPECT_FALSE(GlobMatch("a*b*c", "aXbYbZ"));
-  EXPECT_FALSE(GlobMatch("train-*.rec", "train-1.rec.bak"));
-}
-
-TEST(GlobMatchTest, QuestionMarkMatchesExactlyOneCharacter) {
-  EXPECT_TRUE(GlobMatch("f?", "f1"));
-  EXPECT_FALSE(GlobMatch("f?", "f"));
-  EXPECT_FALSE(GlobMatch("f?", "f12"));
-}
-
-TEST(GlobMatchTest, BracketsMatchSetsRangesAndTheirComplements) {
-  EXPECT_TRUE(GlobMatch("f[abc]", "fb"));
-  EXPECT_FALSE(GlobMatch("f[abc]", "fd"));
-  EXPECT_TRUE(GlobMatch("f[0-3]", "f2"));
-  EXPECT_FALSE(GlobMatch("f[0-3]", "f4"));
-  EXPECT_TRUE(GlobMatch("f[!0-3]", "f4"));
-  EXPECT_FALSE(GlobMatch("f[!0-3]", "f1"));
-  EXPECT_TRUE(GlobMatch("f[^a]", "fb"));
-  EXPECT_TRUE(GlobMatch("f[]]", "f]"));  // a leading ']' is literal
-  EXPECT_TRUE(GlobMatch("f[a-]", "f-"));
-}
-
-TEST(GlobMatchTest, BackslashEscapesAndMalformedPatternsMatchNothing) {
-  EXPECT_TRUE(GlobMatch("f\\*", "f*"));
-  EXPECT_FALSE(GlobMatch("f\\*", "fx"));
-  EXPECT_FALSE(GlobMatch("f[ab", "fa"));
-  EXPECT_FALSE(GlobMatch("f\\", "f"));
-  EXPECT_FALSE(HasGlobChars("plain\\*name"));
-  EXPECT_TRUE(HasGlobChars("x[12]"));
-}
-
 class MatchFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -15,6 +17,12 @@
 
 namespace inflow {
 namespace {
+
+double WallSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 // The same contract, checked on the POSIX Env (in a temporary directory)
 // and on MemEnv.
@@ -99,6 +107,102 @@ TEST_P(EnvContractTest, RenameReplacesAndChildrenList) {
   EXPECT_TRUE(env_->SyncDir(dir_).ok());
 }
 
+TEST_P(EnvContractTest, DeleteDirRemovesOnlyAnEmptyDirectory) {
+  ASSERT_TRUE(env_->CreateDir(Path("sub")).ok());
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("sub/f"), "x").ok());
+  EXPECT_EQ(env_->DeleteDir(Path("sub")).code(),
+            StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(env_->DeleteFile(Path("sub/f")).ok());
+  EXPECT_TRUE(env_->DeleteDir(Path("sub")).ok());
+  EXPECT_EQ(env_->FileExists(Path("sub")).code(), StatusCode::kNotFound);
+  EXPECT_EQ(env_->DeleteDir(Path("sub")).code(), StatusCode::kNotFound);
+}
+
+TEST_P(EnvContractTest, DeleteDirOfAFileIsFailedPrecondition) {
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());
+  EXPECT_EQ(env_->DeleteDir(Path("f")).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env_->DeleteDir(Path("f/g")).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(env_->FileExists(Path("f")).ok());
+}
+
+TEST_P(EnvContractTest, IsDirectoryTellsDirectoriesFilesAndMissingPaths) {
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());
+  EXPECT_TRUE(env_->IsDirectory(dir_).ok());
+  EXPECT_TRUE(env_->IsDirectory(dir_ + "/").ok());
+  EXPECT_EQ(env_->IsDirectory(Path("f")).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env_->IsDirectory(Path("f/g")).code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env_->IsDirectory(Path("none")).code(), StatusCode::kNotFound);
+  EXPECT_EQ(env_->IsDirectory(Path("none/deeper")).code(),
+            StatusCode::kNotFound);
+}
+
+TEST_P(EnvContractTest, CreateDirNeedsItsParentAndRefusesAFile) {
+  EXPECT_EQ(env_->CreateDir(Path("a/b")).code(), StatusCode::kNotFound);
+  ASSERT_TRUE(env_->CreateDir(Path("a")).ok());
+  EXPECT_TRUE(env_->CreateDir(Path("a")).ok());  // exists: fine
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());
+  EXPECT_EQ(env_->CreateDir(Path("f")).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(env_->CreateDir(Path("f/g")).code(),
+            StatusCode::kFailedPrecondition);
+  auto children = env_->GetChildren(dir_);
+  ASSERT_TRUE(children.ok());
+  std::sort(children->begin(), children->end());
+  EXPECT_EQ(*children, (std::vector<std::string>{"a", "f"}));
+}
+
+TEST_P(EnvContractTest, GetModificationTimeIsTheLastWriteInEpochSeconds) {
+  const double before = std::floor(WallSeconds()) - 1;
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());
+  ASSERT_TRUE(env_->CreateDir(Path("d")).ok());
+  const double after = WallSeconds() + 1;
+  for (const char* name : {"f", "d"}) {
+    auto mtime = env_->GetModificationTime(Path(name));
+    ASSERT_TRUE(mtime.ok()) << mtime.status();
+    EXPECT_GE(*mtime, before) << name;
+    EXPECT_LE(*mtime, after) << name;
+  }
+  EXPECT_EQ(env_->GetModificationTime(Path("none")).status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST_P(EnvContractTest, RecursivelyCreateDirMakesEveryMissingParent) {
+  ASSERT_TRUE(RecursivelyCreateDir(*env_, Path("a/b/c")).ok());
+  EXPECT_TRUE(env_->IsDirectory(Path("a")).ok());
+  EXPECT_TRUE(env_->IsDirectory(Path("a/b/c")).ok());
+  EXPECT_TRUE(RecursivelyCreateDir(*env_, Path("a/b/c/")).ok());  // exists
+  EXPECT_TRUE(RecursivelyCreateDir(*env_, Path("a/b/d")).ok());
+  auto children = env_->GetChildren(Path("a/b"));
+  ASSERT_TRUE(children.ok());
+  std::sort(children->begin(), children->end());
+  EXPECT_EQ(*children, (std::vector<std::string>{"c", "d"}));
+}
+
+TEST_P(EnvContractTest, RecursivelyCreateDirThroughAFileIsFailedPrecondition) {
+  ASSERT_TRUE(WriteStringToFile(*env_, Path("f"), "x").ok());
+  Status s = RecursivelyCreateDir(*env_, Path("f/x/y"));
+  EXPECT_EQ(s.code(), StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find(Path("f") + " is not a directory"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(RecursivelyCreateDir(*env_, Path("f")).code(),
+            StatusCode::kFailedPrecondition);
+}
+
+TEST_P(EnvContractTest, GetMatchingPathsGlobsTheFileNameSorted) {
+  for (const char* name : {"s-2", "s-10", "s-1", "t-1"}) {
+    ASSERT_TRUE(WriteStringToFile(*env_, Path(name), "").ok());
+  }
+  auto paths = GetMatchingPaths(*env_, Path("s-*"));
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  EXPECT_EQ(*paths,
+            (std::vector<std::string>{Path("s-1"), Path("s-10"), Path("s-2")}));
+  EXPECT_TRUE(GetMatchingPaths(*env_, Path("u-*"))->empty());
+  EXPECT_TRUE(GetMatchingPaths(*env_, Path("none/*"))->empty());
+}
+
 INSTANTIATE_TEST_SUITE_P(PosixAndMemory, EnvContractTest,
                          ::testing::Values(true, false), [](const auto& info) {
                            return std::string(info.param ? "Posix" : "Mem");
@@ -137,7 +241,7 @@ TEST(MemEnvTest, WriteErrorKeepsBytesBeforeTheOffset) {
   EXPECT_EQ(*env.Contents("f"), "abcde");
 }
 
-TEST(MemEnvTest, DropUnsyncedDataKeepsOnlySyncedBytes) {
+TEST(MemEnvTest, ACrashKeepsOnlySyncedBytes) {
   MemEnv env;
   auto file = env.NewWritableFile("f");
   ASSERT_TRUE((*file)->Append("durable").ok());
@@ -145,7 +249,8 @@ TEST(MemEnvTest, DropUnsyncedDataKeepsOnlySyncedBytes) {
   ASSERT_TRUE((*file)->Append("-lost").ok());
   auto never = env.NewWritableFile("g");
   ASSERT_TRUE((*never)->Append("gone").ok());
-  env.DropUnsyncedData();
+  ASSERT_TRUE(env.SyncDir("").ok());  // both names durable
+  env.SimulateCrash();
   EXPECT_EQ(*env.Contents("f"), "durable");
   EXPECT_EQ(*env.Contents("g"), "");
 }

@@ -17,7 +17,8 @@ SHARED = pathlib.Path(os.environ.get("INFLOW_SHARED_DIR", ROOT.parent / "shared"
 # The programs tests/py drives, relative to the build directory.
 PROGRAMS = ["bin/inflow", "tests/example_tf_driver", "tests/queue_tf_replay",
             "tests/producer_tf_driver", "tests/pipeline_tf_driver",
-            "tests/events_tf_driver", "tests/meta_graph_tf_driver", "tests/mlp_tf_driver"]
+            "tests/events_tf_driver", "tests/meta_graph_tf_driver", "tests/mlp_tf_driver",
+            "tests/bundle_tf_driver", "tests/saver_tf_driver"]
 
 
 def missing_requirements():

@@ -51,6 +51,9 @@ struct CheckpointStateOptions {
   // The state file's name in the directory; a path separator in it is
   // INVALID_ARGUMENT.
   std::string latest_filename = "checkpoint";
+  // UpdateCheckpointState syncs the file and the directory (off only in
+  // benchmarks that say so).
+  bool sync = true;
 };
 
 // Reads `dir`/latest_filename. std::nullopt when the file is absent;
@@ -70,8 +73,14 @@ struct CheckpointStateOptions {
 // Replaces `dir`/latest_filename atomically: a temporary file in `dir`
 // (`checkpoint.tmp<hex>`), synced, renamed over the old one, the directory
 // synced. model_checkpoint_path is appended to the list if it is not its
-// last element. With `save_relative_paths`, absolute paths under `dir` are
-// written relative to it.
+// last element. Paths are rewritten as TF rewrites them: with
+// `save_relative_paths`, absolute paths are written relative to `dir`;
+// when `dir` is relative, relative paths are written relative to it
+// ("train/model.ckpt-1" in "train" becomes "model.ckpt-1"). Errors:
+// INVALID_ARGUMENT for timestamps that are neither empty nor one per path,
+// a path that is not UTF-8 (TF's protobuf cannot hold it), or a
+// model_checkpoint_path equal to the state file's path ("Save path ...
+// conflicts with path used for checkpoint state").
 [[nodiscard]] Status UpdateCheckpointState(
     const std::string& dir, const CheckpointState& state,
     const CheckpointStateOptions& options = {},

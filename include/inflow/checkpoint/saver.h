@@ -7,11 +7,11 @@
 // "Saver: naming and retention").
 //
 //   Saver saver;
-//   saver.Register("dense/kernel", &kernel);
-//   saver.Register("global_step", &global_step);
-//   if (auto latest = LatestCheckpoint(dir).value()) {
-//     INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
-//   }
+//   INFLOW_RETURN_IF_ERROR(saver.Register("dense/kernel", &kernel));
+//   INFLOW_RETURN_IF_ERROR(saver.Register("global_step", &global_step));
+//   INFLOW_ASSIGN_OR_RETURN(std::optional<std::string> latest,
+//                           LatestCheckpoint(dir));
+//   if (latest) INFLOW_RETURN_IF_ERROR(saver.Restore(*latest));
 //   ...
 //   INFLOW_ASSIGN_OR_RETURN(std::string prefix,
 //                           saver.Save(dir + "/model.ckpt", step));
@@ -21,7 +21,13 @@
 // file last, atomically. A Save that fails part way removes its
 // temporaries and leaves the previous checkpoint and state file as they
 // were; a crash at any moment leaves LatestCheckpoint() naming a complete
-// checkpoint.
+// checkpoint. One exception: re-saving a prefix that already exists (a
+// save_path without a step, saved again) first deletes its old index
+// (BundleWriter's overwrite), so a crash before the new one is in place
+// leaves no checkpoint under that prefix: LatestCheckpoint() returns
+// std::nullopt if it was the newest (never mismatched data; TF's Saver
+// can pair the old index with new data there). Saves to new prefixes (one
+// per step) have no such window.
 //
 // Not thread-safe: one thread saves and restores (as a training loop
 // does); the registered tensors must not be written during Save/Restore.
@@ -62,7 +68,7 @@ struct SaverOptions {
   // Sync files and directories (off only in benchmarks that say so).
   bool sync = true;
   // Seconds since the epoch; tests replace it.
-  std::function<double()> now;
+  std::function<double()> now = nullptr;
 };
 
 class Saver {
@@ -78,10 +84,25 @@ class Saver {
   // Restore() writes into its buffer, which must be writable.
   [[nodiscard]] Status Register(std::string name, Tensor* tensor);
 
-  // Writes the checkpoint `save_path` (no step) or `save_path-STEP` and
-  // returns its prefix. With `write_state`, updates the state file and
-  // deletes the checkpoint evicted by retention (its .index, .data-* and
-  // .meta files). A missing parent directory is created.
+  // Writes the checkpoint `save_path` (no step) or `save_path-STEP`
+  // (`-%08d` with pad_step_number) and returns its prefix. The tensors go
+  // into the data file in name order (bytewise), as TF's Saver writes
+  // them. With
+  // `write_state`: records it in the retention list (re-saving a listed
+  // prefix moves it to the end; beyond max_to_keep the oldest is evicted),
+  // writes the state file listing the retained prefixes, then deletes at
+  // most one evicted checkpoint (its .meta, .index and .data-* files),
+  // unless keep_checkpoint_every_n_hours preserves it. A missing parent
+  // directory is created. Errors: INVALID_ARGUMENT for nothing registered
+  // without allow_empty ("No variables to save"), a latest_filename with a
+  // path separator, or, without a step, a save_path whose file name is
+  // latest_filename; the Env's error, naming the path, otherwise. A failed
+  // Save leaves the state file, the retention list and the previous
+  // checkpoints as they were, and deletes what it wrote unless the prefix
+  // existed before. When the state file was renamed into place but
+  // the directory sync failed, or only the deletion of an evicted
+  // checkpoint failed, the new checkpoint is saved and listed, and the
+  // error says so.
   [[nodiscard]] Result<std::string> Save(
       const std::string& save_path,
       std::optional<int64_t> global_step = std::nullopt,
@@ -89,16 +110,24 @@ class Saver {
 
   // Restores every registered tensor from `prefix` in place. A name absent
   // from the checkpoint is NOT_FOUND naming it; another dtype or shape is
-  // INVALID_ARGUMENT naming it and both. Nothing is written unless every
-  // registered tensor is present with the right dtype and shape.
+  // INVALID_ARGUMENT naming it and both; a read-only tensor is
+  // FAILED_PRECONDITION. Nothing is written unless every registered tensor
+  // is present with the right dtype and shape; damage found while reading
+  // (DATA_LOSS) may leave the tensors read before it restored.
   [[nodiscard]] Status Restore(const std::string& prefix);
 
   // The retention list (prefix, seconds since the epoch), oldest first.
   const std::vector<std::pair<std::string, double>>& last_checkpoints() const;
-  // TF's recover_last_checkpoints: adopts `prefixes` whose .index exists,
-  // timestamped with its modification time.
-  void RecoverLastCheckpoints(const std::vector<std::string>& prefixes);
-  // TF's set_last_checkpoints_with_time.
+  // TF's recover_last_checkpoints: replaces the retention list with the
+  // `prefixes` whose .index (or, V1, the prefix itself) exists,
+  // timestamped with that file's modification time; others are dropped.
+  // An Env error other than NOT_FOUND is returned and changes nothing.
+  [[nodiscard]] Status RecoverLastCheckpoints(
+      const std::vector<std::string>& prefixes);
+  // TF's set_last_checkpoints_with_time: replaces the retention list
+  // (prefix, seconds since the epoch), oldest first. A timestamp of +inf
+  // (TF's set_last_checkpoints) is evicted from the list later but its
+  // files are kept.
   void SetLastCheckpointsWithTime(
       std::vector<std::pair<std::string, double>> checkpoints);
 

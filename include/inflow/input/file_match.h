@@ -6,30 +6,19 @@
 //   std::vector<std::string> shards =
 //       MatchFiles(Env::Default(), {"/data/train-*-of-0000[0-3]"}).value();
 //
-// Wildcards: `*` (any run of characters, also none and also a leading
-// "."), `?` (one character), `[abc]`, `[a-z]`, `[!a-z]` / `[^a-z]` (one
-// character in or not in the set) and `\x` (a literal x). The directory
-// part is taken literally.
+// The wildcards are io/glob.h's (GlobMatch); the directory part is taken
+// literally.
 
 #ifndef INFLOW_INPUT_FILE_MATCH_H_
 #define INFLOW_INPUT_FILE_MATCH_H_
 
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "inflow/core/result.h"
 #include "inflow/io/env.h"
 
 namespace inflow {
-
-// True when `name` matches the glob `pattern` as a whole (both are file
-// names; `/` is an ordinary character). A malformed pattern (an unclosed
-// `[`, a trailing `\`) matches nothing.
-bool GlobMatch(std::string_view pattern, std::string_view name);
-
-// True when `pattern` contains an unescaped wildcard (`*`, `?` or `[`).
-bool HasGlobChars(std::string_view pattern);
 
 // The paths matching any of `patterns`, as TF's MatchingFiles: all of
 // them sorted together, a path matched by two patterns listed twice. A

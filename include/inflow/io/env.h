@@ -89,32 +89,42 @@ class Env {
   // Replaces `to` atomically if it exists.
   [[nodiscard]] virtual Status RenameFile(const std::string& from,
                                           const std::string& to) = 0;
-  // Creates one directory; OK if it already exists.
+  // Creates one directory (its parent must exist: NOT_FOUND if not); OK
+  // if it already exists as a directory, FAILED_PRECONDITION if a file is
+  // there.
   [[nodiscard]] virtual Status CreateDir(const std::string& path) = 0;
   // Names (not paths) of the entries of `dir`, without "." and "..".
   [[nodiscard]] virtual Result<std::vector<std::string>> GetChildren(
       const std::string& dir) = 0;
-  // Makes the directory's entries (creations, renames) durable.
+  // Makes the directory's entries durable: the files and directories
+  // created in it, renamed into or out of it, deleted from it. Until then
+  // a crash may undo any of those (a file's bytes are WritableFile::Sync's
+  // business, its name in a directory is this one's).
   [[nodiscard]] virtual Status SyncDir(const std::string& dir) = 0;
 
   // Deletes an empty directory: NOT_FOUND if missing, FAILED_PRECONDITION
   // if it is not empty or not a directory.
-  [[nodiscard]] virtual Status DeleteDir(const std::string& path);
+  [[nodiscard]] virtual Status DeleteDir(const std::string& path) = 0;
   // OK if `path` is a directory, FAILED_PRECONDITION if it is something
-  // else, NOT_FOUND if missing.
-  [[nodiscard]] virtual Status IsDirectory(const std::string& path);
-  // Last modification time, seconds since the epoch.
+  // else (or a file stands in its directory part), NOT_FOUND if missing.
+  [[nodiscard]] virtual Status IsDirectory(const std::string& path) = 0;
+  // Last modification time of a file or directory, seconds since the
+  // epoch; NOT_FOUND if missing.
   [[nodiscard]] virtual Result<double> GetModificationTime(
-      const std::string& path);
+      const std::string& path) = 0;
 };
 
 // Creates `path` and every missing parent (mkdir -p); OK if it exists as
-// a directory, FAILED_PRECONDITION if a component is a file.
+// a directory, FAILED_PRECONDITION if a component is a file (as TF's
+// RecursivelyCreateDir). Each directory it creates is made durable at once
+// (SyncDir of its parent), so a crash cannot take it back.
 [[nodiscard]] Status RecursivelyCreateDir(Env& env, const std::string& path);
 
 // The paths matching the glob `pattern` (wildcards in the file-name part
-// only, as docs/conformance.md "File patterns" describes), sorted; empty
-// when nothing matches.
+// only, io/glob.h; docs/conformance.md "File patterns"), sorted; empty
+// when nothing matches or the directory is missing. A pattern without
+// wildcards gives itself if that file exists. INVALID_ARGUMENT for
+// wildcards in the directory part.
 [[nodiscard]] Result<std::vector<std::string>> GetMatchingPaths(
     Env& env, const std::string& pattern);
 

@@ -1,0 +1,250 @@
+// Copyright 2026 The inflow Authors.
+//
+// Saver: TF1's tf.compat.v1.train.Saver over named tensors. Naming and
+// retention follow TF's saver.py step for step (docs/formats.md, "Saver:
+// naming and retention"); every file operation goes through the Env.
+
+#include "inflow/checkpoint/saver.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inflow/checkpoint/bundle.h"
+
+#include "checkpoint/checkpoint_state_internal.h"
+#include "checkpoint/path.h"
+#include "checkpoint/saver_files.h"
+
+namespace inflow {
+
+using internal::Basename;
+using internal::Dirname;
+
+struct Saver::Rep {
+  explicit Rep(SaverOptions o) : options(std::move(o)) {
+    if (!options.now) {
+      options.now = [] {
+        return std::chrono::duration<double>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+      };
+    }
+    next_keep_time =
+        options.now() + options.keep_checkpoint_every_n_hours * 3600.0;
+  }
+
+  Env& env() const { return *options.env; }
+
+  // TF's _RecordLastCheckpoint.
+  void RecordLastCheckpoint(const std::string& prefix) {
+    if (options.max_to_keep <= 0) return;
+    std::erase_if(last_checkpoints,
+                  [&prefix](const auto& c) { return c.first == prefix; });
+    last_checkpoints.emplace_back(prefix, options.now());
+    if (static_cast<int64_t>(last_checkpoints.size()) > options.max_to_keep) {
+      to_delete.push_back(std::move(last_checkpoints.front()));
+      last_checkpoints.erase(last_checkpoints.begin());
+    }
+  }
+
+  // TF's _MaybeDeleteOldCheckpoints: at most one evicted checkpoint.
+  Status MaybeDeleteOldCheckpoint() {
+    if (to_delete.empty()) return OkStatus();
+    const auto [prefix, time] = std::move(to_delete.front());
+    to_delete.pop_front();
+    if (time > next_keep_time) {
+      next_keep_time += options.keep_checkpoint_every_n_hours * 3600.0;
+      return OkStatus();
+    }
+    return internal::DeleteCheckpointFiles(env(), prefix);
+  }
+
+  SaverOptions options;
+  std::vector<std::pair<std::string, Tensor*>> tensors;
+  std::set<std::string> names;
+  std::vector<std::pair<std::string, double>> last_checkpoints;
+  std::deque<std::pair<std::string, double>> to_delete;
+  double next_keep_time = 0;
+};
+
+Saver::Saver(SaverOptions options)
+    : rep_(std::make_unique<Rep>(std::move(options))) {}
+
+Saver::~Saver() = default;
+
+Status Saver::Register(std::string name, Tensor* tensor) {
+  if (name.empty()) {
+    return InvalidArgumentError("Saver::Register: the name is empty");
+  }
+  if (tensor == nullptr || !tensor->IsInitialized()) {
+    return InvalidArgumentError("Saver::Register: tensor " + name +
+                                " is null or uninitialized");
+  }
+  if (!rep_->names.insert(name).second) {
+    return InvalidArgumentError("Saver::Register: " + name +
+                                " is registered twice");
+  }
+  rep_->tensors.emplace_back(std::move(name), tensor);
+  return OkStatus();
+}
+
+Result<std::string> Saver::Save(const std::string& save_path,
+                                std::optional<int64_t> global_step,
+                                bool write_state) {
+  const SaverOptions& options = rep_->options;
+  if (options.latest_filename.empty() ||
+      options.latest_filename.find('/') != std::string::npos) {
+    return InvalidArgumentError(
+        "'latest_filename' must not contain path components: '" +
+        options.latest_filename + "'");
+  }
+  if (rep_->tensors.empty()) {
+    if (options.allow_empty) return std::string();
+    return InvalidArgumentError("No variables to save");
+  }
+  std::string prefix = save_path;
+  if (global_step) {
+    char step[32];
+    std::snprintf(step, sizeof(step),
+                  options.pad_step_number ? "-%08" PRId64 : "-%" PRId64,
+                  *global_step);
+    prefix += step;
+  } else if (Basename(save_path) == options.latest_filename) {
+    return InvalidArgumentError(
+        "'latest_filename' collides with 'save_path': '" +
+        options.latest_filename + "' and '" + save_path + "'");
+  }
+  const std::string dir = Dirname(save_path);
+  if (!dir.empty()) {
+    Status made = RecursivelyCreateDir(rep_->env(), dir);
+    if (!made.ok()) {
+      return Status(made.code(), "Parent directory of " + prefix +
+                                     " doesn't exist, can't save: " +
+                                     std::string(made.message()));
+    }
+  }
+
+  // A prefix that exists already is overwritten: a failed Save must not
+  // delete it afterwards.
+  const bool existed = rep_->env().FileExists(BundleIndexFilename(prefix)).ok();
+  // The bundle: temporaries, synced, renamed into place; on error the
+  // writer's destructor deletes its temporaries.
+  {
+    // In name order, as TF's Saver sorts its saveables: the data file's
+    // layout is then TF's.
+    std::vector<const std::pair<std::string, Tensor*>*> sorted;
+    for (const auto& entry : rep_->tensors) sorted.push_back(&entry);
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto* a, const auto* b) { return a->first < b->first; });
+    BundleWriter writer(prefix, {.env = options.env, .sync = options.sync});
+    for (const auto* entry : sorted) {
+      INFLOW_RETURN_IF_ERROR(writer.Add(entry->first, *entry->second));
+    }
+    INFLOW_RETURN_IF_ERROR(writer.Finish());
+  }
+  if (!write_state) return prefix;
+
+  const auto saved_last = rep_->last_checkpoints;
+  const auto saved_to_delete = rep_->to_delete;
+  rep_->RecordLastCheckpoint(prefix);
+  CheckpointState state;
+  state.model_checkpoint_path = prefix;
+  for (const auto& [path, time] : rep_->last_checkpoints) {
+    state.all_model_checkpoint_paths.push_back(path);
+  }
+  bool replaced = false;
+  Status updated = internal::UpdateCheckpointState(
+      dir, state,
+      {.env = options.env,
+       .latest_filename = options.latest_filename,
+       .sync = options.sync},
+      options.save_relative_paths, &replaced);
+  if (!updated.ok() && replaced) {
+    // Readers see the new state already (only the directory sync failed):
+    // the list stays as the file says, nothing is deleted.
+    return Status(updated.code(), "saved " + prefix + " and listed it, but: " +
+                                      std::string(updated.message()));
+  }
+  if (!updated.ok()) {
+    // The previous state file stands: so do the previous list and files.
+    // The new checkpoint is removed unless its prefix existed before (its
+    // files are overwritten; the old state file may name it).
+    rep_->last_checkpoints = saved_last;
+    rep_->to_delete = saved_to_delete;
+    if (!existed) {
+      internal::DeleteCheckpointFiles(rep_->env(), prefix).IgnoreError();
+    }
+    return updated;
+  }
+  Status deleted = rep_->MaybeDeleteOldCheckpoint();
+  if (!deleted.ok()) {
+    return Status(deleted.code(), "saved " + prefix +
+                                      ", but deleting an evicted checkpoint "
+                                      "failed: " +
+                                      std::string(deleted.message()));
+  }
+  return prefix;
+}
+
+Status Saver::Restore(const std::string& prefix) {
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                          BundleReader::Open(prefix, rep_->options.env));
+  // Every check before the first write: a mismatch changes nothing.
+  for (const auto& [name, tensor] : rep_->tensors) {
+    Result<const BundleEntry*> entry = reader->Lookup(name);
+    if (!entry.ok()) {
+      return NotFoundError("Key " + name + " not found in checkpoint " +
+                           prefix);
+    }
+    if ((*entry)->dtype != tensor->dtype()) {
+      return InvalidArgumentError(
+          "Restoring " + name + " from " + prefix + ": the checkpoint has " +
+          std::string(DTypeName((*entry)->dtype)) + ", the tensor " +
+          std::string(DTypeName(tensor->dtype())));
+    }
+    if ((*entry)->shape != tensor->shape()) {
+      return InvalidArgumentError(
+          "Restoring " + name + " from " + prefix + ": the checkpoint has " +
+          "shape " + (*entry)->shape.DebugString() + ", the tensor " +
+          tensor->shape().DebugString());
+    }
+    if (tensor->read_only()) {
+      return FailedPreconditionError("Restoring " + name + " from " + prefix +
+                                     ": the tensor is read-only");
+    }
+  }
+  for (const auto& [name, tensor] : rep_->tensors) {
+    INFLOW_RETURN_IF_ERROR(reader->ReadInto(name, tensor));
+  }
+  return OkStatus();
+}
+
+const std::vector<std::pair<std::string, double>>& Saver::last_checkpoints()
+    const {
+  return rep_->last_checkpoints;
+}
+
+Status Saver::RecoverLastCheckpoints(const std::vector<std::string>& prefixes) {
+  std::vector<std::pair<std::string, double>> recovered;
+  for (const std::string& prefix : prefixes) {
+    INFLOW_ASSIGN_OR_RETURN(std::optional<double> mtime,
+                            internal::CheckpointMtime(rep_->env(), prefix));
+    if (mtime) recovered.emplace_back(prefix, *mtime);
+  }
+  SetLastCheckpointsWithTime(std::move(recovered));
+  return OkStatus();
+}
+
+void Saver::SetLastCheckpointsWithTime(
+    std::vector<std::pair<std::string, double>> checkpoints) {
+  rep_->last_checkpoints = std::move(checkpoints);
+}
+
+}  // namespace inflow

@@ -1,0 +1,478 @@
+// Copyright 2026 The inflow Authors.
+//
+// Saver: naming, retention (as TF's saver.py), the state file it writes,
+// Restore in place, and what a failed Save leaves behind. The clock is
+// injected; files live in an in-memory Env.
+
+#include "inflow/checkpoint/saver.h"
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "inflow/checkpoint/bundle.h"
+#include "inflow/checkpoint/checkpoint_state.h"
+
+#include "checkpoint/recording_env.h"
+
+namespace inflow {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Pair;
+using ::testing::UnorderedElementsAreArray;
+
+class SaverTest : public ::testing::Test {
+ protected:
+  SaverOptions Options() {
+    SaverOptions options;
+    options.env = &env_;
+    options.now = [this] { return now_; };
+    return options;
+  }
+
+  // A Saver over `kernel_` and `step_`.
+  std::unique_ptr<Saver> NewSaver(SaverOptions options) {
+    auto saver = std::make_unique<Saver>(std::move(options));
+    EXPECT_TRUE(saver->Register("dense/kernel", &kernel_).ok());
+    EXPECT_TRUE(saver->Register("global_step", &step_).ok());
+    return saver;
+  }
+
+  // The files of /d, sorted.
+  std::vector<std::string> Files() {
+    Result<std::vector<std::string>> children = env_.GetChildren("/d");
+    if (!children.ok()) return {};
+    std::vector<std::string> files = *children;
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+
+  // What a checkpoint with prefix "model.ckpt-N" leaves in /d.
+  static std::vector<std::string> FilesOf(std::vector<int> steps) {
+    std::vector<std::string> files = {"checkpoint"};
+    for (int step : steps) {
+      const std::string p = "model.ckpt-" + std::to_string(step);
+      files.push_back(p + ".data-00000-of-00001");
+      files.push_back(p + ".index");
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+  }
+
+  std::string StateText() {
+    Result<std::string> text = env_.mem().Contents("/d/checkpoint");
+    return text.ok() ? *text : "<no state file>";
+  }
+
+  // The state file a TF1 Saver writes for these steps.
+  static std::string StateOf(std::vector<int> steps) {
+    std::string text = "model_checkpoint_path: \"/d/model.ckpt-" +
+                       std::to_string(steps.back()) + "\"\n";
+    for (int step : steps) {
+      text += "all_model_checkpoint_paths: \"/d/model.ckpt-" +
+              std::to_string(step) + "\"\n";
+    }
+    return text;
+  }
+
+  testing::RecordingEnv env_;
+  double now_ = 1000.0;
+  Tensor kernel_ = Tensor::FromVector<float>({1.5f, -2.0f, 3.25f});
+  Tensor step_ = Tensor::Scalar<int64_t>(7);
+};
+
+TEST_F(SaverTest, PrefixIsSavePathDashStepOptionallyPadded) {
+  auto saver = NewSaver(Options());
+  EXPECT_EQ(saver->Save("/d/model.ckpt", 1000).value(), "/d/model.ckpt-1000");
+  EXPECT_EQ(saver->Save("/d/model.ckpt").value(), "/d/model.ckpt");
+  EXPECT_EQ(saver->Save("/d/model.ckpt", -3).value(), "/d/model.ckpt--3");
+  SaverOptions padded = Options();
+  padded.pad_step_number = true;
+  auto padded_saver = NewSaver(padded);
+  EXPECT_EQ(padded_saver->Save("/d/model.ckpt", 1000).value(),
+            "/d/model.ckpt-00001000");
+  EXPECT_EQ(padded_saver->Save("/d/model.ckpt", 123456789).value(),
+            "/d/model.ckpt-123456789");
+  EXPECT_TRUE(env_.FileExists("/d/model.ckpt-00001000.index").ok());
+  EXPECT_TRUE(
+      env_.FileExists("/d/model.ckpt-00001000.data-00000-of-00001").ok());
+}
+
+TEST_F(SaverTest, NothingRegisteredIsNoVariablesToSaveUnlessAllowEmpty) {
+  Saver empty(Options());
+  Result<std::string> saved = empty.Save("/d/model.ckpt", 1);
+  EXPECT_TRUE(IsInvalidArgument(saved.status())) << saved.status();
+  EXPECT_EQ(saved.status().message(), "No variables to save");
+  SaverOptions allow = Options();
+  allow.allow_empty = true;
+  Saver allowed(allow);
+  EXPECT_EQ(allowed.Save("/d/model.ckpt", 1).value(), "");
+  EXPECT_THAT(Files(), IsEmpty());
+}
+
+TEST_F(SaverTest, SavePathNamedLikeTheStateFileIsRejectedWithoutAStep) {
+  auto saver = NewSaver(Options());
+  Result<std::string> saved = saver->Save("/d/checkpoint");
+  EXPECT_TRUE(IsInvalidArgument(saved.status())) << saved.status();
+  EXPECT_EQ(saved.status().message(),
+            "'latest_filename' collides with 'save_path': 'checkpoint' and "
+            "'/d/checkpoint'");
+  // With a step the prefix is checkpoint-1: no collision.
+  EXPECT_EQ(saver->Save("/d/checkpoint", 1).value(), "/d/checkpoint-1");
+  SaverOptions sub = Options();
+  sub.latest_filename = "a/b";
+  EXPECT_TRUE(IsInvalidArgument(NewSaver(sub)->Save("/d/m", 1).status()));
+}
+
+TEST_F(SaverTest, MissingParentDirectoriesAreCreated) {
+  auto saver = NewSaver(Options());
+  ASSERT_TRUE(saver->Save("/d/run/1/model.ckpt", 5).ok());
+  EXPECT_TRUE(env_.FileExists("/d/run/1/model.ckpt-5.index").ok());
+  EXPECT_EQ(LatestCheckpoint("/d/run/1", {.env = &env_}).value(),
+            "/d/run/1/model.ckpt-5");
+}
+
+TEST_F(SaverTest, MaxToKeepTwoOverFiveSavesKeepsAndListsTheTwoNewest) {
+  SaverOptions options = Options();
+  options.max_to_keep = 2;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  EXPECT_EQ(Files(), FilesOf({1}));
+  EXPECT_EQ(StateText(), StateOf({1}));
+  for (int step = 2; step <= 5; ++step) {
+    now_ += 10;
+    ASSERT_TRUE(saver->Save("/d/model.ckpt", step).ok());
+    EXPECT_EQ(Files(), FilesOf({step - 1, step})) << step;
+    EXPECT_EQ(StateText(), StateOf({step - 1, step})) << step;
+  }
+  EXPECT_THAT(saver->last_checkpoints(),
+              ElementsAre(Pair("/d/model.ckpt-4", 1030.0),
+                          Pair("/d/model.ckpt-5", 1040.0)));
+}
+
+TEST_F(SaverTest, TheStateFileIsReplacedBeforeTheEvictedFilesAreDeleted) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  env_.log().clear();
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 2).ok());
+  std::vector<std::string> tail;
+  for (const std::string& line : env_.log()) {
+    if (line.rfind("rename", 0) == 0 || line.rfind("delete", 0) == 0) {
+      tail.push_back(line);
+    }
+  }
+  // The two bundle renames, the state file's, then the old files in TF's
+  // order (.meta, .index, .data).
+  ASSERT_GE(tail.size(), 6u);
+  EXPECT_THAT(tail[tail.size() - 4], HasSubstr(" -> /d/checkpoint"));
+  EXPECT_EQ(tail[tail.size() - 3], "delete /d/model.ckpt-1.meta");
+  EXPECT_EQ(tail[tail.size() - 2], "delete /d/model.ckpt-1.index");
+  EXPECT_EQ(tail[tail.size() - 1],
+            "delete /d/model.ckpt-1.data-00000-of-00001");
+}
+
+TEST_F(SaverTest, EvictionDeletesTheMetaGraphToo) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  ASSERT_TRUE(WriteStringToFile(env_, "/d/model.ckpt-1.meta", "graph").ok());
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 2).ok());
+  EXPECT_EQ(Files(), FilesOf({2}));
+}
+
+TEST_F(SaverTest, ResavingAPrefixMovesItToTheNewestPlace) {
+  SaverOptions options = Options();
+  options.max_to_keep = 3;
+  auto saver = NewSaver(options);
+  for (int step : {1, 2, 3})
+    ASSERT_TRUE(saver->Save("/d/model.ckpt", step).ok());
+  now_ = 2000;
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  EXPECT_EQ(StateText(), StateOf({2, 3, 1}));
+  EXPECT_THAT(saver->last_checkpoints(),
+              ElementsAre(Pair("/d/model.ckpt-2", 1000.0),
+                          Pair("/d/model.ckpt-3", 1000.0),
+                          Pair("/d/model.ckpt-1", 2000.0)));
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 4).ok());  // evicts 2, not 1
+  EXPECT_EQ(Files(), FilesOf({1, 3, 4}));
+  EXPECT_EQ(StateText(), StateOf({3, 1, 4}));
+}
+
+TEST_F(SaverTest, KeepEveryNHoursPreservesOneEvictedCheckpointPerPeriod) {
+  // Constructed at t=0: the first checkpoint evicted after t=3600 is kept,
+  // then the first one after 7200, and so on; kept ones are unlisted.
+  now_ = 0;
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  options.keep_checkpoint_every_n_hours = 1.0;
+  auto saver = NewSaver(options);
+  const std::vector<std::pair<int, double>> saves = {
+      {1, 1000}, {2, 2000}, {3, 5000}, {4, 6000},
+      {5, 7000}, {6, 9000}, {7, 9500}};
+  for (const auto& [step, t] : saves) {
+    now_ = t;
+    ASSERT_TRUE(saver->Save("/d/model.ckpt", step).ok());
+  }
+  // 3 (saved at 5000 > 3600) and 6 (9000 > 7200) were kept on eviction.
+  EXPECT_EQ(Files(), FilesOf({3, 6, 7}));
+  EXPECT_EQ(StateText(), StateOf({7}));
+}
+
+TEST_F(SaverTest, ANewSaverNeitherListsNorDeletesAnOldRunsCheckpoints) {
+  SaverOptions options = Options();
+  options.max_to_keep = 2;
+  {
+    auto first_run = NewSaver(options);
+    for (int step : {1, 2}) {
+      ASSERT_TRUE(first_run->Save("/d/model.ckpt", step).ok());
+    }
+  }
+  auto second_run = NewSaver(options);
+  for (int step : {3, 4, 5}) {
+    ASSERT_TRUE(second_run->Save("/d/model.ckpt", step).ok());
+  }
+  EXPECT_EQ(Files(), FilesOf({1, 2, 4, 5}));
+  EXPECT_EQ(StateText(), StateOf({4, 5}));
+}
+
+TEST_F(SaverTest, RecoverLastCheckpointsAdoptsExistingOnesWithTheirMtime) {
+  SaverOptions options = Options();
+  options.max_to_keep = 2;
+  {
+    auto first_run = NewSaver(options);
+    for (int step : {1, 2}) {
+      ASSERT_TRUE(first_run->Save("/d/model.ckpt", step).ok());
+    }
+  }
+  env_.SetModificationTime("/d/model.ckpt-1.index", 111.0);
+  env_.SetModificationTime("/d/model.ckpt-2.index", 222.0);
+  auto second_run = NewSaver(options);
+  Result<std::optional<CheckpointState>> state =
+      GetCheckpointState("/d", {.env = &env_});
+  ASSERT_TRUE(state.ok() && state->has_value());
+  std::vector<std::string> paths = (*state)->all_model_checkpoint_paths;
+  paths.insert(paths.begin(), "/d/model.ckpt-gone");
+  ASSERT_TRUE(second_run->RecoverLastCheckpoints(paths).ok());
+  EXPECT_THAT(second_run->last_checkpoints(),
+              ElementsAre(Pair("/d/model.ckpt-1", 111.0),
+                          Pair("/d/model.ckpt-2", 222.0)));
+  ASSERT_TRUE(second_run->Save("/d/model.ckpt", 3).ok());
+  EXPECT_EQ(Files(), FilesOf({2, 3}));
+  EXPECT_EQ(StateText(), StateOf({2, 3}));
+}
+
+TEST_F(SaverTest, CheckpointsSetWithInfiniteTimeAreUnlistedButKept) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  saver->SetLastCheckpointsWithTime(
+      {{"/d/model.ckpt-1", std::numeric_limits<double>::infinity()}});
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 2).ok());
+  EXPECT_EQ(Files(), FilesOf({1, 2}));
+  EXPECT_EQ(StateText(), StateOf({2}));
+}
+
+TEST_F(SaverTest, MaxToKeepZeroKeepsEveryFileAndListsOnlyTheNewest) {
+  SaverOptions options = Options();
+  options.max_to_keep = 0;
+  auto saver = NewSaver(options);
+  for (int step = 1; step <= 4; ++step) {
+    ASSERT_TRUE(saver->Save("/d/model.ckpt", step).ok());
+    EXPECT_EQ(StateText(), StateOf({step}));
+  }
+  EXPECT_EQ(Files(), FilesOf({1, 2, 3, 4}));
+  EXPECT_THAT(saver->last_checkpoints(), IsEmpty());
+}
+
+TEST_F(SaverTest, WriteStateFalseWritesNoStateAndDeletesNothing) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  for (int step = 1; step <= 3; ++step) {
+    ASSERT_TRUE(saver->Save("/d/model.ckpt", step, /*write_state=*/false).ok());
+  }
+  std::vector<std::string> expected = FilesOf({1, 2, 3});
+  expected.erase(std::find(expected.begin(), expected.end(), "checkpoint"));
+  EXPECT_EQ(Files(), expected);
+  EXPECT_THAT(saver->last_checkpoints(), IsEmpty());
+}
+
+TEST_F(SaverTest, SaveRelativePathsWritesPathsRelativeToTheDirectory) {
+  SaverOptions options = Options();
+  options.save_relative_paths = true;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 2).ok());
+  EXPECT_EQ(StateText(),
+            "model_checkpoint_path: \"model.ckpt-2\"\n"
+            "all_model_checkpoint_paths: \"model.ckpt-1\"\n"
+            "all_model_checkpoint_paths: \"model.ckpt-2\"\n");
+  EXPECT_EQ(LatestCheckpoint("/d", {.env = &env_}).value(), "/d/model.ckpt-2");
+}
+
+TEST_F(SaverTest, RestoreWritesIntoTheRegisteredBuffersInPlace) {
+  auto saver = NewSaver(Options());
+  const std::string prefix = saver->Save("/d/model.ckpt", 7).value();
+  const void* kernel_data = kernel_.raw_data();
+  const void* step_data = step_.raw_data();
+  ASSERT_TRUE(kernel_.mutable_flat<float>().ok());
+  (*kernel_.mutable_flat<float>())[1] = 99.0f;
+  (*step_.mutable_flat<int64_t>())[0] = 123;
+  ASSERT_TRUE(saver->Restore(prefix).ok());
+  EXPECT_THAT(kernel_.flat<float>(), ElementsAre(1.5f, -2.0f, 3.25f));
+  EXPECT_EQ(step_.flat<int64_t>()[0], 7);
+  EXPECT_EQ(kernel_.raw_data(), kernel_data);
+  EXPECT_EQ(step_.raw_data(), step_data);
+}
+
+TEST_F(SaverTest, RestoreChecksEveryTensorBeforeWritingAny) {
+  Saver writer(Options());
+  Tensor saved_kernel = Tensor::FromVector<float>({4.0f, 5.0f, 6.0f});
+  ASSERT_TRUE(writer.Register("dense/kernel", &saved_kernel).ok());
+  Tensor wrong_dtype = Tensor::Scalar<int32_t>(1);
+  ASSERT_TRUE(writer.Register("int_step", &wrong_dtype).ok());
+  Tensor wrong_shape = Tensor::FromVector<float>({1.0f, 2.0f});
+  ASSERT_TRUE(writer.Register("bias", &wrong_shape).ok());
+  const std::string prefix = writer.Save("/d/model.ckpt", 1).value();
+
+  // dense/kernel matches and comes first; the failure of the second
+  // tensor must leave it unwritten.
+  Saver reader(Options());
+  ASSERT_TRUE(reader.Register("dense/kernel", &kernel_).ok());
+  Tensor missing = Tensor::Scalar<int64_t>(0);
+  ASSERT_TRUE(reader.Register("global_step", &missing).ok());
+  Status status = reader.Restore(prefix);
+  EXPECT_TRUE(IsNotFound(status)) << status;
+  EXPECT_EQ(status.message(),
+            "Key global_step not found in checkpoint /d/model.ckpt-1");
+  EXPECT_THAT(kernel_.flat<float>(), ElementsAre(1.5f, -2.0f, 3.25f));
+
+  Saver dtype_reader(Options());
+  Tensor as_int64 = Tensor::Scalar<int64_t>(0);
+  ASSERT_TRUE(dtype_reader.Register("int_step", &as_int64).ok());
+  status = dtype_reader.Restore(prefix);
+  EXPECT_TRUE(IsInvalidArgument(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("int_step"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("int32"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("int64"));
+
+  Saver shape_reader(Options());
+  Tensor three = Tensor::FromVector<float>({0.0f, 0.0f, 0.0f});
+  ASSERT_TRUE(shape_reader.Register("bias", &three).ok());
+  status = shape_reader.Restore(prefix);
+  EXPECT_TRUE(IsInvalidArgument(status)) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("bias"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("[2]"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("[3]"));
+  EXPECT_THAT(three.flat<float>(), ElementsAre(0.0f, 0.0f, 0.0f));
+}
+
+TEST_F(SaverTest, RegisterRejectsEmptyDuplicateAndUninitialized) {
+  Saver saver(Options());
+  Tensor t = Tensor::Scalar<float>(1.0f);
+  Tensor none;
+  EXPECT_TRUE(IsInvalidArgument(saver.Register("", &t)));
+  EXPECT_TRUE(IsInvalidArgument(saver.Register("x", nullptr)));
+  EXPECT_TRUE(IsInvalidArgument(saver.Register("x", &none)));
+  EXPECT_TRUE(saver.Register("x", &t).ok());
+  EXPECT_TRUE(IsInvalidArgument(saver.Register("x", &t)));
+}
+
+TEST_F(SaverTest, AFailedStateWriteLeavesStateListAndOldFilesAsTheyWere) {
+  SaverOptions options = Options();
+  options.max_to_keep = 2;
+  auto saver = NewSaver(options);
+  for (int step : {1, 2}) ASSERT_TRUE(saver->Save("/d/model.ckpt", step).ok());
+  const auto list = saver->last_checkpoints();
+  env_.FailCall("rename", 0, UnavailableError("injected"), "-> /d/checkpoint");
+  Result<std::string> saved = saver->Save("/d/model.ckpt", 3);
+  EXPECT_TRUE(IsUnavailable(saved.status())) << saved.status();
+  EXPECT_EQ(Files(), FilesOf({1, 2}));
+  EXPECT_EQ(StateText(), StateOf({1, 2}));
+  EXPECT_EQ(saver->last_checkpoints(), list);
+  // The next Save goes on as if the failed one had not happened.
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 4).ok());
+  EXPECT_EQ(Files(), FilesOf({2, 4}));
+  EXPECT_EQ(StateText(), StateOf({2, 4}));
+}
+
+TEST_F(SaverTest, AFailedSaveOverAnExistingPrefixLeavesItsFiles) {
+  ASSERT_TRUE(NewSaver(Options())->Save("/d/model.ckpt").ok());
+  // A new run (an empty list) saves the same prefix; its state write
+  // fails. The old state file names the prefix, so its files must stay.
+  auto saver = NewSaver(Options());
+  env_.FailCall("rename", 0, UnavailableError("injected"), "-> /d/checkpoint");
+  EXPECT_TRUE(IsUnavailable(saver->Save("/d/model.ckpt").status()));
+  EXPECT_EQ(LatestCheckpoint("/d", {.env = &env_}).value(), "/d/model.ckpt");
+  EXPECT_TRUE(saver->Restore("/d/model.ckpt").ok());
+}
+
+TEST_F(SaverTest, AStateFileRenamedButNotSyncedKeepsTheNewCheckpoint) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  env_.log().clear();
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 2).ok());
+  // The last directory sync of a Save is the state file's.
+  int syncdirs = 0;
+  for (const std::string& line : env_.log()) {
+    syncdirs += line.rfind("syncdir ", 0) == 0;
+  }
+  ASSERT_GE(syncdirs, 1);
+  env_.FailCall("syncdir", syncdirs - 1, UnavailableError("injected"));
+  Result<std::string> saved = saver->Save("/d/model.ckpt", 3);
+  EXPECT_TRUE(IsUnavailable(saved.status())) << saved.status();
+  EXPECT_THAT(std::string(saved.status().message()),
+              HasSubstr("saved /d/model.ckpt-3 and listed it"));
+  // What readers see is consistent: the new state names a checkpoint
+  // that is there; the evicted one is not deleted yet.
+  EXPECT_EQ(StateText(), StateOf({3}));
+  EXPECT_EQ(LatestCheckpoint("/d", {.env = &env_}).value(), "/d/model.ckpt-3");
+  EXPECT_EQ(Files(), FilesOf({2, 3}));
+  EXPECT_THAT(saver->last_checkpoints(),
+              ElementsAre(Pair("/d/model.ckpt-3", 1000.0)));
+}
+
+TEST_F(SaverTest, AFailedBundleWriteLeavesNoFilesBehind) {
+  auto saver = NewSaver(Options());
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  for (const char* kind : {"write", "sync", "rename"}) {
+    env_.FailCall(kind, 0, UnavailableError("injected"));
+    Result<std::string> saved = saver->Save("/d/model.ckpt", 2);
+    EXPECT_TRUE(IsUnavailable(saved.status())) << kind << saved.status();
+    EXPECT_EQ(Files(), FilesOf({1})) << kind;
+    EXPECT_EQ(StateText(), StateOf({1})) << kind;
+    env_.FailCall(kind, -1, OkStatus());
+  }
+}
+
+TEST_F(SaverTest, AFailedDeletionIsReportedAfterTheCheckpointIsListed) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  env_.FailCall("delete", 0, PermissionDeniedError("injected"),
+                "/d/model.ckpt-1.index");
+  Result<std::string> saved = saver->Save("/d/model.ckpt", 2);
+  EXPECT_TRUE(IsPermissionDenied(saved.status())) << saved.status();
+  EXPECT_THAT(std::string(saved.status().message()),
+              HasSubstr("saved /d/model.ckpt-2, but deleting"));
+  EXPECT_EQ(StateText(), StateOf({2}));
+  EXPECT_TRUE(
+      IsNotFound(env_.FileExists("/d/model.ckpt-1.data-00000-of-00001")));
+}
+
+}  // namespace
+}  // namespace inflow
