@@ -276,11 +276,12 @@ TEST(MetaGraphTest, WriteMetaGraphPublishesTheSerializedBytesAndNoTemporary) {
 
 TEST(MetaGraphTest, WrittenFilesSurviveACrashAfterTheWrite) {
   MemEnv env;
-  ASSERT_TRUE(env.CreateDir("ckpt").ok());
+  // Created durably (the parent synced), as the crash model needs.
+  ASSERT_TRUE(RecursivelyCreateDir(env, "ckpt").ok());
   MetaGraphOptions options;
   options.env = &env;
   ASSERT_TRUE(WriteMetaGraph(Issue15Model(), "ckpt/m", options).ok());
-  env.DropUnsyncedData();
+  env.SimulateCrash();
   EXPECT_EQ(*env.Contents("ckpt/m.meta"), *SerializeMetaGraph(Issue15Model()));
 }
 
