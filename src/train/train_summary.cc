@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
@@ -38,15 +40,17 @@ std::string TrainSummary::ToJson() const {
          ", \"feed\": \"" + feed + "\"}";
 }
 
-Result<double> EvaluateCheckpoint(const std::string& ckpt,
-                                  const std::string& data_dir) {
+Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
+                                      const std::string& data_dir,
+                                      bool predictions) {
   Env& env = Env::Default();
-  std::string prefix = ckpt;
+  Evaluation out;
+  out.checkpoint = ckpt;
   if (env.IsDirectory(ckpt).ok()) {
     INFLOW_ASSIGN_OR_RETURN(std::optional<std::string> latest,
                             LatestCheckpoint(ckpt));
     if (!latest) return NotFoundError("no checkpoint in " + ckpt);
-    prefix = *latest;
+    out.checkpoint = *latest;
   }
   INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
                           internal::FindImageSplit(env, data_dir, "test"));
@@ -57,16 +61,26 @@ Result<double> EvaluateCheckpoint(const std::string& ckpt,
     INFLOW_RETURN_IF_ERROR(saver.Register(name, tensor));
   }
   INFLOW_RETURN_IF_ERROR(
-      saver.Restore(prefix).WithContext("restoring " + prefix));
+      saver.Restore(out.checkpoint).WithContext("restoring " + out.checkpoint));
   const int64_t n = data[0].shape().dim(0);
   double correct = 0;
+  std::vector<Tensor> parts;
   for (int64_t i = 0; i < n; i += 1000) {
     const int64_t k = std::min<int64_t>(1000, n - i);
-    INFLOW_ASSIGN_OR_RETURN(double a, mlp->Accuracy(data[0].Slice(i, i + k),
-                                                    data[1].Slice(i, i + k)));
+    const Tensor images = data[0].Slice(i, i + k);
+    INFLOW_ASSIGN_OR_RETURN(double a,
+                            mlp->Accuracy(images, data[1].Slice(i, i + k)));
     correct += a * static_cast<double>(k);
+    if (predictions) {
+      INFLOW_ASSIGN_OR_RETURN(Tensor p, mlp->Predict(images));
+      parts.push_back(std::move(p));
+    }
   }
-  return correct / static_cast<double>(n);
+  out.test_accuracy = correct / static_cast<double>(n);
+  if (predictions) {
+    INFLOW_ASSIGN_OR_RETURN(out.predictions, Tensor::Concat(parts));
+  }
+  return out;
 }
 
 }  // namespace inflow

@@ -43,6 +43,7 @@
 
 #include "inflow/core/result.h"
 #include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
 
 namespace inflow {
 
@@ -118,10 +119,20 @@ struct TrainCallbacks {
 [[nodiscard]] Result<TrainSummary> Train(const TrainOptions& options,
                                          const TrainCallbacks& callbacks = {});
 
+struct Evaluation {
+  std::string checkpoint;  // the prefix evaluated
+  double test_accuracy = 0;
+  // With `predictions`: softmax probabilities float32 [N, 10] of the test
+  // images in file order (files sorted, records in order).
+  Tensor predictions;
+};
+
 // The test-set accuracy of the checkpoint `ckpt` (a prefix, or a folder
-// whose latest checkpoint is used) on data_dir/test-*.tfrecord.
-[[nodiscard]] Result<double> EvaluateCheckpoint(const std::string& ckpt,
-                                                const std::string& data_dir);
+// whose latest checkpoint is used) on data_dir/test-*.tfrecord. Errors name
+// the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming it).
+[[nodiscard]] Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
+                                                    const std::string& data_dir,
+                                                    bool predictions = false);
 
 }  // namespace inflow
 
