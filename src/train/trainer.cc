@@ -165,7 +165,7 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
 
   const int64_t examples_needed =
       std::max<int64_t>(0, final_step - start_step) * o.batch_size;
-  const int64_t start_epoch = start_step * o.batch_size / num_train;
+  const int64_t start_epoch = start_step / steps_per_epoch;
   std::unique_ptr<internal::TrainFeed> feed;
   if (examples_needed > 0) {
     internal::TrainFeedOptions f;
@@ -218,11 +218,11 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
     INFLOW_ASSIGN_OR_RETURN(float loss, state->Step((*batch)[0], (*batch)[1]));
     summary.losses.push_back(loss);
     const int64_t step = state->step();
-    state->set_epoch(step * o.batch_size / num_train);
+    state->set_epoch(step / steps_per_epoch);
     const double elapsed = Seconds(t0, Clock::now());
     StepInfo info{.step = step,
                   .final_step = final_step,
-                  .epoch = step * o.batch_size / num_train,
+                  .epoch = step / steps_per_epoch,
                   .loss = loss,
                   .examples_per_s = static_cast<double>(step - start_step) *
                                     o.batch_size / std::max(elapsed, 1e-9),
@@ -263,7 +263,7 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   const double seconds = Seconds(t0, t1);
   summary.steps = end_step;
   summary.steps_run = end_step - start_step;
-  summary.epochs = static_cast<double>(end_step) * o.batch_size / num_train;
+  summary.epochs = static_cast<double>(end_step) / steps_per_epoch;
   summary.test_accuracy = accuracy;
   summary.steps_per_s = seconds > 0 ? summary.steps_run / seconds : 0;
   summary.examples_per_s = summary.steps_per_s * o.batch_size;
