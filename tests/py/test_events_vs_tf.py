@@ -90,3 +90,38 @@ def test_tensorboard_file_writer_output_reads_back_in_tensorflow_like_ours(tmp_p
     assert tf_events[0].source_metadata.writer == "tensorflow.core.util.events_writer"
     assert our_events[0].source_metadata.writer == "inflow.train.events_writer"
     assert tf_events[1].summary == our_events[1].summary
+
+
+def test_events_cat_prints_what_summary_iterator_reads(run_inflow, shared_dir):
+    """`inflow events cat` on TF-written files: every event's wall time,
+    step, kind and simple values as TF's summary_iterator gives them."""
+    for name in ("events.out.tfevents.lingvo", "events.out.tfevents.tfx_eval"):
+        path = str(shared_dir / "testdata" / "tf" / "events" / name)
+        lines = [json.loads(l) for l in run_inflow("events", "cat", path).stdout.splitlines()]
+        events = list(tf.compat.v1.train.summary_iterator(path))
+        assert len(lines) == len(events)
+        for line, event in zip(lines, events):
+            assert line["wall_time"] == event.wall_time
+            assert line["step"] == event.step
+            assert line["what"] == event.WhichOneof("what")
+            if line["what"] == "summary":
+                for v in event.summary.value:
+                    if v.WhichOneof("value") == "simple_value":
+                        assert line["values"][v.tag] == v.simple_value
+                    else:
+                        assert line["values"][v.tag]["kind"] == v.WhichOneof("value")
+
+
+def test_events_tags_summarises_our_file_and_damage_is_exit_1(tmp_path, run_inflow):
+    path, _ = write({"logdir": str(tmp_path), "clock": 9.0, "events": EVENTS[:3]})
+    [line] = [json.loads(l) for l in run_inflow("events", "tags", path).stdout.splitlines()]
+    assert line["events"] == 4
+    assert line["tags"]["loss"] == {"count": 3, "first_step": 0, "last_step": 469,
+                                    "last": pytest.approx(0.31, rel=1e-7)}
+    data = open(path, "rb").read()
+    cut = tmp_path / "cut"
+    cut.write_bytes(data[:-3])
+    proc = run_inflow("events", "cat", cut, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("DATA_LOSS: ") and str(cut) in proc.stderr, proc.stderr
+    assert len(proc.stdout.splitlines()) == 3  # the events before the damage
