@@ -15,7 +15,8 @@
 //    machine), "batch": 128, "rounds": r, "steps_per_round": s,
 //    "fashion_mnist": 1 or 0, "kernels": {"train": "avx512"}}
 // with the torch figures and ratios null and "torch_reason" saying why
-// when PyTorch cannot run.
+// when PyTorch cannot run. INFLOW_TORCH_PYTHON names another Python for
+// the torch side.
 // --smoke: 10 steps a side, one round (no figure means anything).
 // --profile: inflow alone, 500 steps (for perf record).
 // --products: the step's five large products alone, each with every kernel
@@ -24,10 +25,12 @@
 // gradients): ms of CPU per product and GFMA/s counting only the nonzero
 // terms, against the dense product's multiply-adds.
 
+#include <sys/wait.h>
 #include <time.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -141,11 +144,14 @@ struct Rate {
 
 // The torch side's rates, or nullopt and `reason`.
 std::optional<Rate> RunTorch(int steps, int warmup, std::string* reason) {
+  const char* python = std::getenv("INFLOW_TORCH_PYTHON");
   const std::string cmd =
-      "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 "
-      "/usr/bin/python3 " INFLOW_TORCH_SCRIPT " --steps " +
-      std::to_string(steps) + " --warmup " + std::to_string(warmup) +
-      " --images " + std::to_string(kImages) + " 2>&1";
+      "env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 " +
+      std::string(python != nullptr && *python != 0 ? python
+                                                    : "/usr/bin/python3") +
+      " " INFLOW_TORCH_SCRIPT " --steps " + std::to_string(steps) +
+      " --warmup " + std::to_string(warmup) + " --images " +
+      std::to_string(kImages) + " 2>&1";
   std::FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) {
     *reason = "cannot run /usr/bin/python3";
@@ -161,8 +167,14 @@ std::optional<Rate> RunTorch(int steps, int warmup, std::string* reason) {
       out.pop_back();
     const size_t line = out.rfind('\n');
     *reason = out.substr(line == std::string::npos ? 0 : line + 1);
-    for (char& c : *reason) c = c == '"' || c == '\\' ? '\'' : c;
-    if (reason->empty()) *reason = "train_torch.py failed";
+    for (char& c : *reason) {
+      if (c == '"' || c == '\\') c = '\'';
+      if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+    }
+    if (reason->empty()) {
+      *reason = "train_torch.py failed (exit status " +
+                std::to_string(WIFEXITED(rc) ? WEXITSTATUS(rc) : rc) + ")";
+    }
     return std::nullopt;
   }
   const size_t cpu = out.find("\"cpu_steps_per_s\": ", at);

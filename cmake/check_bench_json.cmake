@@ -1,11 +1,12 @@
 # cmake -DBENCH=<binary> -DNAME=<name> [-DEXPECT_PORTABLE=ON]
-#       -P check_bench_json.cmake
+#       [-DEXPECT_NULL=<member>] -P check_bench_json.cmake
 # Runs a benchmark program in smoke mode (--smoke) and checks the shape of
 # the JSON line it prints last: an object whose "bench" is NAME, whose
 # "kernels" is an object of strings (each "portable" with
 # EXPECT_PORTABLE), and whose other members are numbers, objects of numbers,
 # null (a figure that could not be measured) or, for a member whose name
-# ends in "_reason", a string (why).
+# ends in "_reason", a string (why). With EXPECT_NULL, that member must be
+# null and a string member ending in "_reason" must say why.
 # No timing is checked.
 cmake_minimum_required(VERSION 3.20)
 execute_process(COMMAND ${BENCH} --smoke --benchmark_color=false
@@ -48,6 +49,15 @@ if(n GREATER 0)
                           "INFLOW_KERNELS=portable")
     endif()
   endforeach()
+endif()
+if(EXPECT_NULL)
+  string(JSON kind ERROR_VARIABLE bad TYPE "${line}" ${EXPECT_NULL})
+  if(bad OR NOT kind STREQUAL "NULL")
+    message(FATAL_ERROR "${EXPECT_NULL} is not null")
+  endif()
+  if(NOT line MATCHES "_reason\": \"[^\"]+\"")
+    message(FATAL_ERROR "no non-empty *_reason string")
+  endif()
 endif()
 string(JSON n LENGTH "${line}")
 math(EXPR last "${n} - 1")

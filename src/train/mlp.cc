@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "train/elementwise_kernels.h"
@@ -70,8 +71,17 @@ Status Mlp::Rep::CheckInputs(const Tensor& images, const Tensor* labels) const {
                                 std::to_string(in) + "], got " +
                                 images.DebugString(0));
   }
-  if (labels == nullptr) return OkStatus();
+  // SparseRows indexes a batch's entries with int32.
   const int64_t batch = images.dim_size(0);
+  int64_t widest = 0;
+  for (int64_t s : options.layer_sizes) widest = std::max(widest, s);
+  if (batch > std::numeric_limits<int32_t>::max() / widest) {
+    return InvalidArgumentError(
+        "Mlp: a batch of " + std::to_string(batch) +
+        " rows is too large (at most " +
+        std::to_string(std::numeric_limits<int32_t>::max() / widest) + ")");
+  }
+  if (labels == nullptr) return OkStatus();
   if (labels->dtype() != DType::kInt64 || labels->rank() != 1 ||
       labels->dim_size(0) != batch) {
     return InvalidArgumentError("Mlp: labels must be int64 [" +

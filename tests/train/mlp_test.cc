@@ -5,8 +5,10 @@
 
 #include "inflow/train/mlp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <span>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +68,28 @@ TEST(MlpTest, TheSeedDecidesTheWeights) {
   auto m1 = Make(a), m2 = Make(a), m3 = Make(b);
   EXPECT_TRUE(*m1->variables()[0].second == *m2->variables()[0].second);
   EXPECT_FALSE(*m1->variables()[0].second == *m3->variables()[0].second);
+}
+
+// A Saver restores by writing into the registered tensors' buffers: the
+// model must read its parameters from them, not from copies.
+TEST(MlpTest, WritingIntoAVariableInPlaceChangesTheModel) {
+  MlpOptions o;
+  o.layer_sizes = {3, 2};
+  o.input_keep_prob = 1.0f;
+  auto model = Make(o);
+  auto vars = model->variables();
+  const std::span<float> w = vars[0].second->mutable_flat<float>().value();
+  const std::span<float> b = vars[1].second->mutable_flat<float>().value();
+  std::fill(w.begin(), w.end(), 0.0f);
+  b[0] = 0.0f;
+  b[1] = std::log(3.0f);  // softmax (0.25, 0.75)
+  const Tensor x =
+      Tensor::FromVector<float>({1, 2, 3}, TensorShape({1, 3})).value();
+  const Tensor p = model->Predict(x).value();
+  EXPECT_NEAR(p.data<float>()[0], 0.25f, 1e-6);
+  EXPECT_NEAR(p.data<float>()[1], 0.75f, 1e-6);
+  w[0] = 100.0f;  // x[0] * 100 on class 0
+  EXPECT_NEAR(model->Predict(x).value().data<float>()[0], 1.0f, 1e-6);
 }
 
 TEST(MlpTest, BadOptionsAreInvalidArgument) {

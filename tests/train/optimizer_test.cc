@@ -79,6 +79,22 @@ TEST(OptimizerTest, RmsPropStepIsTfsFormula) {
   }
 }
 
+// A Saver restores slots and global_step in place: the next update must
+// use what was written there.
+TEST(OptimizerTest, WritingIntoSlotsInPlaceChangesTheNextUpdate) {
+  Params p;
+  auto opt = Make("rmsprop", &p);
+  auto vars = opt->variables();
+  vars[0].second->mutable_flat<float>().value()[0] = 4.0f;  // ms of w[0]
+  vars.back().second->mutable_flat<int64_t>().value()[0] = 41;
+  ASSERT_TRUE(opt->Apply(p.grads()).ok());
+  const float ms = 4.0f + (0.1f * 0.1f - 4.0f) * (1.0f - 0.9f);
+  EXPECT_EQ(vars[0].second->data<float>()[0], ms);
+  EXPECT_EQ(p.w.data<float>()[0],
+            1.0f - 0.1f * 0.001f / std::sqrt(ms + 1e-10f));
+  EXPECT_EQ(opt->step(), 42);
+}
+
 TEST(OptimizerTest, AdamHasTf1sSlotsAndBetaPowers) {
   Params p;
   auto opt = Make("adam", &p);

@@ -59,7 +59,8 @@ struct MlpOptions {
 
 // Dropout masks for one step, from outside (tests comparing with TF): one
 // float32 tensor per dropout, [batch, layer_sizes[i]] for i = 0 (the
-// input) .. hidden layers, each element 1 (kept) or 0.
+// input) .. hidden layers, an element kept where it is nonzero. The mask
+// of a dropout whose keep probability is 1 is checked but not used.
 struct DropoutMasks {
   std::vector<Tensor> keep;
 };
