@@ -299,6 +299,22 @@ TEST(MetaGraphTest, AFailedWriteNamesTheFileAndLeavesNothing) {
   EXPECT_TRUE(env.GetChildren("ckpt")->empty());
 }
 
+TEST(MetaGraphTest, AFailedOverwriteKeepsThePreviousFileWhole) {
+  MemEnv env;
+  ASSERT_TRUE(env.CreateDir("ckpt").ok());
+  MetaGraphOptions options;
+  options.env = &env;
+  MlpGraph old_graph = Issue15Model();
+  old_graph.output_name = "old_predictions";
+  ASSERT_TRUE(WriteMetaGraph(old_graph, "ckpt/m", options).ok());
+  env.InjectWriteError(PendingFiles::TemporaryPath("ckpt/m.meta"), 5000,
+                       UnavailableError("disk gone"));
+  EXPECT_FALSE(WriteMetaGraph(Issue15Model(), "ckpt/m", options).ok());
+  env.DropUnsyncedData();
+  EXPECT_EQ(*env.Contents("ckpt/m.meta"), *SerializeMetaGraph(old_graph));
+  EXPECT_THAT(*env.GetChildren("ckpt"), ::testing::ElementsAre("m.meta"));
+}
+
 TEST(MetaGraphTest, AMissingDirectoryIsNotFoundNamingTheFile) {
   const std::string dir = ::testing::TempDir() + "/meta_graph_test_" +
                           std::to_string(::getpid()) + "/absent";
