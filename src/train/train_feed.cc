@@ -23,6 +23,10 @@ constexpr std::chrono::milliseconds kStopPoll{50};
 // Examples the shuffle_batch queue keeps after each dequeue (TF's MNIST
 // examples' choice).
 constexpr int64_t kMinAfterDequeue = 10000;
+// Batches the queues hold beyond that, so that a reader thread kept off
+// the CPU for a while (two cores shared with other work) does not stall
+// the training thread.
+constexpr int64_t kBufferedBatches = 16;
 
 // A BatchSource (Pipeline or Preloaded) with stop polling.
 class SourceFeed : public TrainFeed {
@@ -114,7 +118,7 @@ Result<std::unique_ptr<TrainFeed>> MakeQueueFeed(TrainFeedOptions& o) {
   p.batching.batch_size = o.batch_size;
   p.batching.shuffle = true;
   p.batching.min_after_dequeue = std::min(kMinAfterDequeue, o.num_examples / 2);
-  p.batching.capacity = p.batching.min_after_dequeue + 3 * o.batch_size;
+  p.batching.capacity = p.batching.min_after_dequeue + kBufferedBatches * o.batch_size;
   p.batching.seed = o.seed;
   p.name = "input";
   p.metrics = metrics.get();
@@ -138,6 +142,7 @@ Result<std::unique_ptr<TrainFeed>> MakePreloadedFeed(TrainFeedOptions& o) {
   p.num_epochs = o.num_epochs;
   p.shuffle = true;
   p.batching.batch_size = o.batch_size;
+  p.batching.capacity = kBufferedBatches * o.batch_size;
   p.batching.seed = o.seed;
   p.name = "preloaded";
   p.metrics = metrics.get();
