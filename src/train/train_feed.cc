@@ -118,7 +118,8 @@ Result<std::unique_ptr<TrainFeed>> MakeQueueFeed(TrainFeedOptions& o) {
   p.batching.batch_size = o.batch_size;
   p.batching.shuffle = true;
   p.batching.min_after_dequeue = std::min(kMinAfterDequeue, o.num_examples / 2);
-  p.batching.capacity = p.batching.min_after_dequeue + kBufferedBatches * o.batch_size;
+  p.batching.capacity =
+      p.batching.min_after_dequeue + kBufferedBatches * o.batch_size;
   p.batching.seed = o.seed;
   p.name = "input";
   p.metrics = metrics.get();
