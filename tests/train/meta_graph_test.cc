@@ -301,7 +301,8 @@ TEST(MetaGraphTest, AFailedWriteNamesTheFileAndLeavesNothing) {
 
 TEST(MetaGraphTest, AFailedOverwriteKeepsThePreviousFileWhole) {
   MemEnv env;
-  ASSERT_TRUE(env.CreateDir("ckpt").ok());
+  // Created durably (the parent synced), as the crash model needs.
+  ASSERT_TRUE(RecursivelyCreateDir(env, "ckpt").ok());
   MetaGraphOptions options;
   options.env = &env;
   MlpGraph old_graph = Issue15Model();
@@ -310,7 +311,7 @@ TEST(MetaGraphTest, AFailedOverwriteKeepsThePreviousFileWhole) {
   env.InjectWriteError(PendingFiles::TemporaryPath("ckpt/m.meta"), 5000,
                        UnavailableError("disk gone"));
   EXPECT_FALSE(WriteMetaGraph(Issue15Model(), "ckpt/m", options).ok());
-  env.DropUnsyncedData();
+  env.SimulateCrash();
   EXPECT_EQ(*env.Contents("ckpt/m.meta"), *SerializeMetaGraph(old_graph));
   EXPECT_THAT(*env.GetChildren("ckpt"), ::testing::ElementsAre("m.meta"));
 }
