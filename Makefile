@@ -27,9 +27,10 @@ build: build/release/build.ninja
 	cmake --build build/release -j $(JOBS)
 
 # The demo needs only the CLI: no tests, benchmarks or examples are built.
+# scripts/demo: convert (cached), train with an interruption, resume, eval.
 demo: deps build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target inflow_cli
-	build/release/bin/inflow demo
+	scripts/demo build/release/bin/inflow
 
 test: deps
 	@scripts/run-tests

@@ -177,7 +177,7 @@ void ProtoMessage::AppendText(std::string* out, int indent) const {
         out->append(": " + PythonFloatRepr(static_cast<double>(f.f)));
         break;
       case Kind::kBytes:
-        out->append(": \"" + CEscape(f.s) + "\"");
+        out->append(": \"" + TextFormatCEscape(f.s) + "\"");
         break;
     }
     out->push_back('\n');
@@ -230,7 +230,7 @@ std::string PythonFloatRepr(double v) {
   return sign + out;
 }
 
-std::string CEscape(std::string_view bytes) {
+std::string TextFormatCEscape(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());
   for (const char c : bytes) {

@@ -97,7 +97,7 @@ class ProtoMessage {
 // "1e+16", "inf", "nan").
 std::string PythonFloatRepr(double v);
 // Python protobuf's text_encoding.CEscape(bytes, as_utf8=False).
-std::string CEscape(std::string_view bytes);
+std::string TextFormatCEscape(std::string_view bytes);
 
 }  // namespace inflow::internal
 

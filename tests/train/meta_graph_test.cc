@@ -276,7 +276,7 @@ TEST(MetaGraphTest, WriteMetaGraphPublishesTheSerializedBytesAndNoTemporary) {
 
 TEST(MetaGraphTest, WrittenFilesSurviveACrashAfterTheWrite) {
   MemEnv env;
-  // Creates the folder durably (its parent synced), as a Saver does.
+  // Created durably (the parent synced), as the crash model needs.
   ASSERT_TRUE(RecursivelyCreateDir(env, "ckpt").ok());
   MetaGraphOptions options;
   options.env = &env;
@@ -301,6 +301,7 @@ TEST(MetaGraphTest, AFailedWriteNamesTheFileAndLeavesNothing) {
 
 TEST(MetaGraphTest, AFailedOverwriteKeepsThePreviousFileWhole) {
   MemEnv env;
+  // Created durably (the parent synced), as the crash model needs.
   ASSERT_TRUE(RecursivelyCreateDir(env, "ckpt").ok());
   MetaGraphOptions options;
   options.env = &env;

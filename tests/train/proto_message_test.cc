@@ -103,10 +103,11 @@ TEST(PythonFloatReprTest, MatchesPythonRepr) {
 }
 
 TEST(CEscapeTest, EscapesAsPythonProtobufTextEncoding) {
-  EXPECT_EQ(CEscape("\x10\x03\x00\x00"s), "\\020\\003\\000\\000");
-  EXPECT_EQ(CEscape("\t\n\r\"'\\"), "\\t\\n\\r\\\"\\'\\\\");
-  EXPECT_EQ(CEscape("\x7f\xff\x80"), "\\177\\377\\200");
-  EXPECT_EQ(CEscape("loc:@layer1/weights ~"), "loc:@layer1/weights ~");
+  EXPECT_EQ(TextFormatCEscape("\x10\x03\x00\x00"s), "\\020\\003\\000\\000");
+  EXPECT_EQ(TextFormatCEscape("\t\n\r\"'\\"), "\\t\\n\\r\\\"\\'\\\\");
+  EXPECT_EQ(TextFormatCEscape("\x7f\xff\x80"), "\\177\\377\\200");
+  EXPECT_EQ(TextFormatCEscape("loc:@layer1/weights ~"),
+            "loc:@layer1/weights ~");
 }
 
 TEST(MapKeyOrderTest, TextIsBytewiseBinaryPutsLongerKeysBeforeTheirPrefixes) {

@@ -1,0 +1,18 @@
+# Runs example_mlp_saver_resume twice in a fresh DIR: 12 steps, then 20;
+# the second run must say it resumed at step 12 and end at step 20.
+file(REMOVE_RECURSE ${DIR})
+execute_process(COMMAND ${PROGRAM} ${DIR} 12 1280 RESULT_VARIABLE rc1 OUTPUT_VARIABLE out1)
+if(NOT rc1 EQUAL 0)
+  message(FATAL_ERROR "first run exited ${rc1}: ${out1}")
+endif()
+execute_process(COMMAND ${PROGRAM} ${DIR} 20 1280 RESULT_VARIABLE rc2 OUTPUT_VARIABLE out2)
+if(NOT rc2 EQUAL 0)
+  message(FATAL_ERROR "second run exited ${rc2}: ${out2}")
+endif()
+if(NOT out2 MATCHES "resumed from [^\n]*model.ckpt-12 at step 12")
+  message(FATAL_ERROR "the second run did not resume at step 12:\n${out2}")
+endif()
+if(NOT out2 MATCHES "step 20: training accuracy")
+  message(FATAL_ERROR "the second run did not end at step 20:\n${out2}")
+endif()
+message(STATUS "${out1}${out2}")

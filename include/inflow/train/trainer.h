@@ -1,0 +1,139 @@
+// Copyright 2026 The inflow Authors.
+//
+// Train: the training job `inflow train` runs, as a library call, so that
+// tests and examples drive it without the CLI (docs/ARCHITECTURE.md,
+// "The training loop"):
+//
+//   data_dir/train-*.tfrecord (image shards of `inflow convert`)
+//     --feed queue:     string_input_producer(num_epochs, shuffle)
+//                       -> reader threads parsing Examples, image_raw bytes
+//                          -> float32 [0, 1] -> shuffle_batch  (Pipeline)
+//     --feed sync:      each batch read and parsed in the training thread
+//     --feed preloaded: every example decoded into memory first (Preloaded)
+//   -> Mlp (784-625-625-10) step -> Optimizer (rmsprop, adam, sgd)
+//   -> Saver checkpoints (every save_every steps and at the end; weights,
+//      slots, global_step, "input/epoch", "input/seed") with a .meta beside
+//      each and graph.pbtxt once per run
+//   -> test-set accuracy after each epoch, TensorBoard events in logdir.
+//
+//   TrainOptions options{.data_dir = "data", .epochs = 10, .ckpt_dir = "ck"};
+//   Result<TrainSummary> summary = Train(options);
+//
+// Determinism: with one reader thread and a seed, the queue feed hands out
+// the same batches in every run (each dequeue waits for a full batching
+// queue, or for the end of input), and dropout masks depend only on
+// (seed, global step): two runs give the same losses. A resumed run starts
+// its input at the checkpoint's epoch with the checkpoint's seed.
+//
+// Errors (each naming the file or tensor): NOT_FOUND for a data folder
+// without shards; DATA_LOSS for a corrupt shard (found by a scan of every
+// shard before training); an unwritable checkpoint folder or logdir
+// before training; INVALID_ARGUMENT for a checkpoint of another model
+// shape or optimizer.
+
+#ifndef INFLOW_TRAIN_TRAINER_H_
+#define INFLOW_TRAIN_TRAINER_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+
+namespace inflow {
+
+struct TrainOptions {
+  std::string data_dir;
+  // One of them; neither: 1 epoch. An epoch is floor(N / batch_size)
+  // steps of the training set's N examples.
+  std::optional<int64_t> epochs;
+  std::optional<int64_t> steps;
+  int64_t batch_size = 128;
+  int reader_threads = 1;
+  int math_threads = 1;  // the model runs on one thread: only 1
+  std::string optimizer = "rmsprop";
+  std::optional<float> learning_rate;
+  // nullopt: a random seed, saved in the checkpoints.
+  std::optional<int64_t> seed;
+  // Empty: no checkpoints, no summary.json.
+  std::string ckpt_dir;
+  // Checkpoints every this many steps and at the end; 0: every epoch.
+  int64_t save_every = 0;
+  int max_to_keep = 5;
+  // Empty: no event files.
+  std::string logdir;
+  bool resume = false;
+  std::string feed = "queue";  // "queue", "sync", "preloaded"
+  // Events and the step callback every this many steps.
+  int64_t log_every = 50;
+  // Stops the run: a final checkpoint is written and Train returns the
+  // summary of what was done (interrupted = true).
+  std::stop_token stop;
+  // Skip the test-set evaluation after each epoch (only at the end).
+  bool eval_each_epoch = true;
+};
+
+struct StepInfo {
+  int64_t step = 0;  // global step after the update
+  int64_t final_step = 0;
+  int64_t epoch = 0;  // epochs completed
+  float loss = 0;
+  double examples_per_s = 0;
+  double queue_fill = 0;  // batching queue fill (0 for sync)
+  double input_wait_fraction = 0;
+};
+
+struct TrainSummary {
+  int64_t steps = 0;       // global step at the end
+  int64_t steps_run = 0;   // steps this run did
+  int64_t start_step = 0;  // global step it started from
+  double epochs = 0;       // epochs the global step covers
+  double test_accuracy = 0;
+  double steps_per_s = 0;
+  double examples_per_s = 0;
+  double input_wait_fraction = 0;
+  std::string feed;
+  bool interrupted = false;
+  std::string checkpoint;     // the last checkpoint's prefix, or empty
+  std::vector<float> losses;  // of the steps this run did
+
+  // {"steps", "epochs", "test_accuracy", "steps_per_s", "examples_per_s",
+  //  "input_wait_fraction", "feed"} on one line.
+  std::string ToJson() const;
+};
+
+struct TrainCallbacks {
+  // Every step (cheap work only).
+  std::function<void(const StepInfo&)> on_step;
+  // After each epoch's evaluation, and for messages ("resumed from ...",
+  // "saved ...").
+  std::function<void(int64_t epoch, double test_accuracy)> on_epoch;
+  std::function<void(const std::string&)> on_message;
+};
+
+[[nodiscard]] Result<TrainSummary> Train(const TrainOptions& options,
+                                         const TrainCallbacks& callbacks = {});
+
+struct Evaluation {
+  std::string checkpoint;  // the prefix evaluated
+  double test_accuracy = 0;
+  // With `predictions`: softmax probabilities float32 [N, 10] of the test
+  // images in file order (files sorted, records in order).
+  Tensor predictions;
+};
+
+// The test-set accuracy of the checkpoint `ckpt` (a prefix, or a folder
+// whose latest checkpoint is used) on data_dir/test-*.tfrecord. Errors name
+// the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming it).
+[[nodiscard]] Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
+                                                    const std::string& data_dir,
+                                                    bool predictions = false);
+
+}  // namespace inflow
+
+#endif  // INFLOW_TRAIN_TRAINER_H_

@@ -1,0 +1,219 @@
+// Copyright 2026 The inflow Authors.
+
+#include "train/train_feed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "inflow/core/metrics.h"
+#include "inflow/input/batch_source.h"
+#include "inflow/input/pipeline.h"
+
+namespace inflow::internal {
+namespace {
+
+// How long one wait for a batch lasts before the stop token is checked.
+constexpr std::chrono::milliseconds kStopPoll{50};
+// Examples the shuffle_batch queue keeps after each dequeue (TF's MNIST
+// examples' choice).
+constexpr int64_t kMinAfterDequeue = 10000;
+// Batches the queues hold beyond that, so that a reader thread kept off
+// the CPU for a while (two cores shared with other work) does not stall
+// the training thread.
+constexpr int64_t kBufferedBatches = 16;
+
+// A BatchSource (Pipeline or Preloaded) with stop polling.
+class SourceFeed : public TrainFeed {
+ public:
+  SourceFeed(std::unique_ptr<MetricsRegistry> metrics,
+             std::shared_ptr<BatchSource> source, std::string fill_tag,
+             std::stop_token stop)
+      : metrics_(std::move(metrics)),
+        source_(std::move(source)),
+        fill_tag_(std::move(fill_tag)),
+        stop_(std::move(stop)) {}
+  ~SourceFeed() override { Close().IgnoreError(); }
+
+  // Deterministic mode: the queue's size and enqueued-count gauges, the
+  // size at which it is full and the number of examples that will come.
+  void WaitForFullQueue(std::string size_tag, std::string enqueued_tag,
+                        int64_t capacity, int64_t total) {
+    deterministic_ = true;
+    size_tag_ = std::move(size_tag);
+    enqueued_tag_ = std::move(enqueued_tag);
+    capacity_ = capacity;
+    total_ = total;
+  }
+
+  Result<Tuple> Next() override {
+    if (deterministic_) INFLOW_RETURN_IF_ERROR(WaitUntilFullOrDone());
+    for (;;) {
+      if (stop_.stop_requested()) return CancelledError("training stopped");
+      CallOptions call;
+      call.timeout = kStopPoll;
+      Result<Tuple> batch = source_->Next(call);
+      if (!IsDeadlineExceeded(batch.status())) return batch;
+    }
+  }
+
+  double QueueFill() const override {
+    if (fill_tag_.empty()) return 0;
+    return metrics_->Read(fill_tag_).value_or(0);
+  }
+
+  Status Close() override { return source_->Close(); }
+
+ private:
+  // Each dequeue on a full queue (or after the last enqueue) draws from
+  // the same contents in every run: the timing of the reader thread does
+  // not reach the order.
+  Status WaitUntilFullOrDone() {
+    for (;;) {
+      if (stop_.stop_requested()) return CancelledError("training stopped");
+      std::optional<double> size = metrics_->Read(size_tag_);
+      std::optional<double> enqueued = metrics_->Read(enqueued_tag_);
+      if (!size || !enqueued) {
+        return InternalError("the batching queue's gauges " + size_tag_ +
+                             " and " + enqueued_tag_ + " are missing");
+      }
+      if (*size >= static_cast<double>(capacity_) ||
+          *enqueued >= static_cast<double>(total_)) {
+        return OkStatus();
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  std::unique_ptr<MetricsRegistry> metrics_;
+  std::shared_ptr<BatchSource> source_;
+  std::string fill_tag_;
+  std::stop_token stop_;
+  bool deterministic_ = false;
+  std::string size_tag_, enqueued_tag_;
+  int64_t capacity_ = 0, total_ = 0;
+};
+
+// The scope of a gauge tag ("pipeline/shuffle_batch" of
+// "pipeline/shuffle_batch/fraction_over_...").
+std::string TagScope(const std::string& tag) {
+  return tag.substr(0, tag.rfind('/'));
+}
+
+Result<std::unique_ptr<TrainFeed>> MakeQueueFeed(TrainFeedOptions& o) {
+  auto metrics = std::make_unique<MetricsRegistry>();
+  PipelineOptions p;
+  p.files = o.split.files;
+  p.compression_type = o.split.compression_name;
+  p.num_epochs = o.num_epochs;
+  p.shuffle_files = true;
+  p.features = ImageFeatureSpecs();
+  p.raw_to_float = {{"image_raw", kImageSize, kPixelScale}};
+  p.num_readers = o.reader_threads;
+  p.batching.batch_size = o.batch_size;
+  p.batching.shuffle = true;
+  p.batching.min_after_dequeue = std::min(kMinAfterDequeue, o.num_examples / 2);
+  p.batching.capacity =
+      p.batching.min_after_dequeue + kBufferedBatches * o.batch_size;
+  p.batching.seed = o.seed;
+  p.name = "input";
+  p.metrics = metrics.get();
+  const int64_t capacity = p.batching.capacity;
+  INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<Pipeline> pipeline,
+                          Pipeline::Create(std::move(p)));
+  const std::string fill_tag = pipeline->fill_metric_tag();
+  const std::string scope = TagScope(fill_tag);
+  auto feed = std::make_unique<SourceFeed>(std::move(metrics), pipeline,
+                                           fill_tag, o.stop);
+  if (o.deterministic) {
+    feed->WaitForFullQueue(scope + "/size", scope + "/enqueued", capacity,
+                           o.num_epochs * o.num_examples);
+  }
+  return feed;
+}
+
+Result<std::unique_ptr<TrainFeed>> MakePreloadedFeed(TrainFeedOptions& o) {
+  auto metrics = std::make_unique<MetricsRegistry>();
+  PreloadedOptions p;
+  p.num_epochs = o.num_epochs;
+  p.shuffle = true;
+  p.batching.batch_size = o.batch_size;
+  p.batching.capacity = kBufferedBatches * o.batch_size;
+  p.batching.seed = o.seed;
+  p.name = "preloaded";
+  p.metrics = metrics.get();
+  INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<BatchSource> source,
+                          Preloaded::Create(o.preloaded, std::move(p)));
+  std::string fill_tag;
+  for (const MetricSample& s : metrics->Snapshot()) {
+    if (s.tag.find("batch/fraction_of_") != std::string::npos) fill_tag = s.tag;
+  }
+  return std::make_unique<SourceFeed>(std::move(metrics), std::move(source),
+                                      fill_tag, o.stop);
+}
+
+// Reads in the training thread: each epoch the files in a new order
+// (seeded), their records in order; a batch may span two epochs.
+class SyncFeed : public TrainFeed {
+ public:
+  SyncFeed(Env& env, TrainFeedOptions o) : env_(env), o_(std::move(o)) {}
+
+  Result<Tuple> Next() override {
+    if (o_.stop.stop_requested()) return CancelledError("training stopped");
+    std::vector<Tensor> images, labels;
+    int64_t have = 0;
+    while (have < o_.batch_size) {
+      if (reader_ == nullptr) {
+        if (epoch_ == o_.num_epochs) return OutOfRangeError("end of input");
+        std::vector<size_t> order(o_.split.files.size());
+        std::iota(order.begin(), order.end(), size_t{0});
+        std::mt19937_64 rng(static_cast<uint64_t>(o_.seed) + epoch_);
+        std::shuffle(order.begin(), order.end(), rng);
+        reader_ = std::make_unique<ImageBatchReader>(env_, o_.split, order);
+        ++epoch_;
+      }
+      Result<Tuple> part = reader_->Next(o_.batch_size - have);
+      if (IsOutOfRange(part.status())) {
+        reader_.reset();
+        continue;
+      }
+      INFLOW_RETURN_IF_ERROR(part.status());
+      have += (*part)[0].shape().dim(0);
+      images.push_back(std::move((*part)[0]));
+      labels.push_back(std::move((*part)[1]));
+    }
+    if (images.size() == 1) return Tuple{images[0], labels[0]};
+    INFLOW_ASSIGN_OR_RETURN(Tensor x, Tensor::Concat(images));
+    INFLOW_ASSIGN_OR_RETURN(Tensor y, Tensor::Concat(labels));
+    return Tuple{std::move(x), std::move(y)};
+  }
+  double QueueFill() const override { return 0; }
+  Status Close() override { return OkStatus(); }
+
+ private:
+  Env& env_;
+  TrainFeedOptions o_;
+  int64_t epoch_ = 0;
+  std::unique_ptr<ImageBatchReader> reader_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(Env& env,
+                                                 TrainFeedOptions options) {
+  if (options.feed == "queue") return MakeQueueFeed(options);
+  if (options.feed == "preloaded") return MakePreloadedFeed(options);
+  if (options.feed == "sync") {
+    return std::unique_ptr<TrainFeed>(
+        std::make_unique<SyncFeed>(env, std::move(options)));
+  }
+  return InvalidArgumentError("unknown --feed " + options.feed +
+                              " (queue, sync or preloaded)");
+}
+
+}  // namespace inflow::internal

@@ -1,0 +1,58 @@
+// Copyright 2026 The inflow Authors.
+//
+// The three ways `inflow train` gets its batches (TrainOptions::feed):
+// "queue" (the input component's Pipeline), "sync" (ImageBatchReader in
+// the training thread) and "preloaded" (the input component's Preloaded
+// over tensors decoded beforehand). Each hands out {images float32
+// [batch, 784], labels int64 [batch]} until num_epochs epochs are used,
+// then OUT_OF_RANGE; CANCELLED once `stop` is requested.
+//
+// Not thread-safe: the training thread calls Next().
+
+#ifndef INFLOW_SRC_TRAIN_TRAIN_FEED_H_
+#define INFLOW_SRC_TRAIN_TRAIN_FEED_H_
+
+#include <cstdint>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "inflow/core/result.h"
+#include "inflow/core/tensor.h"
+#include "inflow/io/env.h"
+
+#include "train/image_data.h"
+
+namespace inflow::internal {
+
+struct TrainFeedOptions {
+  std::string feed = "queue";
+  ImageSplit split;
+  int64_t num_examples = 0;  // in `split`
+  Tuple preloaded;           // "preloaded": {images, labels} of the split
+  int64_t batch_size = 128;
+  int reader_threads = 1;
+  int64_t num_epochs = 1;
+  int64_t seed = 0;
+  // "queue": every Next() waits for a full batching queue or the end of
+  // input, so that one reader thread gives the same batches every run.
+  bool deterministic = false;
+  std::stop_token stop;
+};
+
+class TrainFeed {
+ public:
+  virtual ~TrainFeed() = default;
+  [[nodiscard]] virtual Result<Tuple> Next() = 0;
+  // The batching queue's fill (TF's fill metric; 0 without a queue).
+  virtual double QueueFill() const = 0;
+  // Stops and joins the feed's threads; the first error of any stage.
+  virtual Status Close() = 0;
+};
+
+[[nodiscard]] Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(
+    Env& env, TrainFeedOptions options);
+
+}  // namespace inflow::internal
+
+#endif  // INFLOW_SRC_TRAIN_TRAIN_FEED_H_

@@ -1,0 +1,91 @@
+// Copyright 2026 The inflow Authors.
+
+#include "train/train_state.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "inflow/checkpoint/checkpoint_state.h"
+
+namespace inflow::internal {
+
+Result<std::unique_ptr<TrainState>> TrainState::Create(
+    const TrainStateOptions& options) {
+  std::unique_ptr<TrainState> s(new TrainState());
+  s->options_ = options;
+  MlpOptions mlp;
+  mlp.seed = static_cast<uint64_t>(options.seed);
+  INFLOW_ASSIGN_OR_RETURN(s->mlp_, Mlp::Create(mlp));
+  OptimizerOptions opt;
+  opt.name = options.optimizer;
+  opt.learning_rate = options.learning_rate;
+  INFLOW_ASSIGN_OR_RETURN(s->optimizer_,
+                          Optimizer::Create(opt, s->mlp_->variables()));
+  s->seed_.mutable_flat<int64_t>().value()[0] = options.seed;
+  s->saver_ =
+      std::make_unique<Saver>(SaverOptions{.max_to_keep = options.max_to_keep});
+  std::vector<std::pair<std::string, Tensor*>> all = s->mlp_->variables();
+  for (auto& v : s->optimizer_->variables()) all.push_back(v);
+  all.emplace_back("input/epoch", &s->epoch_);
+  all.emplace_back("input/seed", &s->seed_);
+  for (auto& [name, tensor] : all) {
+    INFLOW_RETURN_IF_ERROR(s->saver_->Register(name, tensor));
+  }
+  std::vector<std::pair<std::string, Tensor*>> vars = s->mlp_->variables();
+  INFLOW_ASSIGN_OR_RETURN(s->graph_,
+                          MlpGraphForVariables(vars, mlp.init_stddev));
+  return s;
+}
+
+Result<float> TrainState::Step(const Tensor& images, const Tensor& labels) {
+  INFLOW_ASSIGN_OR_RETURN(float loss,
+                          mlp_->ComputeGradients(images, labels, step()));
+  INFLOW_RETURN_IF_ERROR(optimizer_->Apply(mlp_->gradients()));
+  return loss;
+}
+
+Result<double> TrainState::Accuracy(const Tuple& data) {
+  const int64_t n = data[0].shape().dim(0);
+  constexpr int64_t kChunk = 1000;
+  double correct = 0;
+  for (int64_t i = 0; i < n; i += kChunk) {
+    const int64_t k = std::min(kChunk, n - i);
+    INFLOW_ASSIGN_OR_RETURN(double a, mlp_->Accuracy(data[0].Slice(i, i + k),
+                                                     data[1].Slice(i, i + k)));
+    correct += a * static_cast<double>(k);
+  }
+  return n > 0 ? correct / static_cast<double>(n) : 0.0;
+}
+
+Result<std::string> TrainState::Save() {
+  if (options_.ckpt_dir.empty()) {
+    return FailedPreconditionError("no checkpoint folder");
+  }
+  INFLOW_ASSIGN_OR_RETURN(
+      std::string prefix,
+      saver_->Save(options_.ckpt_dir + "/model.ckpt", step()));
+  INFLOW_RETURN_IF_ERROR(WriteMetaGraph(graph_, prefix));
+  saved_step_ = step();
+  return prefix;
+}
+
+Status TrainState::Restore(const std::string& prefix) {
+  INFLOW_RETURN_IF_ERROR(saver_->Restore(prefix));
+  // Keep the earlier run's retained checkpoints in the list, so that
+  // max_to_keep counts them (TF's recover_last_checkpoints).
+  INFLOW_ASSIGN_OR_RETURN(std::optional<CheckpointState> listed,
+                          GetCheckpointState(options_.ckpt_dir));
+  if (listed) {
+    INFLOW_RETURN_IF_ERROR(
+        saver_->RecoverLastCheckpoints(listed->all_model_checkpoint_paths));
+  }
+  saved_step_ = step();
+  return OkStatus();
+}
+
+Status TrainState::WriteGraph(const std::string& path) const {
+  return WriteGraphText(graph_, path);
+}
+
+}  // namespace inflow::internal

@@ -1,0 +1,75 @@
+// Copyright 2026 The inflow Authors.
+//
+// TrainState: what a training run holds and checkpoints: the Mlp, its
+// Optimizer (slots, global_step), the input position ("input/epoch",
+// "input/seed", int64 scalars), and a Saver over all of them that writes
+// CKPT_DIR/model.ckpt-STEP with model.ckpt-STEP.meta beside it.
+//
+// Thread-compatible: the training thread uses it.
+
+#ifndef INFLOW_SRC_TRAIN_TRAIN_STATE_H_
+#define INFLOW_SRC_TRAIN_TRAIN_STATE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "inflow/checkpoint/saver.h"
+#include "inflow/core/result.h"
+#include "inflow/core/tensor.h"
+#include "inflow/train/meta_graph.h"
+#include "inflow/train/mlp.h"
+#include "inflow/train/optimizer.h"
+
+namespace inflow::internal {
+
+struct TrainStateOptions {
+  std::string optimizer = "rmsprop";
+  std::optional<float> learning_rate;
+  int64_t seed = 0;
+  std::string ckpt_dir;  // empty: Save() is FAILED_PRECONDITION
+  int max_to_keep = 5;
+};
+
+class TrainState {
+ public:
+  [[nodiscard]] static Result<std::unique_ptr<TrainState>> Create(
+      const TrainStateOptions& options);
+
+  int64_t step() const { return optimizer_->step(); }
+  void set_epoch(int64_t epoch) {
+    epoch_.mutable_flat<int64_t>().value()[0] = epoch;
+  }
+  int64_t saved_step() const { return saved_step_; }
+  Mlp& mlp() { return *mlp_; }
+
+  // One step: gradients (dropout masks of this global step) and update.
+  [[nodiscard]] Result<float> Step(const Tensor& images, const Tensor& labels);
+  // Accuracy on {images, labels}, in chunks.
+  [[nodiscard]] Result<double> Accuracy(const Tuple& data);
+
+  // Saves model.ckpt-STEP and its .meta; returns the prefix.
+  [[nodiscard]] Result<std::string> Save();
+  // Every tensor from `prefix`: another shape or a missing slot is an
+  // error naming the tensor (and nothing is restored).
+  [[nodiscard]] Status Restore(const std::string& prefix);
+  // graph.pbtxt of the model.
+  [[nodiscard]] Status WriteGraph(const std::string& path) const;
+
+ private:
+  TrainState() = default;
+
+  TrainStateOptions options_;
+  std::unique_ptr<Mlp> mlp_;
+  std::unique_ptr<Optimizer> optimizer_;
+  Tensor epoch_ = Tensor::Scalar<int64_t>(0);
+  Tensor seed_ = Tensor::Scalar<int64_t>(0);
+  std::unique_ptr<Saver> saver_;
+  MlpGraph graph_;
+  int64_t saved_step_ = -1;
+};
+
+}  // namespace inflow::internal
+
+#endif  // INFLOW_SRC_TRAIN_TRAIN_STATE_H_

@@ -1,0 +1,281 @@
+// Copyright 2026 The inflow Authors.
+//
+// Train(): validation and setup before the first step, then the loop
+// (docs/ARCHITECTURE.md, "The training loop").
+
+#include "inflow/train/trainer.h"
+
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <utility>
+
+#include "inflow/checkpoint/bundle.h"
+#include "inflow/checkpoint/checkpoint_state.h"
+#include "inflow/checkpoint/saver.h"
+#include "inflow/io/env.h"
+#include "inflow/train/events_writer.h"
+#include "inflow/train/meta_graph.h"
+#include "inflow/train/mlp.h"
+#include "inflow/train/optimizer.h"
+
+#include "train/image_data.h"
+#include "train/train_feed.h"
+#include "train/train_state.h"
+
+namespace inflow {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using internal::TrainState;
+
+double Seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+Status ValidateOptions(const TrainOptions& o) {
+  if (o.data_dir.empty()) return InvalidArgumentError("--data is required");
+  if (o.epochs && o.steps) {
+    return InvalidArgumentError("give --epochs or --steps, not both");
+  }
+  if ((o.epochs && *o.epochs < 1) || (o.steps && *o.steps < 1)) {
+    return InvalidArgumentError("--epochs and --steps must be >= 1");
+  }
+  if (o.batch_size < 1)
+    return InvalidArgumentError("--batch-size must be >= 1");
+  if (o.reader_threads < 1) {
+    return InvalidArgumentError("--reader-threads must be >= 1");
+  }
+  if (o.math_threads != 1) {
+    return InvalidArgumentError(
+        "--math-threads " + std::to_string(o.math_threads) +
+        ": the model's math runs on one thread; only 1 is supported");
+  }
+  if (o.save_every < 0)
+    return InvalidArgumentError("--save-every must be >= 0");
+  if (o.resume && o.ckpt_dir.empty()) {
+    return InvalidArgumentError("--resume needs --ckpt-dir");
+  }
+  if (o.feed != "queue" && o.feed != "sync" && o.feed != "preloaded") {
+    return InvalidArgumentError("unknown --feed " + o.feed +
+                                " (queue, sync or preloaded)");
+  }
+  return OkStatus();
+}
+
+// A folder we can write into: created, then a file written and deleted.
+Status CheckWritableDir(Env& env, const std::string& dir,
+                        const std::string& what) {
+  const std::string context = what + " " + dir + " is not writable";
+  INFLOW_RETURN_IF_ERROR(RecursivelyCreateDir(env, dir).WithContext(context));
+  const std::string probe = dir + "/.inflow-write-check";
+  INFLOW_RETURN_IF_ERROR(
+      WriteStringToFile(env, probe, "").WithContext(context));
+  return env.DeleteFile(probe).WithContext(context);
+}
+
+// The seed a checkpoint's input position holds.
+Result<int64_t> CheckpointSeed(const std::string& prefix) {
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                          BundleReader::Open(prefix));
+  INFLOW_ASSIGN_OR_RETURN(Tensor seed, reader->Read("input/seed"));
+  if (seed.dtype() != DType::kInt64 || seed.num_elements() != 1) {
+    return InvalidArgumentError("input/seed in " + prefix +
+                                " is not an int64 scalar");
+  }
+  return seed.data<int64_t>()[0];
+}
+
+}  // namespace
+
+Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
+  INFLOW_RETURN_IF_ERROR(ValidateOptions(o));
+  Env& env = Env::Default();
+  auto message = [&](const std::string& m) {
+    if (cb.on_message) cb.on_message(m);
+  };
+
+  // Data first: a missing or corrupt shard fails before anything is made.
+  INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit train,
+                          internal::FindImageSplit(env, o.data_dir, "train"));
+  INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
+                          internal::FindImageSplit(env, o.data_dir, "test"));
+  INFLOW_ASSIGN_OR_RETURN(Tuple test_data, internal::LoadImageSplit(env, test));
+  Tuple train_data;
+  int64_t num_train = 0;
+  if (o.feed == "preloaded") {
+    INFLOW_ASSIGN_OR_RETURN(train_data, internal::LoadImageSplit(env, train));
+    num_train = train_data[0].shape().dim(0);
+  } else {
+    INFLOW_ASSIGN_OR_RETURN(num_train, internal::ScanImageSplit(env, train));
+  }
+  const int64_t steps_per_epoch = num_train / o.batch_size;
+  if (steps_per_epoch < 1) {
+    return InvalidArgumentError("--batch-size " + std::to_string(o.batch_size) +
+                                " exceeds the " + std::to_string(num_train) +
+                                " training examples in " + o.data_dir);
+  }
+  if (!o.ckpt_dir.empty()) {
+    INFLOW_RETURN_IF_ERROR(CheckWritableDir(env, o.ckpt_dir, "--ckpt-dir"));
+  }
+  std::unique_ptr<EventsWriter> events;
+  if (!o.logdir.empty()) {
+    INFLOW_RETURN_IF_ERROR(CheckWritableDir(env, o.logdir, "--logdir"));
+    INFLOW_ASSIGN_OR_RETURN(events, EventsWriter::Create(env, o.logdir));
+  }
+
+  // The checkpoint to resume from decides the seed (dropout masks, input
+  // shuffling) before the model is made.
+  std::optional<std::string> latest;
+  if (o.resume) {
+    INFLOW_ASSIGN_OR_RETURN(latest, LatestCheckpoint(o.ckpt_dir));
+    if (!latest) message("no checkpoint in " + o.ckpt_dir + "; starting at 0");
+  }
+  int64_t seed = 0;
+  if (latest) {
+    Result<int64_t> s = CheckpointSeed(*latest);
+    if (!s.ok()) return s.status().WithContext("resuming from " + *latest);
+    seed = *s;
+  } else {
+    seed = o.seed ? *o.seed
+                  : static_cast<int64_t>(std::random_device()() & 0x7fffffff);
+  }
+
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<TrainState> state,
+                          TrainState::Create({.optimizer = o.optimizer,
+                                              .learning_rate = o.learning_rate,
+                                              .seed = seed,
+                                              .ckpt_dir = o.ckpt_dir,
+                                              .max_to_keep = o.max_to_keep}));
+  if (latest) {
+    INFLOW_RETURN_IF_ERROR(
+        state->Restore(*latest).WithContext("resuming from " + *latest));
+    message("resumed from " + *latest + " at step " +
+            std::to_string(state->step()));
+  }
+
+  const int64_t save_every = o.save_every > 0 ? o.save_every : steps_per_epoch;
+  const int64_t final_step =
+      o.steps ? *o.steps : o.epochs.value_or(1) * steps_per_epoch;
+  const int64_t start_step = state->step();
+  TrainSummary summary;
+  summary.feed = o.feed;
+  summary.start_step = start_step;
+
+  const int64_t examples_needed =
+      std::max<int64_t>(0, final_step - start_step) * o.batch_size;
+  const int64_t start_epoch = start_step / steps_per_epoch;
+  std::unique_ptr<internal::TrainFeed> feed;
+  if (examples_needed > 0) {
+    internal::TrainFeedOptions f;
+    f.feed = o.feed;
+    f.split = train;
+    f.num_examples = num_train;
+    f.preloaded = std::move(train_data);
+    f.batch_size = o.batch_size;
+    f.reader_threads = o.reader_threads;
+    f.num_epochs = (examples_needed + num_train - 1) / num_train;
+    f.seed = seed + start_epoch;
+    f.deterministic = o.reader_threads == 1 && o.seed.has_value();
+    f.stop = o.stop;
+    INFLOW_ASSIGN_OR_RETURN(feed, internal::MakeTrainFeed(env, std::move(f)));
+  }
+  if (!o.ckpt_dir.empty()) {
+    INFLOW_RETURN_IF_ERROR(state->WriteGraph(o.ckpt_dir + "/graph.pbtxt"));
+  }
+
+  // The loop.
+  const Clock::time_point t0 = Clock::now();
+  double wait_s = 0;
+  int64_t evaluated_at = -1;
+  double accuracy = 0;
+  auto evaluate = [&]() -> Status {
+    INFLOW_ASSIGN_OR_RETURN(accuracy, state->Accuracy(test_data));
+    evaluated_at = state->step();
+    const int64_t epoch = state->step() / steps_per_epoch;
+    if (events) {
+      INFLOW_RETURN_IF_ERROR(events->WriteScalar(
+          "accuracy", static_cast<float>(accuracy), state->step()));
+      INFLOW_RETURN_IF_ERROR(events->Flush());
+    }
+    if (cb.on_epoch) cb.on_epoch(epoch, accuracy);
+    return OkStatus();
+  };
+  while (feed != nullptr && state->step() < final_step) {
+    const Clock::time_point before = Clock::now();
+    Result<Tuple> batch = feed->Next();
+    wait_s += Seconds(before, Clock::now());
+    if (!batch.ok()) {
+      if (IsOutOfRange(batch.status())) break;
+      if (IsCancelled(batch.status()) && o.stop.stop_requested()) {
+        summary.interrupted = true;
+        break;
+      }
+      return batch.status().WithContext("training step " +
+                                        std::to_string(state->step() + 1));
+    }
+    INFLOW_ASSIGN_OR_RETURN(float loss, state->Step((*batch)[0], (*batch)[1]));
+    summary.losses.push_back(loss);
+    const int64_t step = state->step();
+    state->set_epoch(step / steps_per_epoch);
+    const double elapsed = Seconds(t0, Clock::now());
+    StepInfo info{.step = step,
+                  .final_step = final_step,
+                  .epoch = step / steps_per_epoch,
+                  .loss = loss,
+                  .examples_per_s = static_cast<double>(step - start_step) *
+                                    o.batch_size / std::max(elapsed, 1e-9),
+                  .queue_fill = feed->QueueFill(),
+                  .input_wait_fraction = wait_s / std::max(elapsed, 1e-9)};
+    if (cb.on_step) cb.on_step(info);
+    if (events && o.log_every > 0 && step % o.log_every == 0) {
+      const std::pair<std::string, float> scalars[] = {
+          {"loss", loss},
+          {"queue_fill", static_cast<float>(info.queue_fill)},
+          {"examples_per_s", static_cast<float>(info.examples_per_s)},
+          {"input_wait_fraction",
+           static_cast<float>(info.input_wait_fraction)}};
+      INFLOW_RETURN_IF_ERROR(events->WriteScalars(scalars, step));
+    }
+    if (o.eval_each_epoch && step % steps_per_epoch == 0) {
+      INFLOW_RETURN_IF_ERROR(evaluate());
+    }
+    if (step % save_every == 0 && !o.ckpt_dir.empty()) {
+      INFLOW_ASSIGN_OR_RETURN(summary.checkpoint, state->Save());
+      message("saved " + summary.checkpoint);
+    }
+  }
+  const Clock::time_point t1 = Clock::now();
+  if (feed != nullptr) {
+    Status closed = feed->Close();
+    if (!closed.ok() && !summary.interrupted) return closed;
+  }
+  if (o.stop.stop_requested()) summary.interrupted = true;
+
+  const int64_t end_step = state->step();
+  if (!o.ckpt_dir.empty() && state->saved_step() != end_step) {
+    INFLOW_ASSIGN_OR_RETURN(summary.checkpoint, state->Save());
+    message("saved " + summary.checkpoint);
+  }
+  if (evaluated_at != end_step) INFLOW_RETURN_IF_ERROR(evaluate());
+
+  const double seconds = Seconds(t0, t1);
+  summary.steps = end_step;
+  summary.steps_run = end_step - start_step;
+  summary.epochs = static_cast<double>(end_step) / steps_per_epoch;
+  summary.test_accuracy = accuracy;
+  summary.steps_per_s = seconds > 0 ? summary.steps_run / seconds : 0;
+  summary.examples_per_s = summary.steps_per_s * o.batch_size;
+  summary.input_wait_fraction = seconds > 0 ? wait_s / seconds : 0;
+  if (events) {
+    INFLOW_RETURN_IF_ERROR(events->Close());
+  }
+  if (!o.ckpt_dir.empty()) {
+    INFLOW_RETURN_IF_ERROR(WriteStringToFile(env, o.ckpt_dir + "/summary.json",
+                                             summary.ToJson() + "\n"));
+  }
+  return summary;
+}
+
+}  // namespace inflow

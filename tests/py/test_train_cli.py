@@ -1,0 +1,186 @@
+"""`inflow train` and `inflow eval` on a slice of Fashion-MNIST (2560 train
+and 1000 test images, converted with `inflow convert npy`):
+
+  - the last line of stdout is the summary JSON, also in summary.json;
+  - TensorFlow's tf.compat.v1.train.summary_iterator reads the event files
+    (file_version first, the loss/queue/throughput/input-wait scalars and
+    the accuracy);
+  - TensorFlow loads the .meta beside a checkpoint (import_meta_graph,
+    saver.restore, sess.run) and computes inflow's test predictions to
+    1e-5, and the accuracy `inflow eval` reports;
+  - SIGINT stops the run with a final checkpoint within 2 s; a second
+    SIGINT during the stop exits at once (130);
+  - errors named before training: a missing data folder, a checkpoint of
+    another shape.
+"""
+import glob
+import gzip
+import json
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+FASHION = "/usr/share/datasets/fashion-mnist"
+
+
+def idx(name):
+    data = gzip.open(os.path.join(FASHION, name + ".gz")).read()
+    if "images" in name:
+        return np.frombuffer(data[16:], np.uint8).reshape(-1, 28, 28)
+    return np.frombuffer(data[8:], np.uint8)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory, run_inflow):
+    root = tmp_path_factory.mktemp("fashion_slice")
+    for split, prefix, n in [("train", "train", 2560), ("test", "t10k", 1000)]:
+        np.save(root / f"{split}_x.npy", idx(f"{prefix}-images-idx3-ubyte")[:n])
+        np.save(root / f"{split}_y.npy", idx(f"{prefix}-labels-idx1-ubyte")[:n].astype(np.int64))
+        run_inflow("convert", "npy", "--images", root / f"{split}_x.npy", "--labels",
+                   root / f"{split}_y.npy", "--out", root / "data" / split, "--shards", "2")
+    return root / "data"
+
+
+@pytest.fixture(scope="module")
+def trained(data, tmp_path_factory, run_inflow):
+    out = tmp_path_factory.mktemp("run")
+    proc = run_inflow("train", "--data", data, "--steps", "60", "--seed", "3",
+                      "--ckpt-dir", out / "ckpt", "--save-every", "25",
+                      "--logdir", out / "logs")
+    return out, proc
+
+
+def test_the_last_stdout_line_is_the_summary_json_also_in_summary_json(trained):
+    out, proc = trained
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert set(summary) == {"steps", "epochs", "test_accuracy", "steps_per_s",
+                            "examples_per_s", "input_wait_fraction", "feed"}
+    assert summary["steps"] == 60 and summary["feed"] == "queue"
+    assert summary["epochs"] == 3.0  # 60 steps of the 20 an epoch has
+    assert 0 <= summary["input_wait_fraction"] <= 1
+    assert json.loads((out / "ckpt" / "summary.json").read_text()) == summary
+    # Checkpoints at 25, 50 and the end, each with its .meta; the state
+    # file names the last, as tf.train.latest_checkpoint reads it.
+    for step in (25, 50, 60):
+        assert (out / "ckpt" / f"model.ckpt-{step}.meta").exists()
+    assert tf.train.latest_checkpoint(str(out / "ckpt")) == str(out / "ckpt" / "model.ckpt-60")
+    assert (out / "ckpt" / "graph.pbtxt").exists()
+
+
+def test_summary_iterator_reads_the_event_files(trained):
+    out, _ = trained
+    files = glob.glob(str(out / "logs" / "events.out.tfevents.*"))
+    assert len(files) == 1
+    events = list(tf1.train.summary_iterator(files[0]))
+    assert events[0].file_version == "brain.Event:2"
+    scalars = {}
+    for e in events[1:]:
+        for v in e.summary.value:
+            scalars.setdefault(v.tag, []).append((e.step, v.simple_value))
+    assert {"loss", "queue_fill", "examples_per_s", "input_wait_fraction",
+            "accuracy"} <= set(scalars)
+    assert [s for s, _ in scalars["loss"]] == [50]
+    assert 0 < scalars["loss"][0][1] < 3
+    # Accuracy after each of the 3 epochs (20 steps each).
+    assert [s for s, _ in scalars["accuracy"]] == [20, 40, 60]
+
+
+def test_tensorflow_runs_the_meta_graph_and_gets_inflows_predictions(trained, data, run_inflow,
+                                                                      tmp_path):
+    out, proc = trained
+    prefix = str(out / "ckpt" / "model.ckpt-60")
+    ev = run_inflow("eval", "--ckpt", out / "ckpt", "--data", data,
+                    "--predictions", tmp_path / "p.bin")
+    result = json.loads(ev.stdout)
+    assert result["checkpoint"] == prefix
+    assert result["test_accuracy"] == pytest.approx(
+        json.loads(proc.stdout.strip().splitlines()[-1])["test_accuracy"], abs=1e-6)
+    ours = np.fromfile(tmp_path / "p.bin", np.float32).reshape(-1, 10)
+    features = {"image_raw": tf.io.FixedLenFeature([], tf.string),
+                "label": tf.io.FixedLenFeature([], tf.int64)}
+    ds = tf.data.TFRecordDataset(sorted(glob.glob(str(data / "test-*.tfrecord"))))
+    images, labels = [], []
+    for r in ds:
+        ex = tf.io.parse_single_example(r, features)
+        images.append(tf.io.decode_raw(ex["image_raw"], tf.uint8).numpy())
+        labels.append(int(ex["label"]))
+    x = np.stack(images).astype(np.float32) * np.float32(1 / 255)
+    g = tf.Graph()
+    with g.as_default(), tf1.Session(graph=g) as sess:
+        saver = tf1.train.import_meta_graph(prefix + ".meta")
+        saver.restore(sess, prefix)
+        theirs = sess.run("predictions:0", {"x:0": x})
+    assert theirs.shape == ours.shape == (1000, 10)
+    np.testing.assert_allclose(theirs, ours, rtol=0, atol=1e-5)
+    assert np.mean(theirs.argmax(1) == np.array(labels)) == pytest.approx(
+        result["test_accuracy"], abs=1e-6)
+
+
+def start_long_run(inflow_bin, data, ckpt):
+    proc = subprocess.Popen([inflow_bin, "train", "--data", str(data), "--steps", "100000",
+                             "--ckpt-dir", str(ckpt), "--save-every", "20"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (ckpt / "checkpoint").exists():  # training has begun
+        assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+        time.sleep(0.01)
+    return proc
+
+
+def test_sigint_saves_a_final_checkpoint_and_exits_within_2_seconds(data, inflow_bin, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    proc = start_long_run(inflow_bin, data, ckpt)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 2.0
+    assert proc.returncode == 1, stderr
+    assert "CANCELLED: interrupted at step" in stderr
+    summary = json.loads(stdout.strip().splitlines()[-1])
+    assert tf.train.latest_checkpoint(str(ckpt)) == str(ckpt / f"model.ckpt-{summary['steps']}")
+    assert os.path.exists(str(ckpt / f"model.ckpt-{summary['steps']}.meta"))
+
+
+def test_sigterm_stops_the_same_way(data, inflow_bin, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    proc = start_long_run(inflow_bin, data, ckpt)
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 1, stderr
+    steps = json.loads(stdout.strip().splitlines()[-1])["steps"]
+    assert tf.train.latest_checkpoint(str(ckpt)) == str(ckpt / f"model.ckpt-{steps}")
+
+
+def test_a_second_sigint_during_the_stop_exits_at_once(data, inflow_bin, tmp_path):
+    proc = start_long_run(inflow_bin, data, tmp_path / "ckpt")
+    proc.send_signal(signal.SIGINT)
+    # The first one is taken (its message printed) before the second comes.
+    line = ""
+    while "stopping:" not in line:
+        line = proc.stderr.readline()
+        assert line, "no stopping message"
+    proc.send_signal(signal.SIGINT)
+    proc.communicate(timeout=30)
+    assert proc.returncode == 130
+
+
+def test_resume_continues_to_the_same_final_step(data, run_inflow, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    run_inflow("train", "--data", data, "--steps", "30", "--seed", "1", "--ckpt-dir", ckpt)
+    proc = run_inflow("train", "--data", data, "--steps", "50", "--ckpt-dir", ckpt, "--resume")
+    assert "resumed from " + str(ckpt / "model.ckpt-30") + " at step 30" in proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["steps"] == 50
+
+
+def test_errors_name_the_data_folder_and_the_checkpoint(data, run_inflow, tmp_path):
+    proc = run_inflow("train", "--data", tmp_path / "none", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("NOT_FOUND: no train shards match " + str(tmp_path / "none"))
+    proc = run_inflow("eval", "--ckpt", tmp_path / "none", "--data", data, check=False)
+    assert proc.returncode == 1 and str(tmp_path / "none") in proc.stderr

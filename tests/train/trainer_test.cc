@@ -1,0 +1,261 @@
+// Copyright 2026 The inflow Authors.
+//
+// Train() end to end on a small separable image dataset written as image
+// shards: checkpoints and summary, determinism, resume, the three feeds,
+// a stop request, and the errors found before training.
+
+#include "inflow/train/trainer.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "inflow/checkpoint/checkpoint_state.h"
+#include "inflow/checkpoint/saver.h"
+#include "inflow/io/env.h"
+#include "inflow/train/image_shards.h"
+#include "inflow/train/pending_files.h"
+
+namespace inflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Class c lights up rows 4 + 2c and 5 + 2c of a 28x28 image; noise below.
+Tensor Images(int64_t n, const std::vector<int64_t>& labels, uint32_t seed) {
+  Tensor t(DType::kUInt8, TensorShape({n, 28, 28}));
+  uint8_t* d = t.mutable_flat<uint8_t>().value().data();
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int p = 0; p < 784; ++p) {
+      const int row = p / 28;
+      const bool lit = row / 2 == 2 + labels[i];
+      d[i * 784 + p] =
+          static_cast<uint8_t>(lit ? 200 + rng() % 56 : rng() % 40);
+    }
+  }
+  return t;
+}
+
+void WriteSplit(const std::string& dir, const std::string& name, int64_t n,
+                uint32_t seed) {
+  std::vector<int64_t> labels(n);
+  for (int64_t i = 0; i < n; ++i) labels[i] = (i * 7 + seed) % 10;
+  PendingFiles pending(Env::Default());
+  ImageShardOptions options;
+  options.num_shards = 2;
+  auto paths = WriteImageShards(Env::Default(), Images(n, labels, seed),
+                                Tensor::FromVector(labels), dir + "/" + name,
+                                options, pending);
+  ASSERT_TRUE(paths.ok()) << paths.status();
+  ASSERT_TRUE(pending.Commit().ok());
+}
+
+class TrainerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = ::testing::TempDir() + "/trainer_test_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    fs::remove_all(root_);
+    fs::create_directories(root_ + "/data");
+    WriteSplit(root_ + "/data", "train", 640, 1);
+    WriteSplit(root_ + "/data", "test", 200, 2);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // 640 examples, batch 64: 10 steps per epoch.
+  TrainOptions Options() const {
+    TrainOptions o;
+    o.data_dir = root_ + "/data";
+    o.batch_size = 64;
+    o.seed = 5;
+    o.optimizer = "adam";
+    o.learning_rate = 0.01f;
+    o.ckpt_dir = root_ + "/ckpt";
+    return o;
+  }
+
+  std::string root_;
+};
+
+TEST_F(TrainerTest, TrainsToTheFinalStepWithCheckpointsMetaGraphsAndSummary) {
+  TrainOptions o = Options();
+  o.steps = 40;
+  o.save_every = 10;
+  o.max_to_keep = 3;
+  o.logdir = root_ + "/logs";
+  Result<TrainSummary> s = Train(o);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->steps, 40);
+  EXPECT_EQ(s->steps_run, 40);
+  EXPECT_EQ(s->losses.size(), 40u);
+  EXPECT_DOUBLE_EQ(s->epochs, 4.0);
+  EXPECT_GT(s->test_accuracy, 0.9)
+      << ::testing::PrintToString(s->losses);  // the classes are separable
+  EXPECT_EQ(s->checkpoint, o.ckpt_dir + "/model.ckpt-40");
+  // max_to_keep 3 of the saves at 10, 20, 30, 40; each with its .meta.
+  EXPECT_FALSE(fs::exists(o.ckpt_dir + "/model.ckpt-10.index"));
+  for (int step : {20, 30, 40}) {
+    const std::string p = o.ckpt_dir + "/model.ckpt-" + std::to_string(step);
+    EXPECT_TRUE(fs::exists(p + ".index")) << p;
+    EXPECT_TRUE(fs::exists(p + ".meta")) << p;
+  }
+  EXPECT_FALSE(fs::exists(o.ckpt_dir + "/model.ckpt-10.meta"));
+  EXPECT_TRUE(fs::exists(o.ckpt_dir + "/graph.pbtxt"));
+  std::ifstream in(o.ckpt_dir + "/summary.json");
+  std::string json((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(json, s->ToJson() + "\n");
+  EXPECT_NE(json.find("\"steps\": 40,"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"feed\": \"queue\""), std::string::npos) << json;
+  EXPECT_FALSE(fs::is_empty(o.logdir));
+}
+
+TEST_F(TrainerTest, OneReaderThreadAndASeedGiveIdenticalLossesInTwoRuns) {
+  TrainOptions o = Options();
+  o.steps = 25;  // 2.5 epochs: crosses the end of an epoch's files
+  o.ckpt_dir.clear();
+  Result<TrainSummary> a = Train(o);
+  Result<TrainSummary> b = Train(o);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(a->losses.size(), 25u);
+  EXPECT_EQ(a->losses, b->losses);
+}
+
+TEST_F(TrainerTest, ResumeContinuesFromTheLatestGlobalStepToTheSameFinalStep) {
+  TrainOptions first = Options();
+  first.steps = 15;
+  ASSERT_TRUE(Train(first).ok());
+  TrainOptions second = Options();
+  second.steps = 30;
+  second.resume = true;
+  second.seed = 99;  // ignored: the checkpoint's input/seed is used
+  Result<TrainSummary> s = Train(second);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->start_step, 15);
+  EXPECT_EQ(s->steps_run, 15);
+  EXPECT_EQ(s->steps, 30);
+  auto latest = LatestCheckpoint(second.ckpt_dir);
+  ASSERT_TRUE(latest.ok() && latest->has_value());
+  EXPECT_EQ(**latest, second.ckpt_dir + "/model.ckpt-30");
+  // The earlier run's checkpoint stays listed (max_to_keep counts it).
+  auto state = GetCheckpointState(second.ckpt_dir);
+  ASSERT_TRUE(state.ok() && state->has_value());
+  EXPECT_EQ((*state)->all_model_checkpoint_paths.front(),
+            second.ckpt_dir + "/model.ckpt-10");
+}
+
+TEST_F(TrainerTest, ResumeAtTheFinalStepTrainsNothingAndReportsAccuracy) {
+  TrainOptions o = Options();
+  o.steps = 10;
+  Result<TrainSummary> a = Train(o);
+  ASSERT_TRUE(a.ok()) << a.status();
+  o.resume = true;
+  Result<TrainSummary> b = Train(o);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->steps_run, 0);
+  EXPECT_EQ(b->steps, 10);
+  EXPECT_DOUBLE_EQ(b->test_accuracy, a->test_accuracy);
+}
+
+TEST_F(TrainerTest, SyncAndPreloadedFeedsTrainToTheFinalStep) {
+  for (const char* feed : {"sync", "preloaded"}) {
+    TrainOptions o = Options();
+    o.feed = feed;
+    o.epochs = 3;
+    o.ckpt_dir.clear();
+    Result<TrainSummary> s = Train(o);
+    ASSERT_TRUE(s.ok()) << feed << ": " << s.status();
+    EXPECT_EQ(s->steps, 30) << feed;
+    EXPECT_EQ(s->feed, feed);
+    EXPECT_GT(s->test_accuracy, 0.9) << feed;
+  }
+}
+
+TEST_F(TrainerTest, AStopRequestEndsTheRunWithAFinalCheckpoint) {
+  std::stop_source stop;
+  TrainOptions o = Options();
+  o.steps = 1000;
+  o.stop = stop.get_token();
+  TrainCallbacks cb;
+  cb.on_step = [&](const StepInfo& info) {
+    if (info.step == 7) stop.request_stop();
+  };
+  Result<TrainSummary> s = Train(o, cb);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_TRUE(s->interrupted);
+  EXPECT_EQ(s->steps, 7);
+  EXPECT_EQ(s->checkpoint, o.ckpt_dir + "/model.ckpt-7");
+}
+
+TEST_F(TrainerTest, ACheckpointOfAnotherModelShapeIsAnErrorNamingTheTensor) {
+  Tensor w(DType::kFloat32, TensorShape({10, 10}));
+  Tensor seed = Tensor::Scalar<int64_t>(1);
+  Saver saver;
+  ASSERT_TRUE(saver.Register("layer1/weights", &w).ok());
+  ASSERT_TRUE(saver.Register("input/seed", &seed).ok());
+  ASSERT_TRUE(saver.Save(root_ + "/ckpt/model.ckpt", 3).ok());
+  TrainOptions o = Options();
+  o.resume = true;
+  Result<TrainSummary> s = Train(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("model.ckpt-3"), std::string::npos)
+      << s.status();
+  EXPECT_NE(s.status().message().find("layer1"), std::string::npos)
+      << s.status();
+}
+
+TEST_F(TrainerTest, MissingShardsAreNotFoundNamingThePattern) {
+  TrainOptions o = Options();
+  o.data_dir = root_ + "/nowhere";
+  Result<TrainSummary> s = Train(o);
+  EXPECT_TRUE(IsNotFound(s.status())) << s.status();
+  EXPECT_NE(s.status().message().find(root_ + "/nowhere/train-*.tfrecord"),
+            std::string::npos)
+      << s.status();
+}
+
+TEST_F(TrainerTest, ACorruptShardIsDataLossNamingTheFileBeforeTraining) {
+  const std::string shard = root_ + "/data/train-00001-of-00002.tfrecord";
+  {
+    std::fstream f(shard, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(5000);
+    f.put('\x5a');
+  }
+  TrainOptions o = Options();
+  Result<TrainSummary> s = Train(o);
+  EXPECT_TRUE(IsDataLoss(s.status())) << s.status();
+  EXPECT_NE(s.status().message().find(shard), std::string::npos) << s.status();
+  EXPECT_FALSE(fs::exists(o.ckpt_dir));
+}
+
+TEST_F(TrainerTest, AnUnwritableCheckpointFolderFailsBeforeTraining) {
+  std::ofstream(root_ + "/file") << "x";
+  TrainOptions o = Options();
+  o.ckpt_dir = root_ + "/file/ckpt";
+  Result<TrainSummary> s = Train(o);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("--ckpt-dir " + o.ckpt_dir),
+            std::string::npos)
+      << s.status();
+}
+
+TEST_F(TrainerTest, BadOptionsAreInvalidArgument) {
+  TrainOptions o = Options();
+  o.math_threads = 2;
+  EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
+  o = Options();
+  o.feed = "push";
+  EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
+  o = Options();
+  o.batch_size = 10000;
+  EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
+}
+
+}  // namespace
+}  // namespace inflow
