@@ -88,17 +88,6 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// mkdir -p through Env::CreateDir (OK when a directory exists).
-// TODO: RecursivelyCreateDir (io/env.h) once io implements it.
-Status CreateDirs(const std::string& path) {
-  Env& env = Env::Default();
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    INFLOW_RETURN_IF_ERROR(env.CreateDir(path.substr(0, slash)));
-  }
-  return env.CreateDir(path);
-}
-
 // Deletes, in the directories of `splits`, shards named like theirs
 // (PREFIX-NNNNN-of-NNNNN.tfrecord) that this convert did not write, and
 // temporaries of converts whose process is gone.
@@ -137,7 +126,8 @@ Status WriteSplits(const Flags& flags, std::vector<Split>& splits,
   INFLOW_ASSIGN_OR_RETURN(CompressionType compression,
                           Compression(flags.compression));
   for (const Split& split : splits) {
-    INFLOW_RETURN_IF_ERROR(CreateDirs(Dirname(split.prefix)));
+    INFLOW_RETURN_IF_ERROR(
+        RecursivelyCreateDir(Env::Default(), Dirname(split.prefix)));
   }
   PendingFiles pending(env);
   nlohmann::ordered_json summary = {{"out", flags.out},

@@ -30,22 +30,12 @@ std::string Hostname() {
   return name;
 }
 
-// mkdir -p through Env::CreateDir (OK when a directory exists).
-// TODO: RecursivelyCreateDir (io/env.h) once io implements it.
-Status CreateDirs(Env& env, const std::string& path) {
-  for (size_t slash = path.find('/', 1); slash != std::string::npos;
-       slash = path.find('/', slash + 1)) {
-    INFLOW_RETURN_IF_ERROR(env.CreateDir(path.substr(0, slash)));
-  }
-  return env.CreateDir(path);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<EventsWriter>> EventsWriter::Create(
     Env& env, const std::string& logdir, const EventsWriterOptions& options) {
   std::function<double()> clock = options.clock ? options.clock : SystemNow;
-  INFLOW_RETURN_IF_ERROR(CreateDirs(env, logdir));
+  INFLOW_RETURN_IF_ERROR(RecursivelyCreateDir(env, logdir));
   // TF: "%s.out.tfevents.%010lld.%s%s" with the prefix LOGDIR/events.
   const double seconds = std::floor(clock());
   char stamp[32];
