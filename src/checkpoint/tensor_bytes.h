@@ -30,7 +30,7 @@
 
 namespace inflow::internal {
 
-inline constexpr size_t kTensorChunkBytes = size_t{256} << 10;
+inline constexpr size_t kTensorChunkBytes = size_t{1} << 20;
 
 // Appends `tensor`'s stored form to `file`; sets `*bytes` to its size and
 // `*crc` to its (unmasked) CRC-32C. Errors are the file's.
