@@ -34,6 +34,7 @@
 
 #include "ckpt_format.h"
 #include "command.h"
+#include "core/json_string.h"
 
 namespace inflow::tools {
 namespace {
@@ -50,7 +51,7 @@ void Print(const std::string& line) {
 }
 
 std::string NameJson(std::string_view name) {
-  if (IsValidUtf8(name)) return JsonString(name);
+  if (internal::IsValidUtf8(name)) return JsonString(name);
   return "{\"base64\": \"" + Base64Encode(name) + "\"}";
 }
 

@@ -78,43 +78,6 @@ std::string JsonString(std::string_view s) {
   return out;
 }
 
-bool IsValidUtf8(std::string_view s) {
-  size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    int extra;
-    uint32_t cp;
-    if ((c & 0xe0) == 0xc0) {
-      extra = 1;
-      cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-      cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (s.size() - i <= static_cast<size_t>(extra)) return false;
-    for (int k = 1; k <= extra; ++k) {
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xc0) != 0x80) return false;
-      cp = (cp << 6) | (cc & 0x3f);
-    }
-    static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[extra] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
-      return false;
-    }
-    i += 1 + extra;
-  }
-  return true;
-}
-
 std::string ElementJson(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DType::kFloat32:
@@ -145,7 +108,7 @@ std::string ElementJson(const Tensor& t, int64_t i) {
       return Number(Float16ToFloat(t.data<Float16>()[i]));
     case DType::kString: {
       const std::string& s = t.data<std::string>()[i];
-      if (IsValidUtf8(s)) return JsonString(s);
+      if (internal::IsValidUtf8(s)) return JsonString(s);
       return "{\"base64\": \"" + Base64Encode(s) + "\"}";
     }
     case DType::kInvalid:

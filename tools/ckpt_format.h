@@ -31,10 +31,6 @@ std::string ElementJson(const Tensor& tensor, int64_t i);
 // A double in the notation of ElementJson ("0.0", "1701234567.5").
 std::string DoubleJson(double v);
 
-// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or
-// code points above U+10FFFF).
-bool IsValidUtf8(std::string_view s);
-
 // A JSON string literal for `s` (which must be valid UTF-8).
 std::string JsonString(std::string_view s);
 

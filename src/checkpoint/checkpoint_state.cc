@@ -13,8 +13,8 @@
 #include <system_error>
 
 #include "checkpoint/checkpoint_state_internal.h"
-#include "checkpoint/checkpoint_state_text.h"
 #include "checkpoint/path.h"
+#include "core/json_string.h"
 
 namespace inflow {
 namespace {

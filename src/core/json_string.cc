@@ -35,6 +35,15 @@ size_t Utf8Length(std::string_view s, size_t i) {
 
 }  // namespace
 
+bool IsValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = Utf8Length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
   for (size_t i = 0; i < s.size();) {

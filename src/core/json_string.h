@@ -17,6 +17,11 @@ namespace inflow::internal {
 // Appends `s` as a JSON string literal (with its quotes) to *out.
 void AppendJsonString(std::string_view s, std::string* out);
 
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code
+// points above U+10FFFF), as protobuf requires of string fields and JSON of
+// its text.
+bool IsValidUtf8(std::string_view s);
+
 }  // namespace inflow::internal
 
 #endif  // INFLOW_CORE_JSON_STRING_H_

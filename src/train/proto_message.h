@@ -29,6 +29,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/text_format.h"  // PythonFloatRepr, TextFormatCEscape
+
 namespace inflow::internal {
 
 class ProtoMessage {
@@ -92,12 +94,6 @@ class ProtoMessage {
 
   std::vector<Field> fields_;
 };
-
-// Python's repr() of `v` ("0.0", "0.009999999776482582", "1e-05",
-// "1e+16", "inf", "nan").
-std::string PythonFloatRepr(double v);
-// Python protobuf's text_encoding.CEscape(bytes, as_utf8=False).
-std::string TextFormatCEscape(std::string_view bytes);
 
 }  // namespace inflow::internal
 
