@@ -30,48 +30,6 @@
 namespace inflow::tools {
 namespace {
 
-std::string WhatName(Event::What what) {
-  switch (what) {
-    case Event::What::kNone:
-      return "none";
-    case Event::What::kFileVersion:
-      return "file_version";
-    case Event::What::kGraphDef:
-      return "graph_def";
-    case Event::What::kSummary:
-      return "summary";
-    case Event::What::kLogMessage:
-      return "log_message";
-    case Event::What::kSessionLog:
-      return "session_log";
-    case Event::What::kTaggedRunMetadata:
-      return "tagged_run_metadata";
-    case Event::What::kMetaGraphDef:
-      return "meta_graph_def";
-  }
-  return "unknown";
-}
-
-std::string KindName(SummaryValue::Kind kind) {
-  switch (kind) {
-    case SummaryValue::Kind::kNone:
-      return "none";
-    case SummaryValue::Kind::kSimpleValue:
-      return "simple_value";
-    case SummaryValue::Kind::kObsoleteHistogram:
-      return "obsolete_old_style_histogram";
-    case SummaryValue::Kind::kImage:
-      return "image";
-    case SummaryValue::Kind::kHistogram:
-      return "histo";
-    case SummaryValue::Kind::kAudio:
-      return "audio";
-    case SummaryValue::Kind::kTensor:
-      return "tensor";
-  }
-  return "unknown";
-}
-
 nlohmann::ordered_json ValueJson(const SummaryValue& v) {
   if (v.kind == SummaryValue::Kind::kSimpleValue) {
     // JSON has no NaN or infinities: those print as strings.
@@ -80,7 +38,7 @@ nlohmann::ordered_json ValueJson(const SummaryValue& v) {
            : v.simple_value > 0       ? "Infinity"
                                       : "-Infinity";
   }
-  return {{"kind", KindName(v.kind)}, {"bytes", v.payload.size()}};
+  return {{"kind", SummaryKindName(v.kind)}, {"bytes", v.payload.size()}};
 }
 
 std::string Json(const nlohmann::ordered_json& j) {
@@ -108,7 +66,7 @@ Status Cat(const std::vector<std::string>& files) {
       nlohmann::ordered_json line = {{"file", path},
                                      {"wall_time", e.wall_time},
                                      {"step", e.step},
-                                     {"what", WhatName(e.what)}};
+                                     {"what", EventWhatName(e.what)}};
       if (e.what == Event::What::kFileVersion) {
         line["file_version"] = e.file_version;
       } else if (e.what == Event::What::kSummary) {

@@ -267,4 +267,46 @@ Result<Event> ParseEvent(std::string_view bytes) {
   return event;
 }
 
+std::string_view EventWhatName(Event::What what) {
+  switch (what) {
+    case Event::What::kNone:
+      return "none";
+    case Event::What::kFileVersion:
+      return "file_version";
+    case Event::What::kGraphDef:
+      return "graph_def";
+    case Event::What::kSummary:
+      return "summary";
+    case Event::What::kLogMessage:
+      return "log_message";
+    case Event::What::kSessionLog:
+      return "session_log";
+    case Event::What::kTaggedRunMetadata:
+      return "tagged_run_metadata";
+    case Event::What::kMetaGraphDef:
+      return "meta_graph_def";
+  }
+  return "unknown";
+}
+
+std::string_view SummaryKindName(SummaryValue::Kind kind) {
+  switch (kind) {
+    case SummaryValue::Kind::kNone:
+      return "none";
+    case SummaryValue::Kind::kSimpleValue:
+      return "simple_value";
+    case SummaryValue::Kind::kObsoleteHistogram:
+      return "obsolete_old_style_histogram";
+    case SummaryValue::Kind::kImage:
+      return "image";
+    case SummaryValue::Kind::kHistogram:
+      return "histo";
+    case SummaryValue::Kind::kAudio:
+      return "audio";
+    case SummaryValue::Kind::kTensor:
+      return "tensor";
+  }
+  return "unknown";
+}
+
 }  // namespace inflow

@@ -26,28 +26,6 @@ std::filesystem::path TestDataDir() {
   return root / "testdata" / "tf";
 }
 
-std::string WhatName(Event::What what) {
-  switch (what) {
-    case Event::What::kNone:
-      return "none";
-    case Event::What::kFileVersion:
-      return "file_version";
-    case Event::What::kGraphDef:
-      return "graph_def";
-    case Event::What::kSummary:
-      return "summary";
-    case Event::What::kLogMessage:
-      return "log_message";
-    case Event::What::kSessionLog:
-      return "session_log";
-    case Event::What::kTaggedRunMetadata:
-      return "tagged_run_metadata";
-    case Event::What::kMetaGraphDef:
-      return "meta_graph_def";
-  }
-  return "?";
-}
-
 struct TagFacts {
   int count = 0;
   int64_t first_step = 0, last_step = 0;
@@ -92,7 +70,7 @@ TEST(EventsTestDataTest, TensorFlowEventFilesReadAsExpectedJsonSays) {
     std::map<std::string, TagFacts> tags;
     int64_t max_step = 0;
     for (const Event& e : *events) {
-      ++what_counts[WhatName(e.what)];
+      ++what_counts[std::string(EventWhatName(e.what))];
       max_step = std::max(max_step, e.step);
       for (const SummaryValue& v : e.summary) {
         TagFacts& t = tags[v.tag];

@@ -74,6 +74,12 @@ struct Event {
 Event ScalarEvent(std::string_view tag, float value, int64_t step,
                   double wall_time);
 
+// The proto field names of the event's payload ("file_version",
+// "summary", ...) and of a summary value's kind ("simple_value", "histo",
+// ...), as TensorFlow names them; "unknown" for a value outside the enum.
+std::string_view EventWhatName(Event::What what);
+std::string_view SummaryKindName(SummaryValue::Kind kind);
+
 std::string SerializeEvent(const Event& event);
 
 // INVALID_ARGUMENT "malformed Event: ... at byte offset N" when `bytes` is
