@@ -8,7 +8,7 @@ PY := .venv/bin/python
 # No benchmarks and no CLI: no sanitizer test runs them (the CLI's tests are
 # tests/py, against the release build).
 SAN_FLAGS := -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-             -DINFLOW_BUILD_BENCH=OFF -DINFLOW_BUILD_TOOLS=OFF
+             -DINFLOW_BUILD_BENCH=OFF -DINFLOW_BUILD_TOOLS=OFF -DINFLOW_BUILD_PYTHON=OFF
 # TSan needs a fixed memory layout; setarch -R turns off ASLR for the run.
 TSAN_RUN := setarch $(shell uname -m) -R
 

@@ -1,0 +1,3 @@
+"""Queues: FIFOQueue, PaddingFIFOQueue, RandomShuffleQueue, PriorityQueue."""
+
+__all__ = []

@@ -1,0 +1,5 @@
+"""Records and Examples: TFRecordWriter, tf_record_iterator, TFRecordOptions,
+parse_single_example, parse_example and the feature specs, decode_raw."""
+
+from inflow.io._records import *  # noqa: F401,F403
+from inflow.io._parsing import *  # noqa: F401,F403
