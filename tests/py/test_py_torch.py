@@ -1,0 +1,229 @@
+"""inflow.torch: batches handed to PyTorch without a copy.
+
+PyTorch is Debian's python3-torch, importable only from /usr/bin/python3,
+so every check here runs as a script under .venv-torch's python (made by
+scripts/install-deps once scripts/install-peers installed python3-torch)
+with this build's package first on its path; each script prints one JSON
+line that the test asserts on. The tests skip, saying why, when
+.venv-torch or torch in it is missing; a torch that is there but does not
+import fails them.
+"""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import BUILD, ROOT
+
+TORCH_PYTHON = pathlib.Path(os.environ.get("INFLOW_TORCH_PYTHON",
+                                           ROOT / ".venv-torch" / "bin" / "python"))
+
+
+def script_env():
+    """The environment of a torch script: this build's inflow first on the
+    path, OpenBLAS's tuning variables unset (as bench_train_vs_torch runs
+    torch)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    env["PYTHONPATH"] = str(BUILD / "python")
+    return env
+
+
+def run_script(python, code, cwd=None):
+    proc = subprocess.run([str(python), "-c", textwrap.dedent(code)],
+                          capture_output=True, text=True, env=script_env(),
+                          cwd=cwd, timeout=120)
+    assert proc.returncode == 0, (
+        f"the script exited {proc.returncode}:\n{proc.stderr}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def torch_run():
+    """Runs a script under .venv-torch's python; returns its JSON line."""
+    if not TORCH_PYTHON.exists():
+        pytest.skip(f"no PyTorch venv ({TORCH_PYTHON} is missing): "
+                    "scripts/install-peers installs python3-torch, then "
+                    "scripts/install-deps makes .venv-torch")
+    probe = subprocess.run(
+        [str(TORCH_PYTHON), "-c",
+         "import importlib.util, sys; "
+         "sys.exit(0 if importlib.util.find_spec('torch') else 5)"],
+        capture_output=True, text=True, env=script_env(), timeout=60)
+    if probe.returncode == 5:
+        pytest.skip(f"torch is not installed for {TORCH_PYTHON}: "
+                    "scripts/install-peers installs python3-torch")
+    assert probe.returncode == 0, probe.stderr
+    # From here on a torch that does not import is a failure.
+    return lambda code: run_script(TORCH_PYTHON, code)
+
+
+def test_import_without_torch_is_a_clear_import_error():
+    # Any interpreter: torch is made unimportable for this run.
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent("""
+            import sys
+            sys.modules["torch"] = None  # import torch raises ImportError
+            try:
+                import inflow.torch
+            except ImportError as e:
+                print(e)
+            else:
+                print("imported")
+            import inflow  # the rest of the package is unaffected
+            print(inflow.FIFOQueue.__name__)
+        """)], capture_output=True, text=True, env=script_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    message, name = proc.stdout.strip().splitlines()
+    assert message.startswith("inflow.torch needs PyTorch"), message
+    assert "install-peers" in message
+    assert name == "FIFOQueue"
+
+
+def test_extension_imports_under_debian_python(torch_run):
+    # The build's extension is for CPython 3.11 (.venv, 3.11.7); Debian's
+    # 3.11.2 has the same ABI and loads the same file.
+    out = torch_run("""
+        import json, sys, inflow, torch
+        print(json.dumps({"version": list(sys.version_info[:2]),
+                          "module": inflow._inflow.__file__,
+                          "torch": torch.__version__}))
+    """)
+    assert out["version"] == [3, 11]
+    assert out["module"].startswith(str(BUILD / "python" / "inflow"))
+
+
+def test_to_torch_shares_the_dequeued_arrays_memory(torch_run):
+    out = torch_run("""
+        import json
+        import numpy as np
+        import inflow
+        from inflow.torch import to_torch
+
+        q = inflow.FIFOQueue(4, [inflow.float32, inflow.int64],
+                             shapes=[[3, 2], [3]])
+        q.enqueue([np.arange(6, dtype=np.float32).reshape(3, 2),
+                   np.array([7, 8, 9], dtype=np.int64)])
+        images, labels = q.dequeue()
+        t_images, t_labels = to_torch([images, labels])
+        address = lambda a: a.__array_interface__["data"][0]
+        named = to_torch({"x": images, "s": np.array([b"a", b"b"], dtype=object)})
+        print(json.dumps({
+            "same_images": t_images.data_ptr() == address(images),
+            "same_labels": t_labels.data_ptr() == address(labels),
+            "named_same": named["x"].data_ptr() == address(images),
+            "strings": [type(named["s"]).__name__,
+                        [v.decode() for v in named["s"].tolist()]],
+            "dtypes": [str(t_images.dtype), str(t_labels.dtype)],
+            "shapes": [list(t_images.shape), list(t_labels.shape)],
+            "values": t_images.flatten().tolist() + t_labels.tolist(),
+        }))
+    """)
+    assert out["same_images"] and out["same_labels"] and out["named_same"]
+    assert out["strings"] == ["ndarray", ["a", "b"]]  # no string tensors in torch
+    assert out["dtypes"] == ["torch.float32", "torch.int64"]
+    assert out["shapes"] == [[3, 2], [3]]
+    assert out["values"] == [0, 1, 2, 3, 4, 5, 7, 8, 9]
+
+
+def test_to_torch_structures_and_unsupported_dtypes(torch_run):
+    out = torch_run("""
+        import json
+        import numpy as np
+        import torch
+        from inflow.torch import to_torch
+
+        a = np.arange(4, dtype=np.float64)
+        writes = to_torch(a)
+        a[0] = 42.0  # the tensor sees the array's memory
+        ro = np.arange(3, dtype=np.int32)
+        ro.flags.writeable = False
+        try:
+            to_torch(np.zeros(2, np.uint16))
+            unsupported = None
+        except TypeError as e:
+            unsupported = str(e)
+        print(json.dumps({
+            "tensor": isinstance(writes, torch.Tensor),
+            "first": writes[0].item(),
+            "tuple": type(to_torch([a, a])).__name__,
+            "dict_keys": sorted(to_torch({"b": a, "a": a})),
+            "readonly_same": to_torch(ro).data_ptr() == ro.__array_interface__["data"][0],
+            "strings": type(to_torch(np.array([b"x"], dtype=object))).__name__,
+            "unsupported": unsupported,
+        }))
+    """)
+    assert out["tensor"] and out["first"] == 42.0
+    assert out["tuple"] == "tuple"
+    assert out["dict_keys"] == ["a", "b"]
+    assert out["readonly_same"]
+    assert out["strings"] == "ndarray"
+    assert out["unsupported"] is not None and "uint16" in out["unsupported"]
+
+
+def test_iterable_dataset_over_dequeue_many_ends_at_out_of_range(torch_run):
+    out = torch_run("""
+        import json
+        import numpy as np
+        import torch.utils.data
+        import inflow
+        from inflow.torch import IterableDataset
+
+        q = inflow.FIFOQueue(20, [inflow.float32, inflow.int64], shapes=[[2], []])
+        q.enqueue_many([np.arange(20, dtype=np.float32).reshape(10, 2),
+                        np.arange(10, dtype=np.int64)])
+        q.close()
+        loader = torch.utils.data.DataLoader(IterableDataset(q.dequeue_many, 4),
+                                             batch_size=None, num_workers=0)
+        batches = [(x.tolist(), y.tolist(), type(x).__name__) for x, y in loader]
+        # The queue is a stream: nothing is left after the end.
+        again = list(IterableDataset(q.dequeue_many, 4))
+        print(json.dumps({"batches": batches, "again": len(again)}))
+    """)
+    # dequeue_many(4) of a closed queue holding 2 raises OutOfRangeError
+    # (TF's rule), which ends the iteration: 2 batches, the last 2 rows
+    # stay in the queue.
+    assert [b[1] for b in out["batches"]] == [[0, 1, 2, 3], [4, 5, 6, 7]]
+    assert out["batches"][0][0] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert {b[2] for b in out["batches"]} == {"Tensor"}
+    assert out["again"] == 0
+
+
+def test_iterable_dataset_passes_other_errors_and_refuses_workers(torch_run):
+    out = torch_run("""
+        import json
+        import numpy as np
+        import torch.utils.data
+        import inflow
+        from inflow.torch import IterableDataset
+
+        q = inflow.FIFOQueue(2, [inflow.float32], shapes=[[]])
+        try:
+            # A timeout while the queue is empty is not the end of input.
+            list(IterableDataset(q.dequeue_many, 1, timeout=0.05))
+            timeout = None
+        except inflow.errors.DeadlineExceededError as e:
+            timeout = e.error_code
+        try:
+            list(IterableDataset(42))
+            bad_source = None
+        except TypeError as e:
+            bad_source = str(e)
+        loader = torch.utils.data.DataLoader(
+            IterableDataset([np.zeros(2, np.float32)]), batch_size=None,
+            num_workers=1)
+        try:
+            list(loader)
+            worker = None
+        except RuntimeError as e:
+            worker = str(e)
+        print(json.dumps({"timeout": timeout, "bad_source": bad_source,
+                          "worker": worker}))
+    """)
+    assert out["timeout"] == 4  # DEADLINE_EXCEEDED
+    assert "must be iterable" in out["bad_source"]
+    assert out["worker"] is not None and "num_workers=0" in out["worker"]
