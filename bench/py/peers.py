@@ -52,6 +52,10 @@ import subprocess
 import sys
 import time
 
+# TensorFlow's C++ logging (the TFRecordDataset and end-of-sequence
+# notes) would drown the progress lines.
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BATCH = 128
 CAPACITY = 10000
@@ -68,10 +72,11 @@ def consume(images, labels):
     return float(images.sum(dtype="float32")) + float(labels.sum())
 
 
-def rate(run):
-    """Samples per second of run(), which returns (samples, checksum)."""
+def rate(run, epochs):
+    """Samples per second of run(epochs), which returns (samples,
+    checksum)."""
     t0 = time.perf_counter()
-    samples, checksum = run()
+    samples, checksum = run(epochs)
     seconds = time.perf_counter() - t0
     return samples / seconds if seconds > 0 else 0.0, samples, checksum
 
@@ -102,19 +107,20 @@ def ensure_shards(inflow_bin, data_dir):
 
 # --- inflow ----------------------------------------------------------------
 
-def inflow_form(files, epochs, readers):
+def inflow_form(files, readers):
     import inflow
 
-    def run():
+    def run(epochs):
         pipeline = inflow.Pipeline(
-            files, num_epochs=epochs, num_readers=readers, read_batch=BATCH,
-            features={"image_raw": inflow.FixedLenFeature([], inflow.string),
-                      "label": inflow.FixedLenFeature([], inflow.int64)},
+            files, features={"image_raw": inflow.FixedLenFeature([], "string"),
+                             "label": inflow.FixedLenFeature([], "int64")},
             raw_to_float={"image_raw": (IMAGE_BYTES, 1.0 / 255)},
-            batch_size=BATCH, shuffle=True, capacity=CAPACITY,
-            min_after_dequeue=MIN_AFTER_DEQUEUE, seed=1)
+            num_epochs=epochs, shuffle=True, seed=1, num_readers=readers,
+            read_batch=BATCH, batch_size=BATCH, shuffle_batch=True,
+            capacity=CAPACITY, min_after_dequeue=MIN_AFTER_DEQUEUE)
         samples, checksum = 0, 0.0
-        for images, labels in pipeline:
+        for batch in pipeline:
+            images, labels = batch["image_raw"], batch["label"]
             checksum += consume(images, labels)
             samples += images.shape[0]
         pipeline.close()
@@ -124,7 +130,7 @@ def inflow_form(files, epochs, readers):
 
 # --- tf.data ---------------------------------------------------------------
 
-def tf_forms(files, epochs):
+def tf_forms(files):
     import tensorflow as tf
     autotune = tf.data.AUTOTUNE
     spec = {"image_raw": tf.io.FixedLenFeature([], tf.string),
@@ -134,7 +140,7 @@ def tf_forms(files, epochs):
         images = tf.io.decode_raw(parsed["image_raw"], tf.uint8)
         return tf.cast(images, tf.float32) * (1.0 / 255), parsed["label"]
 
-    def fastest():
+    def fastest(epochs):
         ds = tf.data.TFRecordDataset(files, num_parallel_reads=autotune)
         ds = ds.repeat(epochs).shuffle(CAPACITY, seed=1)
         ds = ds.batch(BATCH, drop_remainder=True)
@@ -142,7 +148,7 @@ def tf_forms(files, epochs):
                     num_parallel_calls=autotune)
         return ds.prefetch(autotune)
 
-    def per_example():
+    def per_example(epochs):
         ds = tf.data.TFRecordDataset(files, num_parallel_reads=autotune)
         ds = ds.repeat(epochs).shuffle(CAPACITY, seed=1)
         ds = ds.map(lambda r: decode(tf.io.parse_single_example(r, spec)),
@@ -150,9 +156,9 @@ def tf_forms(files, epochs):
         return ds.batch(BATCH, drop_remainder=True).prefetch(autotune)
 
     def runner(make):
-        def run():
+        def run(epochs):
             samples, checksum = 0, 0.0
-            for images, labels in make():
+            for images, labels in make(epochs):
                 images, labels = images.numpy(), labels.numpy()
                 checksum += consume(images, labels)
                 samples += images.shape[0]
@@ -216,12 +222,12 @@ def torch_side(args):
     torch.manual_seed(1)
 
     def form(workers):
-        def run():
+        def run(epochs):
             loader = torch.utils.data.DataLoader(
                 dataset, batch_size=BATCH, shuffle=True, drop_last=True,
                 num_workers=workers, persistent_workers=workers > 0)
             samples, checksum = 0, 0.0
-            for _ in range(args.torch_epochs):
+            for _ in range(epochs):
                 for images, labels in loader:
                     checksum += consume(images.numpy(), labels.numpy())
                     samples += images.shape[0]
@@ -234,7 +240,7 @@ def torch_side(args):
         names = list(forms)
         names = names[r % len(names):] + names[:r % len(names)]
         for name in names:
-            value, samples, checksum = rate(forms[name])
+            value, samples, checksum = rate(forms[name], args.torch_epochs)
             rates[name].append(value)
             log(f"round {r}: {name:<22} {value:10.0f} samples/s ({samples} samples, "
                 f"sum {checksum:.6g})")
@@ -325,15 +331,21 @@ def main():
     data_dir = pathlib.Path(args.data) if args.data else build / "bench_data" / "fashion_mnist"
     files = ensure_shards(build / "bin" / "inflow", data_dir)
 
-    forms = {"inflow_1_reader": inflow_form(files, args.epochs, 1),
-             "inflow_2_readers": inflow_form(files, args.epochs, 2)}
-    forms.update(tf_forms(files, args.tf_epochs))
+    forms = {"inflow_1_reader": inflow_form(files, 1),
+             "inflow_2_readers": inflow_form(files, 2)}
+    forms.update(tf_forms(files))
+    epochs = {name: args.epochs if name.startswith("inflow") else args.tf_epochs
+              for name in forms}
+    # Warm the page cache, the allocator and TensorFlow's tracing.
+    for name, run in forms.items():
+        log(f"warming up {name}")
+        rate(run, 1)
     rates = {name: [] for name in forms}
     for r in range(args.rounds):
         names = list(forms)
         names = names[r % len(names):] + names[:r % len(names)]
         for name in names:
-            value, samples, checksum = rate(forms[name])
+            value, samples, checksum = rate(forms[name], epochs[name])
             rates[name].append(value)
             log(f"round {r}: {name:<22} {value:10.0f} samples/s ({samples} samples, "
                 f"sum {checksum:.6g})")

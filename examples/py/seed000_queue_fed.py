@@ -127,7 +127,7 @@ def main():
     if args.steps < 1 or args.log_every < 1:
         p.error("--steps and --log-every must be >= 1")
 
-    queue = inflow.FIFOQueue(capacity=8, dtypes=[inflow.float32, inflow.int64],
+    queue = inflow.FIFOQueue(capacity=8, dtypes=[np.float32, np.int64],
                              shapes=[[BATCH, INPUTS], [BATCH]])
     runner = inflow.train.QueueRunner(queue, [random_batches(1), random_batches(2)])
     model, backend = make_model(args.backend)

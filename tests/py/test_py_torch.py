@@ -104,7 +104,7 @@ def test_to_torch_shares_the_dequeued_arrays_memory(torch_run):
         import inflow
         from inflow.torch import to_torch
 
-        q = inflow.FIFOQueue(4, [inflow.float32, inflow.int64],
+        q = inflow.FIFOQueue(4, [np.float32, np.int64],
                              shapes=[[3, 2], [3]])
         q.enqueue([np.arange(6, dtype=np.float32).reshape(3, 2),
                    np.array([7, 8, 9], dtype=np.int64)])
@@ -173,7 +173,7 @@ def test_iterable_dataset_over_dequeue_many_ends_at_out_of_range(torch_run):
         import inflow
         from inflow.torch import IterableDataset
 
-        q = inflow.FIFOQueue(20, [inflow.float32, inflow.int64], shapes=[[2], []])
+        q = inflow.FIFOQueue(20, [np.float32, np.int64], shapes=[[2], []])
         q.enqueue_many([np.arange(20, dtype=np.float32).reshape(10, 2),
                         np.arange(10, dtype=np.int64)])
         q.close()
@@ -201,7 +201,7 @@ def test_iterable_dataset_passes_other_errors_and_refuses_workers(torch_run):
         import inflow
         from inflow.torch import IterableDataset
 
-        q = inflow.FIFOQueue(2, [inflow.float32], shapes=[[]])
+        q = inflow.FIFOQueue(2, [np.float32], shapes=[[]])
         try:
             # A timeout while the queue is empty is not the end of input.
             list(IterableDataset(q.dequeue_many, 1, timeout=0.05))
@@ -227,3 +227,55 @@ def test_iterable_dataset_passes_other_errors_and_refuses_workers(torch_run):
     assert out["timeout"] == 4  # DEADLINE_EXCEEDED
     assert "must be iterable" in out["bad_source"]
     assert out["worker"] is not None and "num_workers=0" in out["worker"]
+
+
+@pytest.fixture(scope="module")
+def example_files(tmp_path_factory):
+    """3 TFRecord files of 10 Examples each, {"x": 2 floats, "label": i},
+    written by TensorFlow (the reference) in this process."""
+    import tensorflow as tf
+    folder = tmp_path_factory.mktemp("torch_records")
+    paths = []
+    for f in range(3):
+        path = str(folder / f"part-{f}.tfrecord")
+        with tf.io.TFRecordWriter(path) as w:
+            for i in range(10 * f, 10 * f + 10):
+                w.write(tf.train.Example(features=tf.train.Features(feature={
+                    "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i, -i])),
+                    "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+                })).SerializeToString())
+        paths.append(path)
+    return paths
+
+
+def test_iterable_dataset_over_a_pipeline(torch_run, example_files):
+    out = torch_run(f"""
+        import json
+        import torch.utils.data
+        import inflow
+        from inflow.torch import IterableDataset
+
+        files = {example_files!r}
+        pipeline = inflow.Pipeline(
+            files, features={{"x": inflow.FixedLenFeature([2], "float32"),
+                             "label": inflow.FixedLenFeature([], "int64")}},
+            num_epochs=1, shuffle=False, batch_size=4, allow_smaller_final_batch=True)
+        batches = list(torch.utils.data.DataLoader(IterableDataset(pipeline),
+                                                   batch_size=None, num_workers=0))
+        pipeline.close()
+        print(json.dumps({{
+            "keys": sorted(batches[0]),
+            "types": sorted({{type(b[k]).__name__ for b in batches for k in b}}),
+            "sizes": [b["label"].shape[0] for b in batches],
+            "labels": sorted(l for b in batches for l in b["label"].tolist()),
+            "x_ok": all(b["x"][:, 0].tolist() == [float(l) for l in b["label"].tolist()]
+                        for b in batches),
+            "dtype": str(batches[0]["x"].dtype),
+        }}))
+    """)
+    assert out["keys"] == ["label", "x"]
+    assert out["types"] == ["Tensor"]
+    assert sum(out["sizes"]) == 30 and max(out["sizes"]) == 4
+    assert out["labels"] == list(range(30))
+    assert out["x_ok"]
+    assert out["dtype"] == "torch.float32"
