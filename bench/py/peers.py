@@ -328,6 +328,9 @@ def main():
         args.rounds, args.epochs, args.tf_epochs, args.torch_epochs = 1, 1, 1, 1
 
     build = pathlib.Path(args.build)
+    # The inflow of the build measured (and of its bench_pipeline), ahead of
+    # any other on the path.
+    sys.path.insert(0, str(build / "python"))
     data_dir = pathlib.Path(args.data) if args.data else build / "bench_data" / "fashion_mnist"
     files = ensure_shards(build / "bin" / "inflow", data_dir)
 

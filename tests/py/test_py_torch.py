@@ -8,58 +8,21 @@ line that the test asserts on. The tests skip, saying why, when
 .venv-torch or torch in it is missing; a torch that is there but does not
 import fails them.
 """
-import json
-import os
-import pathlib
 import subprocess
 import sys
 import textwrap
 
 import pytest
 
-from conftest import BUILD, ROOT
-
-TORCH_PYTHON = pathlib.Path(os.environ.get("INFLOW_TORCH_PYTHON",
-                                           ROOT / ".venv-torch" / "bin" / "python"))
-
-
-def script_env():
-    """The environment of a torch script: this build's inflow first on the
-    path, OpenBLAS's tuning variables unset (as bench_train_vs_torch runs
-    torch)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
-    env["PYTHONPATH"] = str(BUILD / "python")
-    return env
-
-
-def run_script(python, code, cwd=None):
-    proc = subprocess.run([str(python), "-c", textwrap.dedent(code)],
-                          capture_output=True, text=True, env=script_env(),
-                          cwd=cwd, timeout=120)
-    assert proc.returncode == 0, (
-        f"the script exited {proc.returncode}:\n{proc.stderr}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+from conftest import BUILD
+from torch_venv import require_torch_python, run_script, script_env
 
 
 @pytest.fixture(scope="module")
 def torch_run():
     """Runs a script under .venv-torch's python; returns its JSON line."""
-    if not TORCH_PYTHON.exists():
-        pytest.skip(f"no PyTorch venv ({TORCH_PYTHON} is missing): "
-                    "scripts/install-peers installs python3-torch, then "
-                    "scripts/install-deps makes .venv-torch")
-    probe = subprocess.run(
-        [str(TORCH_PYTHON), "-c",
-         "import importlib.util, sys; "
-         "sys.exit(0 if importlib.util.find_spec('torch') else 5)"],
-        capture_output=True, text=True, env=script_env(), timeout=60)
-    if probe.returncode == 5:
-        pytest.skip(f"torch is not installed for {TORCH_PYTHON}: "
-                    "scripts/install-peers installs python3-torch")
-    assert probe.returncode == 0, probe.stderr
-    # From here on a torch that does not import is a failure.
-    return lambda code: run_script(TORCH_PYTHON, code)
+    python = require_torch_python()
+    return lambda code: run_script(python, code)
 
 
 def test_import_without_torch_is_a_clear_import_error():
