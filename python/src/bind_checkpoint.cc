@@ -46,11 +46,12 @@ Tensor ViewArray(nb::handle array, bool writable) {
   const size_t nbytes = nb::cast<size_t>(array.attr("nbytes"));
   nb::object* keep = new nb::object(nb::borrow(array));
   auto release = [keep] {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) {
-      keep->release();
-    } else {
-      nb::gil_scoped_acquire acquire;
+    PyGILState_STATE state;
+    if (AcquireGil(&state)) {
       keep->reset();
+      ReleaseGil(state);
+    } else {
+      keep->release();  // leaked: the interpreter is gone or going
     }
     delete keep;
   };

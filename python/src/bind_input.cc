@@ -34,6 +34,7 @@
 #include "bindings.h"
 #include "example_specs.h"
 #include "py_common.h"
+#include "py_queues.h"
 
 namespace inflow::py {
 
@@ -129,13 +130,14 @@ Result<Tuple> EvalNodes(const std::vector<Node>& nodes,
 std::shared_ptr<nb::object> ShareObject(nb::handle object) {
   return std::shared_ptr<nb::object>(
       new nb::object(nb::borrow(object)), [](nb::object* o) {
-        if (!Py_IsInitialized() || _Py_IsFinalizing()) {
+        PyGILState_STATE state;
+        if (AcquireGil(&state)) {
+          delete o;
+          ReleaseGil(state);
+        } else {
           o->release();  // leaked: the interpreter is gone or going
           delete o;
-          return;
         }
-        nb::gil_scoped_acquire acquire;
-        delete o;
       });
 }
 
@@ -178,10 +180,17 @@ class PyFuncStep : public Step {
 
   Result<Tuple> Compute(Eval& eval) override {
     INFLOW_ASSIGN_OR_RETURN(Tuple args, EvalNodes(inputs_, eval.options()));
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) {
+    PyGILState_STATE state;
+    if (!AcquireGil(&state)) {
       return CancelledError("py_func: the Python interpreter is exiting");
     }
-    nb::gil_scoped_acquire acquire;
+    Result<Tuple> out = Call(args);
+    ReleaseGil(state);
+    return out;
+  }
+
+ private:
+  Result<Tuple> Call(const Tuple& args) {
     try {
       nb::list py_args;
       for (const Tensor& t : args) py_args.append(TensorToNumpy(t));
@@ -207,7 +216,6 @@ class PyFuncStep : public Step {
     }
   }
 
- private:
   const std::shared_ptr<nb::object> func_;
   const std::vector<Node> inputs_;
   const bool unpack_;
@@ -438,19 +446,18 @@ nb::object PartialShapeToPython(const PartialShape& shape) {
       dims.append(d);
     }
   }
-  return std::move(dims);
+  return nb::object(dims);
 }
 
-// Runs a blocking call with the GIL released; a SIGINT that arrived
-// meanwhile is raised as KeyboardInterrupt instead of the call's error.
-template <typename F>
-auto Blocking(F&& f) {
-  auto result = [&] {
-    nb::gil_scoped_release release;
-    return f();
-  }();
-  if (!result.ok() && PyErr_CheckSignals() != 0) throw nb::python_error();
-  return result;
+// A reader as Python holds it; its steps copy `reader`.
+struct PyReader {
+  template <typename R>
+  explicit PyReader(R r) : reader(std::move(r)) {}
+  std::shared_ptr<ReaderBase> reader;
+};
+
+nb::object ProducerQueue(Producer p) {
+  return QueueToPython(std::move(p.queue), QueueKind::kFIFO);
 }
 
 ProducerOptions ProducerOptionsFrom(std::optional<int64_t> num_epochs,
@@ -472,10 +479,11 @@ ProducerOptions ProducerOptionsFrom(std::optional<int64_t> num_epochs,
 // it waits.
 struct PyBatcher {
   std::shared_ptr<Batcher> batcher;
+  QueueKind kind = QueueKind::kFIFO;
 
   nb::list Next(nb::handle timeout) {
-    CallOptions options = MakeCallOptions(timeout);
-    Result<Tuple> batch = Blocking([&] { return batcher->Next(options); });
+    Result<Tuple> batch = CallBlocking(
+        timeout, [&](const CallOptions& o) { return batcher->Next(o); });
     return TupleToPython(ValueOrThrow(std::move(batch)));
   }
 };
@@ -491,8 +499,8 @@ struct PyPipeline {
   std::shared_ptr<Pipeline> pipeline;
 
   nb::list Next(nb::handle timeout) {
-    CallOptions options = MakeCallOptions(timeout);
-    Result<Tuple> batch = Blocking([&] { return pipeline->Next(options); });
+    Result<Tuple> batch = CallBlocking(
+        timeout, [&](const CallOptions& o) { return pipeline->Next(o); });
     return TupleToPython(ValueOrThrow(std::move(batch)));
   }
 
@@ -598,7 +606,11 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
     }
     return join ? BatchJoin(std::move(ins), o) : Batch(std::move(ins[0]), o);
   }();
-  return std::make_shared<PyBatcher>(PyBatcher{ValueOrThrow(std::move(b))});
+  return std::make_shared<PyBatcher>(PyBatcher{
+      ValueOrThrow(std::move(b)),
+      shuffle       ? QueueKind::kRandomShuffle
+      : dynamic_pad ? QueueKind::kPaddingFIFO
+                    : QueueKind::kFIFO});
 }
 
 // Python map functions for the Pipeline: fn(dict of row arrays) -> dict
@@ -614,11 +626,12 @@ MapFunction MakeMapFunction(nb::handle fn, std::vector<std::string> in_names,
   map.fn = [func = ShareObject(fn), in_names = std::move(in_names),
             dtypes = std::move(dtypes),
             names = std::move(names)](Tuple rows) -> Result<Tuple> {
-    if (!Py_IsInitialized() || _Py_IsFinalizing()) {
+    PyGILState_STATE state;
+    if (!AcquireGil(&state)) {
       return CancelledError("map_fn: the Python interpreter is exiting");
     }
-    nb::gil_scoped_acquire acquire;
-    try {
+    Result<Tuple> out = [&]() -> Result<Tuple> {
+      try {
       nb::dict arg;
       for (size_t i = 0; i < rows.size() && i < in_names.size(); ++i) {
         arg[in_names[i].c_str()] = TensorToNumpy(rows[i]);
@@ -633,10 +646,13 @@ MapFunction MakeMapFunction(nb::handle fn, std::vector<std::string> in_names,
       }
       return out;
     } catch (nb::python_error& e) {
-      return StatusFromPythonError(e, "map_fn");
-    } catch (const std::exception& e) {
-      return UnknownError(std::string("map_fn: ") + e.what());
-    }
+        return StatusFromPythonError(e, "map_fn");
+      } catch (const std::exception& e) {
+        return UnknownError(std::string("map_fn: ") + e.what());
+      }
+    }();
+    ReleaseGil(state);
+    return out;
   };
   return map;
 }
@@ -684,8 +700,9 @@ void BindInput(nb::module_& m) {
   m.def(
       "_run",
       [](const std::vector<Node>& nodes, nb::handle timeout) {
-        CallOptions options = MakeCallOptions(timeout);
-        Result<Tuple> out = Blocking([&] { return EvalNodes(nodes, options); });
+        Result<Tuple> out = CallBlocking(timeout, [&](const CallOptions& o) {
+          return EvalNodes(nodes, o);
+        });
         return TupleToPython(ValueOrThrow(std::move(out)));
       },
       nb::arg("nodes"), nb::arg("timeout").none() = nb::none());
@@ -731,7 +748,8 @@ void BindInput(nb::module_& m) {
 
   m.def(
       "_dequeue_step",
-      [](std::shared_ptr<QueueInterface> queue) {
+      [](nb::handle q) {
+        std::shared_ptr<QueueInterface> queue = QueueFromPython(q);
         std::vector<PartialShape> ss = queue->component_shapes();
         if (ss.empty()) ss.assign(queue->component_dtypes().size(), {});
         return NodesOf(std::make_shared<FunctionStep>(
@@ -804,43 +822,42 @@ void BindInput(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("shape"));
 
-  // Readers.
-  nb::class_<ReaderBase>(m, "_Reader")
+  // Readers: the Python object holds the reader; the steps share it
+  // without referencing the Python object.
+  nb::class_<PyReader>(m, "_Reader")
       .def(
           "read",
-          [](const std::shared_ptr<ReaderBase>& self,
-             std::shared_ptr<QueueInterface> queue) {
-            return NodesOf(std::make_shared<ReadStep>(self, std::move(queue),
-                                                      0));
+          [](const PyReader& self, nb::handle queue) {
+            return NodesOf(std::make_shared<ReadStep>(
+                self.reader, QueueFromPython(queue), 0));
           },
           nb::arg("queue"))
       .def(
           "read_up_to",
-          [](const std::shared_ptr<ReaderBase>& self,
-             std::shared_ptr<QueueInterface> queue, int64_t n) {
+          [](const PyReader& self, nb::handle queue, int64_t n) {
             if (n < 1) {
               ThrowStatus(InvalidArgumentError(
                   "read_up_to: num_records must be >= 1, got " +
                   std::to_string(n)));
             }
             return NodesOf(
-                std::make_shared<ReadStep>(self, std::move(queue), n));
+                std::make_shared<ReadStep>(self.reader, QueueFromPython(queue), n));
           },
           nb::arg("queue"), nb::arg("num_records"))
       .def("num_records_produced",
-           [](ReaderBase& r) {
+           [](PyReader& r) {
              nb::gil_scoped_release release;
-             return r.NumRecordsProduced();
+             return r.reader->NumRecordsProduced();
            })
       .def("num_work_units_completed",
-           [](ReaderBase& r) {
+           [](PyReader& r) {
              nb::gil_scoped_release release;
-             return r.NumWorkUnitsCompleted();
+             return r.reader->NumWorkUnitsCompleted();
            })
-      .def("reset", [](ReaderBase& r) {
+      .def("reset", [](PyReader& r) {
         Status s = [&] {
           nb::gil_scoped_release release;
-          return r.Reset();
+          return r.reader->Reset();
         }();
         ThrowIfError(s);
       });
@@ -848,14 +865,14 @@ void BindInput(nb::module_& m) {
   m.def(
       "_tfrecord_reader",
       [](const std::string& compression) {
-        return std::shared_ptr<ReaderBase>(
+        return PyReader(
             ValueOrThrow(NewTFRecordReader(Env::Default(), compression)));
       },
       nb::arg("compression_type"));
   m.def(
       "_text_line_reader",
       [](int64_t skip) {
-        return std::shared_ptr<ReaderBase>(
+        return PyReader(
             ValueOrThrow(NewTextLineReader(Env::Default(), skip)));
       },
       nb::arg("skip_header_lines"));
@@ -869,13 +886,13 @@ void BindInput(nb::module_& m) {
         o.footer_bytes = footer_bytes;
         o.hop_bytes = hop_bytes;
         o.encoding = encoding;
-        return std::shared_ptr<ReaderBase>(
+        return PyReader(
             ValueOrThrow(NewFixedLengthRecordReader(Env::Default(), o)));
       },
       nb::arg("record_bytes"), nb::arg("header_bytes"),
       nb::arg("footer_bytes"), nb::arg("hop_bytes"), nb::arg("encoding"));
   m.def("_whole_file_reader", [] {
-    return std::shared_ptr<ReaderBase>(NewWholeFileReader(Env::Default()));
+    return PyReader(NewWholeFileReader(Env::Default()));
   });
 
   // Producers: each returns its queue (the runner is in the default
@@ -886,12 +903,11 @@ void BindInput(nb::module_& m) {
          bool shuffle, std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
          std::optional<std::string> name) {
-        return ValueOrThrow(
+        return ProducerQueue(ValueOrThrow(
                    StringInputProducer(
                        std::move(strings),
                        ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                           shared_name, name)))
-            .queue;
+                                           shared_name, name))));
       },
       nb::arg("strings"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
@@ -902,11 +918,10 @@ void BindInput(nb::module_& m) {
          std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
          std::optional<std::string> name) {
-        return ValueOrThrow(
+        return ProducerQueue(ValueOrThrow(
                    RangeInputProducer(
                        limit, ProducerOptionsFrom(num_epochs, shuffle, seed,
-                                                  capacity, shared_name, name)))
-            .queue;
+                                                  capacity, shared_name, name))));
       },
       nb::arg("limit"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
@@ -919,12 +934,11 @@ void BindInput(nb::module_& m) {
          std::optional<std::string> shared_name,
          std::optional<std::string> name) {
         Tensor t = TensorFromPython(input);
-        return ValueOrThrow(
+        return ProducerQueue(ValueOrThrow(
                    InputProducer(
                        std::move(t), PartialShapeFromPython(element_shape),
                        ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                           shared_name, name)))
-            .queue;
+                                           shared_name, name))));
       },
       nb::arg("input"), nb::arg("element_shape").none(),
       nb::arg("num_epochs").none(), nb::arg("shuffle"), nb::arg("seed").none(),
@@ -966,7 +980,9 @@ void BindInput(nb::module_& m) {
   nb::class_<PyBatcher>(m, "_Batcher")
       .def("next", &PyBatcher::Next, nb::arg("timeout").none() = nb::none())
       .def_prop_ro("queue",
-                   [](const PyBatcher& b) { return b.batcher->queue(); })
+                   [](const PyBatcher& b) {
+                     return QueueToPython(b.batcher->queue(), b.kind);
+                   })
       .def_prop_ro("output_shapes",
                    [](const PyBatcher& b) {
                      nb::list out;

@@ -70,17 +70,19 @@ class PyRecordWriter {
 
   void Write(nb::bytes record) {
     const std::string_view data(record.c_str(), record.size());
+    RecordWriter& writer = Writer();
     Status s = [&] {
       nb::gil_scoped_release release;
-      return Writer().WriteRecord(data);
+      return writer.WriteRecord(data);
     }();
     ThrowIfError(s);
   }
 
   void Flush() {
+    RecordWriter& writer = Writer();
     Status s = [&] {
       nb::gil_scoped_release release;
-      return Writer().Flush();
+      return writer.Flush();
     }();
     ThrowIfError(s);
   }
@@ -97,6 +99,7 @@ class PyRecordWriter {
   }
 
  private:
+  // Raises (with the GIL held) once closed.
   RecordWriter& Writer() {
     if (writer_ == nullptr) {
       ThrowStatus(FailedPreconditionError("the TFRecordWriter is closed"));

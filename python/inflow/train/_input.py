@@ -39,20 +39,6 @@ __all__ = ["string_input_producer", "range_input_producer", "slice_input_produce
            "BatchOutput"]
 
 
-def _wrap_queue(cpp_queue):
-    """The Python queue object for a C++ queue a producer made."""
-    from inflow import _queues
-    wrap = getattr(_queues, "_wrap_cpp_queue", None)
-    return wrap(cpp_queue) if wrap is not None else cpp_queue
-
-
-def _cpp_queue(queue):
-    """The C++ queue behind a queue object."""
-    from inflow import _queues
-    unwrap = getattr(_queues, "_unwrap_cpp_queue", None)
-    return unwrap(queue) if unwrap is not None else queue
-
-
 def _strings(values):
     if isinstance(values, Node):
         raise TypeError("string_input_producer: pass the strings themselves "
@@ -79,7 +65,7 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     op ``seed`` the order is TF's. An empty list raises
     InvalidArgumentError."""
     _check_no_cancel_op(cancel_op)
-    return _wrap_queue(_inflow._string_input_producer(
+    return (_inflow._string_input_producer(
         _strings(string_tensor), num_epochs, shuffle, seed, capacity, shared_name, name))
 
 
@@ -87,7 +73,7 @@ def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capaci
                          shared_name=None, name=None):
     """A queue of the int32 scalars 0 .. limit-1
     (``tf.compat.v1.train.range_input_producer``)."""
-    return _wrap_queue(_inflow._range_input_producer(
+    return (_inflow._range_input_producer(
         int(limit), num_epochs, shuffle, seed, capacity, shared_name, name))
 
 
@@ -99,7 +85,7 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     _check_no_cancel_op(cancel_op)
     shape = None if element_shape is None else [None if d is None else int(d)
                                                 for d in element_shape]
-    return _wrap_queue(_inflow._input_producer(
+    return (_inflow._input_producer(
         input_tensor, shape, num_epochs, shuffle, seed, capacity, shared_name, name))
 
 
@@ -132,13 +118,13 @@ class ReaderBase:
         """(key, value) Nodes: one record per evaluation. The key is
         "<file>:<position>"; OutOfRangeError once the queue is closed and
         drained."""
-        key, value = self._reader.read(_cpp_queue(queue))
+        key, value = self._reader.read(queue)
         return key, value
 
     def read_up_to(self, queue, num_records, name=None):
         """(keys, values) Nodes: 1..num_records records of one file per
         evaluation."""
-        keys, values = self._reader.read_up_to(_cpp_queue(queue), int(num_records))
+        keys, values = self._reader.read_up_to(queue, int(num_records))
         return keys, values
 
     def num_records_produced(self, name=None):
@@ -222,7 +208,7 @@ class BatchOutput:
     @property
     def queue(self):
         """The batching queue."""
-        return _wrap_queue(self._batcher.queue)
+        return (self._batcher.queue)
 
     @property
     def output_shapes(self):
