@@ -69,3 +69,26 @@ def test_fashion_mnist_torch_saves_and_resumes(tmp_path):
     assert shapes["0.weight"] == [625, 784]
     assert shapes["0.weight/Adam/exp_avg_sq"] == [625, 784]
     assert reader.get_tensor("6.bias/Adam/step") == 40
+
+
+def readme_python_blocks():
+    """The TF1 and inflow programs of README's "From Python", in order."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("### From Python"):]
+    section = section[:section.index("\n## ")]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def test_readme_tf1_snippet_and_its_inflow_port_see_the_same_batches(tmp_path, run_inflow):
+    tf1, port = readme_python_blocks()
+    assert "import tensorflow.compat.v1 as tf" in tf1 and "import inflow" in port
+    run_inflow("convert", "fashion-mnist", "--out", tmp_path / "data" / "fashion-mnist",
+               "--shards", 4)
+    seen = []
+    for code in (tf1, port):
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=script_env(), cwd=tmp_path, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        seen.append(int(proc.stdout.strip().splitlines()[-1]))
+    # One epoch of 60000 in full batches of 128 (no smaller final batch).
+    assert seen == [60000 // 128 * 128] * 2
