@@ -39,7 +39,7 @@ test-release: build
 	cd build/release && ctest --output-on-failure -j $(JOBS)
 
 test-py: build
-	$(PY) -m pytest -q tests/py
+	$(PY) -m pytest -q -rs tests/py
 
 test-asan:
 	cmake -S . -B build/asan $(CMAKE_GEN) $(SAN_FLAGS) -DINFLOW_SANITIZE=address,undefined

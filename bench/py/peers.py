@@ -27,6 +27,12 @@ The forms, all in one run:
                tensor and the label), 0 and 2 worker processes; run in
                .venv-torch (Debian's python3-torch) as a subprocess.
 
+Python's and C++'s figures come from different minutes of a machine that
+may be shared, so each round also runs `bench_pipeline
+--profile=pipeline:T` (the C++ Pipeline alone, 20 epochs) beside the
+Python forms: "ratio_vs_cpp_same_rounds" is the better over T of the
+median per-round ratio of inflow's T-reader form to it.
+
 Each figure is the median over --rounds rounds (a different form first each
 round) of samples delivered in full batches per second of wall time, the
 pipeline's start included; a side's figure is its best form. Progress goes
@@ -34,6 +40,7 @@ to stderr; the last stdout line is
   {"bench": "py_peers", "samples_per_s": {"inflow": a, "inflow_cpp": p,
    "tf_data": b, "torch": c}, "ratio_vs_cpp": a/p, "ratio_vs_tf_data": a/b,
    "ratio_vs_torch": a/c, "forms": {...every form's figure...},
+   "ratio_vs_cpp_same_rounds": r, ...,
    "epochs": {...}, "rounds": n}
 A missing peer gives null figures and ratios and a "<peer>_reason".
 
@@ -67,9 +74,20 @@ def log(message):
     print(f"peers.py: {message}", file=sys.stderr, flush=True)
 
 
+_ONES = {}
+
+
 def consume(images, labels):
-    """What every consumer does with a batch: sums it (reads every byte)."""
-    return float(images.sum(dtype="float32")) + float(labels.sum())
+    """What every consumer does with a batch: sums its pixels and labels
+    (every byte is read). The pixels are summed as images @ ones, a BLAS
+    matrix-vector product: NumPy's fastest full read of a float32 matrix
+    (x.sum() takes twice as long), and the nearest to bench_pipeline's
+    vectorized consumer."""
+    ones = _ONES.get(images.shape[1])
+    if ones is None:
+        import numpy as np
+        ones = _ONES[images.shape[1]] = np.ones(images.shape[1], images.dtype)
+    return float((images @ ones).sum()) + float(labels.sum())
 
 
 def rate(run, epochs):
@@ -288,6 +306,25 @@ def example_proto_classes(out_dir):
 
 # --- C++ -------------------------------------------------------------------
 
+def cpp_profile_form(bench_bin, readers):
+    """bench_pipeline --profile=pipeline:T: the Pipeline side alone from
+    C++, 20 epochs, run in the rounds beside the Python forms (the same
+    load), for the paired ratio."""
+    def run(epochs):
+        del epochs  # --profile runs 20
+        proc = subprocess.run([str(bench_bin), f"--profile=pipeline:{readers}"],
+                              stdout=subprocess.PIPE, text=True, check=True)
+        # "pipeline, T thread(s): N samples/s, ..."
+        value = float(proc.stdout.split(":")[1].split("samples/s")[0])
+        return value, 0.0
+    return run
+
+
+def rate_of_profile(run):
+    value, checksum = run(0)
+    return value, 0, checksum
+
+
 def cpp_figure(bench_bin, smoke):
     if not bench_bin.exists():
         return None, None, f"{bench_bin} is missing (build target bench_pipeline)"
@@ -343,16 +380,34 @@ def main():
     for name, run in forms.items():
         log(f"warming up {name}")
         rate(run, 1)
+    bench_bin = build / "bin" / "bench_pipeline"
+    if bench_bin.exists() and not args.smoke:
+        for readers in (1, 2):
+            forms[f"cpp_profile_{readers}"] = cpp_profile_form(bench_bin, readers)
     rates = {name: [] for name in forms}
     for r in range(args.rounds):
         names = list(forms)
         names = names[r % len(names):] + names[:r % len(names)]
         for name in names:
-            value, samples, checksum = rate(forms[name], epochs[name])
+            if name.startswith("cpp_profile_"):
+                value, samples, checksum = rate_of_profile(forms[name])
+            else:
+                value, samples, checksum = rate(forms[name], epochs[name])
             rates[name].append(value)
             log(f"round {r}: {name:<22} {value:10.0f} samples/s ({samples} samples, "
                 f"sum {checksum:.6g})")
-    figures = {name: statistics.median(v) for name, v in rates.items()}
+    # Per round, the Python Pipeline over the C++ one with as many readers
+    # (both run under the same load); medians over the rounds.
+    paired = {}
+    for readers, suffix in ((1, "1_reader"), (2, "2_readers")):
+        cpp_rates = rates.get(f"cpp_profile_{readers}")
+        if cpp_rates:
+            paired[str(readers)] = round(statistics.median(
+                a / c for a, c in zip(rates[f"inflow_{suffix}"], cpp_rates)), 3)
+    figures = {name: statistics.median(v) for name, v in rates.items()
+               if not name.startswith("cpp_profile_")}
+    cpp_profile = {name[len("cpp_profile_"):]: round(statistics.median(v))
+                   for name, v in rates.items() if name.startswith("cpp_profile_")}
 
     reasons = {}
     proto_dir, reason = example_proto_classes(data_dir / "proto")
@@ -383,6 +438,9 @@ def main():
            "ratio_vs_torch": ratio(a, c),
            "forms": {k: round(v) for k, v in figures.items()},
            "inflow_cpp_by_threads": cpp_line.get("by_threads") if cpp_line else None,
+           "ratio_vs_cpp_same_rounds": max(paired.values()) if paired else None,
+           "ratio_vs_cpp_same_rounds_by_threads": paired or None,
+           "cpp_same_rounds_by_threads": cpp_profile or None,
            "epochs": {"inflow": args.epochs, "tf_data": args.tf_epochs,
                       "torch": args.torch_epochs},
            "rounds": args.rounds}

@@ -135,7 +135,7 @@ def main():
 
     start = time.perf_counter()
     coord = inflow.train.Coordinator()
-    threads = runner.create_threads(coord, start=True)
+    threads = runner.create_threads(coord=coord, start=True)
     try:
         for step in range(1, args.steps + 1):
             if coord.should_stop():
@@ -147,10 +147,8 @@ def main():
     except Exception as e:  # noqa: BLE001  TF1's pattern: stop the threads
         coord.request_stop(e)
     finally:
+        # The runner's closer thread then cancels the pending enqueues.
         coord.request_stop()
-        # Unblocks the runners' pending enqueues (TF's queue runner does
-        # the same when the coordinator stops).
-        queue.close(cancel_pending_enqueues=True)
         coord.join(threads, stop_grace_period_secs=10)
     secs = time.perf_counter() - start
     print(f"{args.steps} steps in {secs:.2f} s ({args.steps / secs:.1f} steps/s)")
