@@ -242,3 +242,34 @@ def test_iterable_dataset_over_a_pipeline(torch_run, example_files):
     assert out["labels"] == list(range(30))
     assert out["x_ok"]
     assert out["dtype"] == "torch.float32"
+
+
+def test_iterable_dataset_over_a_shuffle_batch(torch_run, example_files):
+    out = torch_run(f"""
+        import json
+        import inflow
+        from inflow.torch import IterableDataset
+
+        files = inflow.train.string_input_producer({example_files!r}, num_epochs=1,
+                                                    seed=3)
+        _, serialized = inflow.TFRecordReader().read(files)
+        features = inflow.parse_single_example(serialized, {{
+            "x": inflow.FixedLenFeature([2], "float32"),
+            "label": inflow.FixedLenFeature([], "int64")}})
+        batches = inflow.train.shuffle_batch(
+            [features["x"], features["label"]], batch_size=4, capacity=20,
+            min_after_dequeue=5, num_threads=2, seed=3)
+        coord = inflow.train.Coordinator()
+        threads = inflow.train.start_queue_runners(coord=coord)
+        seen = [(type(x).__name__, x[:, 0].tolist(), y.tolist())
+                for x, y in IterableDataset(batches)]
+        coord.request_stop()
+        coord.join(threads)
+        print(json.dumps(seen))
+    """)
+    # 30 examples in full batches of 4: 7 batches, 2 examples left over.
+    assert len(out) == 7
+    assert {kind for kind, _, _ in out} == {"Tensor"}
+    labels = [v for _, _, y in out for v in y]
+    assert len(set(labels)) == 28 and set(labels) <= set(range(30))
+    assert all(x == [float(v) for v in y] for _, x, y in out)
