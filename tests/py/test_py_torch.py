@@ -273,3 +273,23 @@ def test_iterable_dataset_over_a_shuffle_batch(torch_run, example_files):
     labels = [v for _, _, y in out for v in y]
     assert len(set(labels)) == 28 and set(labels) <= set(range(30))
     assert all(x == [float(v) for v in y] for _, x, y in out)
+
+
+def test_a_broken_torch_fails_the_tests_instead_of_skipping(tmp_path):
+    # A "torch venv" whose torch is installed but raises on import.
+    shadow = tmp_path / "shadow" / "torch"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('this torch is broken')\n")
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nPYTHONPATH={shadow.parent}:$PYTHONPATH "
+                      f"exec {sys.executable} \"$@\"\n")
+    python.chmod(0o755)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+         __file__, "-k", "debian_python"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**script_env(), "INFLOW_TORCH_PYTHON": str(python)})
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "1 failed" in out and "this torch is broken" in out, out
+    assert "skipped" not in out, out
