@@ -5,8 +5,6 @@ import re
 import subprocess
 import sys
 
-import pytest
-
 from conftest import BUILD, ROOT
 from torch_venv import require_torch_python, script_env
 
