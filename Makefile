@@ -42,7 +42,7 @@ test-release: build
 	cd build/release && ctest --output-on-failure -j $(JOBS)
 
 test-py: build
-	$(PY) -m pytest -q tests/py
+	$(PY) -m pytest -q -rs tests/py
 
 test-asan:
 	cmake -S . -B build/asan $(CMAKE_GEN) $(SAN_FLAGS) -DINFLOW_SANITIZE=address,undefined
@@ -66,12 +66,17 @@ format:
 bench: build
 	@scripts/run-benchmarks
 
-# The benchmarks' peers (PyTorch for bench_train_vs_torch), then the
-# training benchmark against them.
+# The benchmarks' peers (PyTorch for bench_train_vs_torch and, in
+# .venv-torch, which install-deps makes once python3-torch is there, for
+# bench/py/peers.py), then the training benchmark and the Python input
+# pipeline benchmark (inflow vs tf.data vs PyTorch's DataLoader vs C++).
 bench-peers: build/release/build.ninja
 	scripts/install-peers
-	cmake --build build/release -j $(JOBS) --target bench_train_vs_torch
+	scripts/install-deps
+	cmake --build build/release -j $(JOBS) --target bench_train_vs_torch \
+	  bench_pipeline inflow_cli _inflow
 	build/release/bin/bench_train_vs_torch
+	$(PY) bench/py/peers.py
 
 stress: build
 	cd build/release && INFLOW_STRESS=long ctest --output-on-failure -L stress

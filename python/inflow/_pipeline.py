@@ -1,1 +1,178 @@
-__all__ = []
+"""inflow.Pipeline: TF1's reading-from-files input pipeline in one object.
+
+    with inflow.Pipeline("train-*.tfrecord", features={
+            "image": inflow.FixedLenFeature([], "string"),
+            "label": inflow.FixedLenFeature([], "int64")},
+            raw_to_float={"image": (784, 1 / 255)}, num_epochs=10,
+            batch_size=128, shuffle_batch=True, min_after_dequeue=10000,
+            num_readers=4, seed=1) as batches:
+        for batch in batches:          # {"image": float32 [128, 784], ...}
+            ...
+
+files -> string_input_producer -> num_readers reader threads (read_up_to ->
+parse_example -> raw_to_float -> map_fn) -> batch_join / shuffle_batch_join
+-> here. Every stage runs in C++ on the pipeline's own threads (map_fn takes
+the GIL for its call only); each batch costs Python one call, which
+returns NumPy arrays over inflow's buffers and waits with the GIL released.
+"""
+
+import os
+
+import numpy as np
+
+from inflow import _inflow
+from inflow._steps import Node, constant, py_func, reshape, run
+from inflow.io._parsing import FixedLenFeature, _np_dtype, _specs
+from inflow.io._records import TFRecordOptions
+from inflow.train._input import (FixedLengthRecordReader, ReaderBase, TextLineReader,
+                                 TFRecordReader, WholeFileReader)
+
+__all__ = ["Pipeline", "Node", "run", "py_func", "reshape", "constant", "ReaderBase",
+           "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
+           "WholeFileReader"]
+
+_READERS = ("tfrecord", "text", "fixed")
+
+
+def _raw_to_float(spec, features):
+    out = []
+    for name, value in (spec or {}).items():
+        if features is None or name not in features:
+            raise ValueError(f"raw_to_float: {name!r} is not one of the features")
+        length, scale = (value, 1.0) if isinstance(value, (int, np.integer)) else value
+        out.append((str(name), (int(length), float(scale))))
+    return out
+
+
+class Pipeline:
+    """An iterable of batches (dicts of NumPy arrays) read from files.
+
+    files: a path, a pattern ("train-*") or a list of them (NotFoundError
+      for a pattern matching nothing).
+    features: a dict of FixedLenFeature (the Example features to parse, in
+      this order); None gives the records themselves as "value".
+    num_epochs (None: unlimited), shuffle (the file order), seed (files and
+      shuffle_batch), reader: "tfrecord", "text" or "fixed" (with
+      record_bytes, header_bytes, footer_bytes, hop_bytes), compression_type
+      (None, "ZLIB", "GZIP"), skip_header_lines (text).
+    num_readers: reader threads; read_batch: records per read.
+    batch_size, shuffle_batch, min_after_dequeue, capacity (0: TF's usual
+      min_after_dequeue + 3 * batch_size), allow_smaller_final_batch.
+    raw_to_float: {feature: (length, scale)}: a FixedLenFeature([], string)
+      decoded as uint8 bytes into float32 [length] times scale, in one pass.
+    include_key: add each record's key ("file:offset") as "key".
+    map_fn: fn(dict of arrays, a chunk of rows of one file) -> dict of
+      arrays with the same number of rows; map_output: {name: (row shape,
+      dtype)} of its result (None: the same as its input).
+
+    Errors of any stage surface from next() naming the stage, the file and
+    the offset ("read: corrupted record ... at offset 1041 in f.rec");
+    the end of input raises OutOfRangeError from get_next() and ends
+    iteration.
+    """
+
+    def __init__(self, files, features=None, num_epochs=None, shuffle=True, seed=None,
+                 reader="tfrecord", num_readers=1, batch_size=32, shuffle_batch=False,
+                 min_after_dequeue=0, capacity=0, allow_smaller_final_batch=False,
+                 raw_to_float=None, map_fn=None, map_output=None, compression_type=None,
+                 read_batch=64, skip_header_lines=0, record_bytes=0, header_bytes=0,
+                 footer_bytes=0, hop_bytes=0, include_key=False, name="pipeline"):
+        if isinstance(files, (str, bytes, os.PathLike)):
+            files = [files]
+        files = [os.fsdecode(f) for f in files]
+        if reader not in _READERS:
+            raise ValueError(f"reader must be one of {_READERS}, got {reader!r}")
+        if features is not None:
+            for key, f in features.items():
+                if not isinstance(f, FixedLenFeature):
+                    raise ValueError(f"Pipeline: feature {key!r} must be a FixedLenFeature")
+        specs = _specs(features) if features else None
+        r2f = _raw_to_float(raw_to_float, features)
+        map_spec = None
+        if map_fn is not None:
+            in_names, in_dtypes, in_shapes = self._signature(features, dict(r2f), include_key)
+            if map_output is None:
+                out_names, out_dtypes, out_shapes = in_names, in_dtypes, in_shapes
+            else:
+                out_names = [str(k) for k in map_output]
+                out_shapes = [[int(d) for d in map_output[k][0]] for k in map_output]
+                out_dtypes = [_np_dtype(map_output[k][1]) for k in map_output]
+            map_spec = (in_names, out_dtypes, out_shapes, out_names)
+        self._pipeline = _inflow._pipeline(
+            files, specs, num_epochs, bool(shuffle), seed, reader,
+            TFRecordOptions.get_compression_type_string(compression_type),
+            int(skip_header_lines), int(record_bytes), int(header_bytes), int(footer_bytes),
+            int(hop_bytes), int(num_readers), int(read_batch), int(batch_size),
+            bool(shuffle_batch), int(min_after_dequeue), int(capacity),
+            bool(allow_smaller_final_batch), r2f, bool(include_key), map_fn, map_spec,
+            str(name))
+        self._names = list(self._pipeline.names)
+
+    @staticmethod
+    def _signature(features, r2f, include_key):
+        names, dtypes, shapes = [], [], []
+        if features:
+            for key, f in features.items():
+                names.append(key)
+                if key in r2f:
+                    dtypes.append(np.dtype(np.float32))
+                    shapes.append([r2f[key][0]])
+                else:
+                    dtypes.append(_np_dtype(f.dtype))
+                    shapes.append([int(d) for d in f.shape])
+        else:
+            names, dtypes, shapes = ["value"], [np.dtype(object)], [[]]
+        if include_key:
+            names.append("key")
+            dtypes.append(np.dtype(object))
+            shapes.append([])
+        return names, dtypes, shapes
+
+    @property
+    def names(self):
+        """The batch's keys, in order."""
+        return list(self._names)
+
+    @property
+    def files(self):
+        """The files the patterns matched, sorted."""
+        return list(self._pipeline.files)
+
+    @property
+    def fill_metric_tag(self):
+        return self._pipeline.fill_metric_tag
+
+    def get_next(self, timeout=None):
+        """The next batch, a dict of NumPy arrays. OutOfRangeError at the end
+        of input; a stage's error (DataLossError, InvalidArgumentError, ...)
+        from this and every later call; DeadlineExceededError after
+        ``timeout`` seconds."""
+        return dict(zip(self._names, self._pipeline.next(timeout)))
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        from inflow import errors
+        try:
+            return dict(zip(self._names, self._pipeline.next(None)))
+        except errors.OutOfRangeError:
+            raise StopIteration from None
+
+    def close(self):
+        """Stops and joins every thread; raises the first error of any stage
+        (the end of input is not an error). Idempotent."""
+        self._pipeline.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            self.close()
+        else:
+            try:
+                self.close()
+            except Exception:  # noqa: BLE001 - the body's exception wins
+                pass
+        return False

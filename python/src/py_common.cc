@@ -2,8 +2,794 @@
 
 #include "py_common.h"
 
+#include <nanobind/stl/string.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string_view>
+#include <thread>
+
+#include "inflow/core/mutex.h"
+
 namespace inflow::py {
 
-// Implemented by the py-core work (see py_common.h).
+namespace {
+
+// Python objects kept for the life of the process. They are leaked on
+// purpose: destroying them after the interpreter is gone would crash.
+struct Globals {
+  PyObject* error_classes[kNumStatusCodes] = {};
+  PyObject* numpy = nullptr;
+  PyObject* ndarray_type = nullptr;
+  PyObject* asarray = nullptr;
+  PyObject* ascontiguousarray = nullptr;
+  PyObject* can_cast = nullptr;
+  PyObject* np_dtype = nullptr;
+  PyObject* dtypes[32] = {};  // numpy.dtype per DType value
+  PyObject* bfloat16 = nullptr;
+  PyObject* tensor_view_type = nullptr;
+  unsigned long main_thread = 0;
+};
+
+Globals& G() {
+  static Globals* globals = new Globals();
+  return *globals;
+}
+
+std::atomic<bool> g_exiting{false};
+
+PyObject* Numpy() {
+  Globals& g = G();
+  if (g.numpy == nullptr) {
+    nb::module_ np = nb::module_::import_("numpy");
+    g.numpy = np.release().ptr();
+    nb::handle h(g.numpy);
+    g.ndarray_type = h.attr("ndarray").inc_ref().ptr();
+    g.asarray = h.attr("asarray").inc_ref().ptr();
+    g.ascontiguousarray = h.attr("ascontiguousarray").inc_ref().ptr();
+    g.can_cast = h.attr("can_cast").inc_ref().ptr();
+    g.np_dtype = h.attr("dtype").inc_ref().ptr();
+  }
+  return g.numpy;
+}
+
+// str(value) as UTF-8.
+std::string StrOf(nb::handle value) {
+  nb::object s = nb::steal(PyObject_Str(value.ptr()));
+  if (!s.is_valid()) throw nb::python_error();
+  return nb::cast<std::string>(s);
+}
+
+bool IsNdarray(nb::handle value) {
+  Numpy();
+  return PyObject_TypeCheck(value.ptr(),
+                            reinterpret_cast<PyTypeObject*>(G().ndarray_type));
+}
+
+nb::object AsArray(nb::handle value, nb::handle dtype = nb::none()) {
+  Numpy();
+  return nb::borrow(G().asarray)(value, dtype);
+}
+
+// The array-interface type string of a fixed-size DType ("<f4"), or
+// nullptr for string and invalid.
+const char* TypeStr(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return "<f4";
+    case DType::kFloat64:
+      return "<f8";
+    case DType::kInt32:
+      return "<i4";
+    case DType::kUInt8:
+      return "|u1";
+    case DType::kInt16:
+      return "<i2";
+    case DType::kInt8:
+      return "|i1";
+    case DType::kInt64:
+      return "<i8";
+    case DType::kBool:
+      return "|b1";
+    case DType::kBFloat16:
+      return "<u2";  // viewed as bfloat16 afterwards
+    case DType::kUInt16:
+      return "<u2";
+    case DType::kFloat16:
+      return "<f2";
+    case DType::kUInt32:
+      return "<u4";
+    case DType::kUInt64:
+      return "<u8";
+    default:
+      return nullptr;
+  }
+}
+
+// The DType of a buffer-protocol format character of `itemsize` bytes.
+std::optional<DType> DTypeFromFormat(std::string_view format,
+                                     Py_ssize_t itemsize) {
+  if (!format.empty() && (format[0] == '<' || format[0] == '=' ||
+                          format[0] == '@' || format[0] == '|')) {
+    format.remove_prefix(1);
+  }
+  if (format.size() != 1) return std::nullopt;
+  const char c = format[0];
+  const bool is_signed =
+      c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
+  const bool is_unsigned =
+      c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
+  if (c == '?' && itemsize == 1) return DType::kBool;
+  if (c == 'e' && itemsize == 2) return DType::kFloat16;
+  if (c == 'f' && itemsize == 4) return DType::kFloat32;
+  if (c == 'd' && itemsize == 8) return DType::kFloat64;
+  if (is_signed) {
+    switch (itemsize) {
+      case 1:
+        return DType::kInt8;
+      case 2:
+        return DType::kInt16;
+      case 4:
+        return DType::kInt32;
+      case 8:
+        return DType::kInt64;
+    }
+  }
+  if (is_unsigned) {
+    switch (itemsize) {
+      case 1:
+        return DType::kUInt8;
+      case 2:
+        return DType::kUInt16;
+      case 4:
+        return DType::kUInt32;
+      case 8:
+        return DType::kUInt64;
+    }
+  }
+  return std::nullopt;
+}
+
+// What a _TensorView holds: the tensor an array views.
+struct TensorView {
+  Tensor tensor;
+};
+
+nb::object NumericArray(const Tensor& tensor) {
+  Globals& g = G();
+  nb::handle view_type(g.tensor_view_type);
+  nb::object view = view_type();
+  nb::inst_ptr<TensorView>(view)->tensor = tensor;
+  nb::object arr = nb::borrow(g.asarray)(view);
+  if (tensor.dtype() == DType::kBFloat16 && g.bfloat16 != nullptr) {
+    arr = arr.attr("view")(nb::handle(g.bfloat16));
+  }
+  return arr;
+}
+
+nb::object StringArray(const Tensor& tensor) {
+  std::span<const std::string> values = tensor.flat<std::string>();
+  if (tensor.rank() == 0) {
+    return nb::steal(
+        PyBytes_FromStringAndSize(values[0].data(), values[0].size()));
+  }
+  nb::list items;
+  for (const std::string& v : values) {
+    items.append(nb::steal(PyBytes_FromStringAndSize(v.data(), v.size())));
+  }
+  nb::object arr = nb::borrow(G().numpy).attr("empty")(values.size(), "object");
+  // Element-wise assignment keeps bytes objects as they are (np.array on a
+  // list would look into equal-length bytes).
+  arr[nb::slice(nb::none(), nb::none(), nb::none())] = items;
+  nb::list dims;
+  for (int64_t d : tensor.shape().dims()) dims.append(d);
+  return arr.attr("reshape")(nb::tuple(dims));
+}
+
+// A string tensor from bytes, str, or an array-like of them.
+Tensor StringTensorFromPython(nb::handle value) {
+  auto to_string = [](nb::handle item) -> std::string {
+    if (PyBytes_Check(item.ptr())) {
+      return std::string(PyBytes_AS_STRING(item.ptr()),
+                         PyBytes_GET_SIZE(item.ptr()));
+    }
+    if (PyUnicode_Check(item.ptr())) {
+      Py_ssize_t size = 0;
+      const char* data = PyUnicode_AsUTF8AndSize(item.ptr(), &size);
+      if (data == nullptr) throw nb::python_error();
+      return std::string(data, size);
+    }
+    if (PyByteArray_Check(item.ptr())) {
+      return std::string(PyByteArray_AS_STRING(item.ptr()),
+                         PyByteArray_GET_SIZE(item.ptr()));
+    }
+    nb::object np_bytes = nb::borrow(G().numpy).attr("bytes_");
+    nb::object np_str = nb::borrow(G().numpy).attr("str_");
+    if (nb::isinstance(item, np_bytes) || nb::isinstance(item, np_str)) {
+      nb::object b = PyUnicode_Check(item.ptr())
+                         ? nb::steal(PyUnicode_AsUTF8String(item.ptr()))
+                         : nb::steal(PyBytes_FromObject(item.ptr()));
+      if (!b.is_valid()) throw nb::python_error();
+      return std::string(PyBytes_AS_STRING(b.ptr()), PyBytes_GET_SIZE(b.ptr()));
+    }
+    throw nb::type_error(("a string tensor holds bytes or str, not " +
+                          nb::cast<std::string>(nb::repr(item.type())))
+                             .c_str());
+  };
+  if (PyBytes_Check(value.ptr()) || PyUnicode_Check(value.ptr())) {
+    return Tensor::Scalar<std::string>(to_string(value));
+  }
+  nb::object arr = AsArray(value, nb::str("object"));
+  nb::tuple shape_obj = nb::tuple(arr.attr("shape"));
+  std::vector<int64_t> dims;
+  for (nb::handle d : shape_obj) dims.push_back(nb::cast<int64_t>(d));
+  Tensor t(DType::kString, TensorShape(dims));
+  std::span<std::string> out = *t.mutable_flat<std::string>();
+  nb::object flat = arr.attr("ravel")();
+  size_t i = 0;
+  for (nb::handle item : flat) out[i++] = to_string(item);
+  return t;
+}
+
+// True for values that are strings or arrays of strings.
+bool IsStringLike(nb::handle value) {
+  if (PyBytes_Check(value.ptr()) || PyUnicode_Check(value.ptr())) return true;
+  if (IsNdarray(value)) {
+    std::string kind = nb::cast<std::string>(value.attr("dtype").attr("kind"));
+    return kind == "O" || kind == "S" || kind == "U";
+  }
+  return false;
+}
+
+// Holds a Py_buffer until the tensor buffer over it goes.
+struct HeldBuffer {
+  Py_buffer view;
+};
+
+void ReleaseHeldBuffer(HeldBuffer* held) {
+  PyGILState_STATE state;
+  // At exit the reference is leaked: taking the GIL then may never return.
+  if (!AcquireGil(&state)) return;
+  PyBuffer_Release(&held->view);
+  delete held;
+  ReleaseGil(state);
+}
+
+// Wraps a C-contiguous array without a copy; nullopt when its layout does
+// not allow it (not contiguous, or a format inflow does not hold).
+std::optional<Tensor> WrapArray(nb::handle arr) {
+  auto held = std::make_unique<HeldBuffer>();
+  bool writable = true;
+  if (PyObject_GetBuffer(arr.ptr(), &held->view,
+                         PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) !=
+      0) {
+    PyErr_Clear();
+    writable = false;
+    if (PyObject_GetBuffer(arr.ptr(), &held->view,
+                           PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
+  }
+  Py_buffer& view = held->view;
+  std::optional<DType> dtype =
+      DTypeFromFormat(view.format ? view.format : "B", view.itemsize);
+  if (!dtype) {
+    PyBuffer_Release(&view);
+    return std::nullopt;
+  }
+  std::vector<int64_t> dims(view.shape, view.shape + view.ndim);
+  TensorShape shape(dims);
+  void* data = view.buf;
+  const size_t size = static_cast<size_t>(view.len);
+  if (reinterpret_cast<uintptr_t>(data) % DTypeSize(*dtype) != 0 || size == 0) {
+    // Misaligned (or empty) memory: one copy into an owned buffer.
+    Tensor t = Tensor::Uninitialized(*dtype, shape);
+    if (size > 0) std::memcpy(*t.mutable_raw_data(), data, size);
+    PyBuffer_Release(&view);
+    return t;
+  }
+  HeldBuffer* raw = held.release();
+  std::function<void()> release = [raw] { ReleaseHeldBuffer(raw); };
+  std::shared_ptr<TensorBuffer> buffer =
+      writable ? TensorBuffer::WrapWritable(data, size, std::move(release))
+               : TensorBuffer::Wrap(data, size, std::move(release));
+  return ValueOrThrow(Tensor::FromBuffer(*dtype, shape, std::move(buffer)));
+}
+
+// A helper thread pool for blocking calls made from the main thread: the
+// calls run there while the main thread watches for signals. Threads are
+// started on demand and never end (idle ones wait for the next call); the
+// pool is leaked so that no destructor runs under them at exit. They never
+// touch Python.
+class BlockingPool {
+ public:
+  static BlockingPool& Get() {
+    static BlockingPool* pool = new BlockingPool();
+    return *pool;
+  }
+
+  void Submit(std::function<void()> job) INFLOW_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    jobs_.push_back(std::move(job));
+    if (static_cast<int>(jobs_.size()) > idle_) {
+      std::thread([this] { Run(); }).detach();
+    } else {
+      cv_.Signal();
+    }
+  }
+
+ private:
+  void Run() INFLOW_EXCLUDES(mu_) {
+    mu_.lock();
+    for (;;) {
+      while (jobs_.empty()) {
+        ++idle_;
+        cv_.Wait(&mu_);
+        --idle_;
+      }
+      std::function<void()> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      mu_.unlock();
+      job();
+      job = nullptr;
+      mu_.lock();
+    }
+  }
+
+  Mutex mu_;
+  CondVar cv_;
+  std::deque<std::function<void()>> jobs_ INFLOW_GUARDED_BY(mu_);
+  int idle_ INFLOW_GUARDED_BY(mu_) = 0;
+};
+
+// One blocking call handed to the pool.
+struct PendingCall {
+  Mutex mu;
+  CondVar done_cv;
+  bool done INFLOW_GUARDED_BY(mu) = false;
+  Status status;  // written before done is set
+};
+
+constexpr auto kSignalCheckInterval = std::chrono::milliseconds(50);
+
+}  // namespace
+
+nb::handle ErrorClass(StatusCode code) {
+  int c = static_cast<int>(code);
+  Globals& g = G();
+  if (c <= 0 || c >= kNumStatusCodes || g.error_classes[c] == nullptr) {
+    c = static_cast<int>(StatusCode::kUnknown);
+  }
+  return nb::handle(g.error_classes[c]);
+}
+
+void ThrowStatus(const Status& status) {
+  Status s = status.ok() ? InternalError("ThrowStatus called with OK") : status;
+  nb::handle cls = ErrorClass(s.code());
+  std::string_view message = s.message();
+  nb::object text = nb::steal(PyUnicode_DecodeUTF8(
+      message.data(), static_cast<Py_ssize_t>(message.size()),
+      "backslashreplace"));
+  if (!text.is_valid()) throw nb::python_error();
+  nb::object exc = cls(nb::none(), nb::none(), text);
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+  throw nb::python_error();
+}
+
+nb::object TensorToNumpy(const Tensor& tensor) {
+  Numpy();
+  if (!tensor.IsInitialized()) {
+    throw nb::value_error("an uninitialized tensor has no NumPy value");
+  }
+  if (tensor.dtype() == DType::kString) return StringArray(tensor);
+  nb::object arr;
+  if (tensor.num_elements() == 0) {
+    nb::list dims;
+    for (int64_t d : tensor.shape().dims()) dims.append(d);
+    arr = nb::borrow(G().numpy).attr("zeros")(nb::tuple(dims),
+                                              DTypeToNumpy(tensor.dtype()));
+  } else {
+    arr = NumericArray(tensor);
+  }
+  if (tensor.rank() == 0) return arr[nb::tuple()];
+  return arr;
+}
+
+Tensor TensorFromPython(nb::handle value, DType dtype) {
+  Numpy();
+  if (dtype == DType::kString || IsStringLike(value)) {
+    if (dtype != DType::kString && dtype != DType::kInvalid) {
+      throw nb::type_error(
+          ("expected a " + std::string(DTypeName(dtype)) +
+           " value, got strings: " + nb::cast<std::string>(nb::repr(value)))
+              .c_str());
+    }
+    return StringTensorFromPython(value);
+  }
+  nb::object arr;
+  if (IsNdarray(value)) {
+    arr = nb::borrow(value);
+  } else {
+    arr = AsArray(value);
+    if (IsStringLike(arr)) {
+      if (dtype != DType::kInvalid) {
+        throw nb::type_error(("expected a " + std::string(DTypeName(dtype)) +
+                              " value, got " +
+                              nb::cast<std::string>(nb::repr(value)))
+                                 .c_str());
+      }
+      return StringTensorFromPython(arr);
+    }
+  }
+  if (dtype == DType::kInvalid && G().bfloat16 != nullptr &&
+      arr.attr("dtype").equal(nb::handle(G().bfloat16))) {
+    dtype = DType::kBFloat16;
+  }
+  if (dtype == DType::kBFloat16 && G().bfloat16 != nullptr) {
+    if (!arr.attr("dtype").equal(nb::handle(G().bfloat16))) {
+      arr = AsArray(arr, nb::handle(G().bfloat16));
+    }
+    arr = arr.attr("view")("uint16");
+    std::optional<Tensor> t = WrapArray(arr);
+    if (!t) t = WrapArray(nb::borrow(G().ascontiguousarray)(arr));
+    if (!t) throw nb::type_error("cannot hold this array as bfloat16");
+    return ValueOrThrow(
+        t->buffer()
+            ? Tensor::FromBuffer(DType::kBFloat16, t->shape(), t->buffer())
+            : Result<Tensor>(Tensor(DType::kBFloat16, t->shape())));
+  }
+  if (dtype != DType::kInvalid) {
+    nb::object want = DTypeToNumpy(dtype);
+    nb::object have = arr.attr("dtype");
+    if (!have.equal(want)) {
+      const bool python_value = !IsNdarray(value);
+      // Python numbers and lists take the queue's dtype as TF converts
+      // them; arrays must be castable without changing kind.
+      if (!python_value &&
+          !nb::cast<bool>(nb::borrow(G().can_cast)(have, want, "same_kind"))) {
+        throw nb::type_error(("cannot use a " + StrOf(have) + " array as " +
+                              std::string(DTypeName(dtype)))
+                                 .c_str());
+      }
+      if (python_value) {
+        nb::object kind = have.attr("kind");
+        std::string k = nb::cast<std::string>(kind);
+        std::string wk = nb::cast<std::string>(want.attr("kind"));
+        if (k == "f" && (wk == "i" || wk == "u" || wk == "b")) {
+          throw nb::type_error(("expected " + std::string(DTypeName(dtype)) +
+                                ", got " +
+                                nb::cast<std::string>(nb::repr(value)))
+                                   .c_str());
+        }
+      }
+      arr = AsArray(arr, want);
+    }
+  }
+  std::optional<Tensor> t = WrapArray(arr);
+  if (!t) {
+    t = WrapArray(nb::borrow(G().ascontiguousarray)(arr));
+  }
+  if (!t) {
+    throw nb::type_error(
+        ("inflow holds no tensor of dtype " + StrOf(arr.attr("dtype")))
+            .c_str());
+  }
+  return *std::move(t);
+}
+
+nb::list TupleToPython(const Tuple& tuple) {
+  nb::list out;
+  for (const Tensor& t : tuple) out.append(TensorToNumpy(t));
+  return out;
+}
+
+Tuple TupleFromPython(nb::handle value, const std::vector<DType>& dtypes) {
+  Tuple out;
+  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    nb::sequence seq = nb::borrow<nb::sequence>(value);
+    const size_t n = nb::len(seq);
+    if (!dtypes.empty() && n != dtypes.size()) {
+      throw nb::value_error(("expected " + std::to_string(dtypes.size()) +
+                             " components, got " + std::to_string(n))
+                                .c_str());
+    }
+    out.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      out.push_back(TensorFromPython(
+          seq[i], dtypes.empty() ? DType::kInvalid : dtypes[i]));
+    }
+    return out;
+  }
+  if (dtypes.size() > 1) {
+    throw nb::value_error(("expected " + std::to_string(dtypes.size()) +
+                           " components, got one value")
+                              .c_str());
+  }
+  out.push_back(
+      TensorFromPython(value, dtypes.empty() ? DType::kInvalid : dtypes[0]));
+  return out;
+}
+
+DType DTypeFromPython(nb::handle value) {
+  Numpy();
+  auto from_name = [](const std::string& name) -> std::optional<DType> {
+    std::optional<DType> d = DTypeFromName(name);
+    if (d && IsValidDType(*d)) return d;
+    if (name == "bytes" || name == "str" || name == "object") {
+      return DType::kString;
+    }
+    return std::nullopt;
+  };
+  auto fail = [&]() -> DType {
+    ThrowStatus(InvalidArgumentError("unsupported dtype: " +
+                                     nb::cast<std::string>(nb::repr(value))));
+  };
+  if (PyUnicode_Check(value.ptr())) {
+    std::optional<DType> d = from_name(nb::cast<std::string>(value));
+    if (d) return *d;
+  }
+  if (value.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
+    return DType::kFloat32;
+  }
+  if (value.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) {
+    return DType::kInt64;
+  }
+  if (value.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) {
+    return DType::kBool;
+  }
+  if (value.ptr() == reinterpret_cast<PyObject*>(&PyBytes_Type) ||
+      value.ptr() == reinterpret_cast<PyObject*>(&PyUnicode_Type)) {
+    return DType::kString;
+  }
+  // TF-style DType objects (tf.float32, tf.string): their .name.
+  if (!nb::isinstance(value, nb::handle(G().np_dtype)) &&
+      !PyType_Check(value.ptr()) && nb::hasattr(value, "as_numpy_dtype") &&
+      nb::hasattr(value, "name")) {
+    std::optional<DType> d = from_name(StrOf(value.attr("name")));
+    if (d) return *d;
+  }
+  nb::object np_dtype;
+  try {
+    np_dtype = nb::borrow(G().np_dtype)(value);
+  } catch (const nb::python_error&) {
+    fail();
+  }
+  std::string kind = nb::cast<std::string>(np_dtype.attr("kind"));
+  if (kind == "O" || kind == "S" || kind == "U") return DType::kString;
+  std::optional<DType> d =
+      from_name(nb::cast<std::string>(np_dtype.attr("name")));
+  if (!d) fail();
+  return *d;
+}
+
+nb::object DTypeToNumpy(DType dtype) {
+  Numpy();
+  Globals& g = G();
+  const int index = static_cast<int>(dtype);
+  if (index <= 0 || index >= 32 || !IsValidDType(dtype)) {
+    ThrowStatus(InvalidArgumentError("invalid dtype"));
+  }
+  if (g.dtypes[index] == nullptr) {
+    nb::object d;
+    if (dtype == DType::kString) {
+      d = nb::borrow(g.np_dtype)("object");
+    } else if (dtype == DType::kBFloat16 && g.bfloat16 != nullptr) {
+      d = nb::borrow(g.np_dtype)(nb::handle(g.bfloat16));
+    } else {
+      d = nb::borrow(g.np_dtype)(TypeStr(dtype));
+    }
+    g.dtypes[index] = d.release().ptr();
+  }
+  return nb::borrow(g.dtypes[index]);
+}
+
+std::optional<std::chrono::milliseconds> TimeoutFromPython(nb::handle timeout) {
+  if (timeout.is_none()) return std::nullopt;
+  if (!PyFloat_Check(timeout.ptr()) && !PyLong_Check(timeout.ptr()) &&
+      !nb::hasattr(timeout, "__float__")) {
+    throw nb::type_error("timeout must be a number of seconds or None");
+  }
+  const double seconds = nb::cast<double>(nb::float_(timeout));
+  if (std::isnan(seconds)) throw nb::value_error("timeout is NaN");
+  if (seconds <= 0) return std::chrono::milliseconds(0);
+  // Beyond a century is forever.
+  if (seconds > 3.15e9) return std::nullopt;
+  const int64_t ms = static_cast<int64_t>(std::ceil(seconds * 1000.0));
+  return std::chrono::milliseconds(ms);
+}
+
+CallOptions MakeCallOptions(nb::handle timeout) {
+  CallOptions options;
+  options.timeout = TimeoutFromPython(timeout);
+  return options;
+}
+
+namespace internal {
+
+void RunBlocking(std::optional<std::chrono::milliseconds> timeout,
+                 std::stop_token stop,
+                 const std::function<Status(const CallOptions&)>& attempt) {
+  const bool never_blocks = timeout.has_value() && timeout->count() <= 0;
+  if (never_blocks || !OnMainThread()) {
+    nb::gil_scoped_release release;
+    attempt(CallOptions{timeout, stop}).IgnoreError();
+    return;
+  }
+  {
+    nb::gil_scoped_release release;
+    Status first = attempt(CallOptions{std::chrono::milliseconds(0), stop});
+    if (!IsDeadlineExceeded(first)) return;
+  }
+  // The call would block: run it on a helper thread, watching for signals.
+  std::stop_source interrupt;
+  auto pending = std::make_shared<PendingCall>();
+  bool raise = false;
+  {
+    nb::gil_scoped_release release;
+    std::optional<std::stop_callback<std::function<void()>>> forward;
+    if (stop.stop_possible()) {
+      forward.emplace(stop, [&interrupt] { interrupt.request_stop(); });
+    }
+    auto wait_done =
+        [&pending](std::optional<CondVar::Clock::time_point> deadline) {
+          MutexLock lock(&pending->mu);
+          while (!pending->done) {
+            if (!deadline) {
+              pending->done_cv.Wait(&pending->mu);
+            } else if (!pending->done_cv.WaitUntil(&pending->mu, *deadline)) {
+              break;
+            }
+          }
+          return pending->done;
+        };
+    // `attempt` is borrowed by the helper: every path below waits for the
+    // call's end before this function returns.
+    CallOptions options{timeout, interrupt.get_token()};
+    BlockingPool::Get().Submit([pending, &attempt, options] {
+      Status s = attempt(options);
+      MutexLock lock(&pending->mu);
+      pending->status = std::move(s);
+      pending->done = true;
+      pending->done_cv.SignalAll();
+    });
+    while (!wait_done(CondVar::Clock::now() + kSignalCheckInterval)) {
+      PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
+      {
+        nb::gil_scoped_acquire acquire;
+        if (PyErr_CheckSignals() == 0) continue;
+        PyErr_Fetch(&type, &value, &tb);
+      }
+      // A handler raised (KeyboardInterrupt): stop the call and wait for
+      // its answer, which is prompt.
+      interrupt.request_stop();
+      wait_done(std::nullopt);
+      nb::gil_scoped_acquire acquire;
+      Status status;
+      {
+        MutexLock lock(&pending->mu);
+        status = pending->status;
+      }
+      if (IsCancelled(status) && !stop.stop_requested()) {
+        PyErr_Restore(type, value, tb);
+        raise = true;
+      } else {
+        // The call completed (or `stop` ended it): keep its outcome and
+        // let Python raise the interrupt at its next check.
+        const bool keyboard =
+            type != nullptr &&
+            PyErr_GivenExceptionMatches(type, PyExc_KeyboardInterrupt);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        if (keyboard) PyErr_SetInterrupt();
+      }
+      break;
+    }
+  }
+  if (raise) throw nb::python_error();
+}
+
+void SetErrorClass(StatusCode code, nb::handle cls) {
+  const int c = static_cast<int>(code);
+  if (c <= 0 || c >= kNumStatusCodes) return;
+  G().error_classes[c] = cls.inc_ref().ptr();
+}
+
+void InitCommon(nb::module_& m) {
+  Globals& g = G();
+  nb::module_ threading = nb::module_::import_("threading");
+  g.main_thread =
+      nb::cast<unsigned long>(threading.attr("main_thread")().attr("ident"));
+  Numpy();
+  try {
+    nb::module_ ml = nb::module_::import_("ml_dtypes");
+    g.bfloat16 = ml.attr("bfloat16").inc_ref().ptr();
+  } catch (const nb::python_error&) {
+    g.bfloat16 = nullptr;
+  }
+  nb::class_<TensorView>(m, "_TensorView",
+                         "The inflow tensor a NumPy array views (the "
+                         "array's .base); keeps the buffer alive.")
+      .def(nb::init<>())
+      .def_prop_ro("__array_interface__",
+                   [](const TensorView& v) {
+                     const Tensor& t = v.tensor;
+                     nb::dict d;
+                     nb::list dims;
+                     for (int64_t x : t.shape().dims()) dims.append(x);
+                     d["shape"] = nb::tuple(dims);
+                     d["typestr"] = TypeStr(t.dtype());
+                     d["data"] = nb::make_tuple(
+                         reinterpret_cast<uintptr_t>(t.raw_data()),
+                         t.read_only());
+                     d["version"] = 3;
+                     return d;
+                   })
+      .def_prop_ro("address",
+                   [](const TensorView& v) {
+                     return reinterpret_cast<uintptr_t>(v.tensor.raw_data());
+                   })
+      .def_prop_ro("read_only",
+                   [](const TensorView& v) { return v.tensor.read_only(); });
+  g.tensor_view_type = nb::type<TensorView>().inc_ref().ptr();
+
+  m.def(
+      "_buffer_address",
+      [](nb::handle arr) -> uintptr_t {
+        nb::handle view_type(G().tensor_view_type);
+        nb::object base = nb::borrow(arr);
+        while (IsNdarray(base)) base = base.attr("base");
+        if (!base.type().is(view_type)) {
+          throw nb::type_error("the array does not view an inflow tensor");
+        }
+        return reinterpret_cast<uintptr_t>(
+            nb::inst_ptr<TensorView>(base)->tensor.raw_data());
+      },
+      "The address of the inflow buffer under `arr` (a dequeued array or "
+      "a view of one); TypeError when no inflow tensor is under it.");
+  m.def(
+      "_tensor_address",
+      [](nb::handle value) {
+        Tensor t = TensorFromPython(value);
+        return reinterpret_cast<uintptr_t>(t.raw_data());
+      },
+      "The address of the data of the tensor TensorFromPython(value) "
+      "builds (equal to the array's for a zero-copy wrap).");
+  m.def(
+      "_roundtrip",
+      [](nb::handle value) { return TensorToNumpy(TensorFromPython(value)); },
+      "TensorToNumpy(TensorFromPython(value)), for tests.");
+
+  // Runs before the interpreter finalizes: from then on inflow threads
+  // leave Python alone (AcquireGil says no).
+  nb::module_::import_("atexit").attr("register")(
+      nb::cpp_function([] { g_exiting.store(true); }));
+}
+
+}  // namespace internal
+
+bool OnMainThread() { return PyThread_get_thread_ident() == G().main_thread; }
+
+bool PythonIsExiting() {
+  if (g_exiting.load()) return true;
+  if (!Py_IsInitialized()) return true;
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+bool AcquireGil(PyGILState_STATE* state) {
+  if (PythonIsExiting()) return false;
+  *state = PyGILState_Ensure();
+  return true;
+}
+
+void ReleaseGil(PyGILState_STATE state) { PyGILState_Release(state); }
 
 }  // namespace inflow::py

@@ -1,1 +1,355 @@
-__all__ = []
+"""tf.compat.v1.train's input functions: producers, readers and batching.
+
+A TF1 pipeline ports line by line::
+
+    files = inflow.train.string_input_producer(names, num_epochs=2, seed=1)
+    reader = inflow.TFRecordReader()
+    key, value = reader.read(files)              # Nodes: deferred
+    features = inflow.parse_single_example(value, {
+        "image": inflow.FixedLenFeature([], "string"),
+        "label": inflow.FixedLenFeature([], "int64")})
+    image = inflow.decode_raw_to_float(features["image"], 1 / 255)
+    image.set_shape([784])
+    batches = inflow.train.shuffle_batch(
+        [image, features["label"]], batch_size=128, capacity=10000,
+        min_after_dequeue=5000, seed=1)
+    coord = inflow.train.Coordinator()
+    threads = inflow.train.start_queue_runners(coord=coord)
+    images, labels = batches.dequeue()           # sess.run(batch); or inflow.run
+
+Producers return their queue (a FIFOQueue filled by a QueueRunner in the
+default collection); readers and parsing build C++ steps; each batching call
+creates its queue and a QueueRunner whose threads run those steps (read +
+parse + decode, no GIL) and enqueue the results. start_queue_runners starts
+every runner. Python functions join in through ``inflow.py_func``.
+"""
+
+import numpy as np
+
+from inflow import _inflow
+from inflow._steps import Node, _as_node
+from inflow.io._parsing import SparseTensorValue
+from inflow.io._records import TFRecordOptions
+
+__all__ = ["string_input_producer", "range_input_producer", "slice_input_producer",
+           "input_producer", "limit_epochs", "ReaderBase", "TFRecordReader",
+           "TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "batch",
+           "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
+           "maybe_shuffle_batch", "maybe_batch_join", "maybe_shuffle_batch_join",
+           "BatchOutput"]
+
+
+def _strings(values):
+    if isinstance(values, Node):
+        raise TypeError("string_input_producer: pass the strings themselves "
+                        "(a list, or an array of bytes or str)")
+    out = []
+    for v in np.asarray(values, dtype=object).reshape(-1):
+        if isinstance(v, (bytes, np.bytes_)):
+            v = bytes(v).decode("utf-8", "surrogateescape")
+        out.append(str(v))
+    return out
+
+
+def _check_no_cancel_op(cancel_op):
+    if cancel_op is not None:
+        raise NotImplementedError("cancel_op is not supported; the producer's "
+                                  "queue is closed with cancel_pending_enqueues")
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None,
+                          capacity=32, shared_name=None, name=None, cancel_op=None):
+    """A queue of the strings, each epoch in a fresh order when ``shuffle``
+    (``tf.compat.v1.train.string_input_producer``). After ``num_epochs``
+    epochs the queue closes; readers then end with OutOfRangeError. With an
+    op ``seed`` the order is TF's. An empty list raises
+    InvalidArgumentError."""
+    _check_no_cancel_op(cancel_op)
+    return (_inflow._string_input_producer(
+        _strings(string_tensor), num_epochs, shuffle, seed, capacity, shared_name, name))
+
+
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):
+    """A queue of the int32 scalars 0 .. limit-1
+    (``tf.compat.v1.train.range_input_producer``)."""
+    return (_inflow._range_input_producer(
+        int(limit), num_epochs, shuffle, seed, capacity, shared_name, name))
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True,
+                   seed=None, capacity=32, shared_name=None, summary_name=None, name=None,
+                   cancel_op=None):
+    """A queue of the rows of ``input_tensor``
+    (``tf.compat.v1.train.input_producer``)."""
+    _check_no_cancel_op(cancel_op)
+    shape = None if element_shape is None else [None if d is None else int(d)
+                                                for d in element_shape]
+    return (_inflow._input_producer(
+        input_tensor, shape, num_epochs, shuffle, seed, capacity, shared_name, name))
+
+
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
+                         capacity=32, shared_name=None, name=None):
+    """Nodes giving one row of every tensor per evaluation, each epoch in a
+    fresh order when ``shuffle`` (``tf.compat.v1.train.slice_input_producer``):
+    the rows of each array share their first dimension. End of epochs:
+    OutOfRangeError."""
+    return _inflow._slice_input_producer(list(tensor_list), num_epochs, shuffle, seed,
+                                         capacity, shared_name, name)
+
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """A Node giving ``tensor`` ``num_epochs`` times, then OutOfRangeError
+    (``tf.compat.v1.train.limit_epochs``)."""
+    return _inflow._limit_epochs(tensor, num_epochs)
+
+
+class ReaderBase:
+    """A reader: takes filenames from a queue and produces (key, value)
+    records, file after file (TF's ReaderBase). read() and read_up_to()
+    return Nodes; evaluate them with a batching call or inflow.run. A reader
+    is shared by every thread that runs its steps."""
+
+    def __init__(self, reader):
+        self._reader = reader
+
+    def read(self, queue, name=None):
+        """(key, value) Nodes: one record per evaluation. The key is
+        "<file>:<position>"; OutOfRangeError once the queue is closed and
+        drained."""
+        key, value = self._reader.read(queue)
+        return key, value
+
+    def read_up_to(self, queue, num_records, name=None):
+        """(keys, values) Nodes: 1..num_records records of one file per
+        evaluation."""
+        keys, values = self._reader.read_up_to(queue, int(num_records))
+        return keys, values
+
+    def num_records_produced(self, name=None):
+        return self._reader.num_records_produced()
+
+    def num_work_units_completed(self, name=None):
+        return self._reader.num_work_units_completed()
+
+    def reset(self, name=None):
+        self._reader.reset()
+
+    @property
+    def supports_serialize(self):
+        return False
+
+
+class TFRecordReader(ReaderBase):
+    """Records of TFRecord files (``tf.compat.v1.TFRecordReader``);
+    ``options``: TFRecordOptions or a compression type."""
+
+    def __init__(self, name=None, options=None):
+        super().__init__(_inflow._tfrecord_reader(
+            TFRecordOptions.get_compression_type_string(options)))
+
+
+class TextLineReader(ReaderBase):
+    """Lines of text files, without the newline
+    (``tf.compat.v1.TextLineReader``)."""
+
+    def __init__(self, skip_header_lines=None, name=None):
+        super().__init__(_inflow._text_line_reader(int(skip_header_lines or 0)))
+
+
+class FixedLengthRecordReader(ReaderBase):
+    """Fixed-length records (``tf.compat.v1.FixedLengthRecordReader``)."""
+
+    def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None,
+                 name=None, encoding=None):
+        super().__init__(_inflow._fixed_length_record_reader(
+            int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0),
+            int(hop_bytes or 0), TFRecordOptions.get_compression_type_string(encoding)))
+
+
+class WholeFileReader(ReaderBase):
+    """One record per file: its whole contents (``tf.compat.v1.WholeFileReader``)."""
+
+    def __init__(self, name=None):
+        super().__init__(_inflow._whole_file_reader())
+
+
+class BatchOutput:
+    """What a batching call returns: ``dequeue()`` gives the next batch as
+    NumPy arrays (a dict for dict input, one array for a one-element list,
+    a list otherwise), as ``sess.run(batch)`` does, and raises
+    OutOfRangeError at the end of input. Iterating gives the batches until
+    that end. ``inflow.run(batch_output)`` also dequeues."""
+
+    def __init__(self, batcher, keys, single):
+        self._batcher = batcher
+        self._keys = keys
+        self._single = single
+
+    def dequeue(self, timeout=None):
+        """The next batch (waits, with the GIL released; ``timeout`` in
+        seconds raises DeadlineExceededError)."""
+        values = self._batcher.next(timeout)
+        if self._keys is not None:
+            return dict(zip(self._keys, values))
+        return values[0] if self._single else values
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        from inflow import errors
+        try:
+            return self.dequeue()
+        except errors.OutOfRangeError:
+            raise StopIteration from None
+
+    @property
+    def queue(self):
+        """The batching queue."""
+        return (self._batcher.queue)
+
+    @property
+    def output_shapes(self):
+        """Static shapes of the batch components (None: unknown)."""
+        shapes = self._batcher.output_shapes
+        if self._keys is not None:
+            return dict(zip(self._keys, shapes))
+        return shapes[0] if self._single else shapes
+
+    @property
+    def fill_metric_tag(self):
+        return self._batcher.fill_metric_tag
+
+
+def _components(tensors):
+    """(keys or None, single, nodes) for one input of a batching call."""
+    if isinstance(tensors, dict):
+        keys = sorted(tensors, key=str)
+        values = [tensors[k] for k in keys]
+        single = False
+    elif isinstance(tensors, (list, tuple)):
+        keys, values, single = None, list(tensors), len(tensors) == 1
+    else:
+        keys, values, single = None, [tensors], True
+    if not values:
+        raise ValueError("Expected at least one tensor in batch().")
+    for v in values:
+        if isinstance(v, SparseTensorValue):
+            raise NotImplementedError("batching SparseTensors is not supported; "
+                                      "use FixedLenFeature or batch the fields with "
+                                      "dynamic_pad")
+    return keys, single, [_as_node(v) for v in values]
+
+
+def _keep(keep_input, n):
+    if keep_input is None:
+        return None
+    return [_as_node(np.asarray(keep_input, dtype=bool))
+            if not isinstance(keep_input, Node) else keep_input] * n
+
+
+def _shapes(shapes):
+    if shapes is None:
+        return None
+    return [None if s is None else [None if d is None else int(d) for d in s] for s in shapes]
+
+
+def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
+          capacity=32, enqueue_many=False, shapes=None, dynamic_pad=False,
+          allow_smaller_final_batch=False, shared_name=None, name=None,
+          min_after_dequeue=0, seed=None):
+    parts = [_components(t) for t in tensors_list]
+    keys, single, _ = parts[0]
+    for k, _, nodes in parts[1:]:
+        if k != keys or len(nodes) != len(parts[0][2]):
+            raise ValueError("Expected all inputs of a *_join call to have the same "
+                             "structure")
+    batcher = _inflow._batch(
+        kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
+        _keep(keep_input, len(parts)), join, int(batch_size), int(num_threads),
+        int(capacity), bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
+        bool(allow_smaller_final_batch), shared_name, name, int(min_after_dequeue), seed)
+    return BatchOutput(batcher, keys, single)
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False,
+          shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+          shared_name=None, name=None):
+    """Batches ``tensors`` (a list or dict of Nodes) in a FIFOQueue filled by
+    ``num_threads`` threads (``tf.compat.v1.train.batch``); with
+    ``dynamic_pad`` a PaddingFIFOQueue. Returns a BatchOutput."""
+    return _make("batch", [tensors], False, batch_size, None, num_threads, capacity,
+                 enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                 shared_name, name)
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32,
+                enqueue_many=False, shapes=None, dynamic_pad=False,
+                allow_smaller_final_batch=False, shared_name=None, name=None):
+    """batch() keeping only the elements whose ``keep_input`` (a bool, a bool
+    Node, or with enqueue_many a bool vector Node) is true."""
+    return _make("batch", [tensors], False, batch_size, keep_input, num_threads,
+                 capacity, enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                 shared_name, name)
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1,
+                  seed=None, enqueue_many=False, shapes=None,
+                  allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Batches in a RandomShuffleQueue (``tf.compat.v1.train.shuffle_batch``);
+    with one thread and an op ``seed`` the batches are TF's."""
+    return _make("shuffle_batch", [tensors], False, batch_size, None, num_threads,
+                 capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
+                 shared_name, name, min_after_dequeue, seed)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """shuffle_batch() keeping only the elements whose ``keep_input`` is true."""
+    return _make("shuffle_batch", [tensors], False, batch_size, keep_input, num_threads,
+                 capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
+                 shared_name, name, min_after_dequeue, seed)
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
+               dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
+               name=None):
+    """One thread per input of ``tensors_list`` feeding one FIFOQueue
+    (``tf.compat.v1.train.batch_join``)."""
+    return _make("batch", list(tensors_list), True, batch_size, None, 1, capacity,
+                 enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                 shared_name, name)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32,
+                     enqueue_many=False, shapes=None, dynamic_pad=False,
+                     allow_smaller_final_batch=False, shared_name=None, name=None):
+    """batch_join() keeping only the elements whose ``keep_input`` is true."""
+    return _make("batch", list(tensors_list), True, batch_size, keep_input, 1, capacity,
+                 enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                 shared_name, name)
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
+                       enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                       shared_name=None, name=None):
+    """One thread per input feeding one RandomShuffleQueue
+    (``tf.compat.v1.train.shuffle_batch_join``)."""
+    return _make("shuffle_batch", list(tensors_list), True, batch_size, None, 1,
+                 capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
+                 shared_name, name, min_after_dequeue, seed)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue,
+                             keep_input, seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None,
+                             name=None):
+    """shuffle_batch_join() keeping only the elements whose ``keep_input`` is
+    true."""
+    return _make("shuffle_batch", list(tensors_list), True, batch_size, keep_input, 1,
+                 capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
+                 shared_name, name, min_after_dequeue, seed)
+
