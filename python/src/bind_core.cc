@@ -120,6 +120,9 @@ constexpr ErrorSpec kErrors[] = {
 }  // namespace
 
 void BindCore(nb::module_& m) {
+  // Some objects live until the process ends on purpose (the error
+  // classes, a queue a daemon thread still fills): no leak report at exit.
+  nb::set_leak_warnings(false);
   m.attr("__version__") = kVersion;
   internal::InitCommon(m);
 

@@ -12,8 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "inflow/queue/fifo_queue.h"
+#include "inflow/queue/padding_fifo_queue.h"
+#include "inflow/queue/priority_queue.h"
 #include "inflow/queue/queue.h"
 #include "inflow/queue/queue_options.h"
+#include "inflow/queue/random_shuffle_queue.h"
 
 #include "bindings.h"
 #include "py_common.h"
@@ -110,6 +114,18 @@ nb::object QueueToPython(std::shared_ptr<QueueInterface> queue,
                          QueueKind kind) {
   nb::object native = nb::cast(NativeQueue{std::move(queue), kind});
   return nb::module_::import_("inflow._queues").attr("_from_native")(native);
+}
+
+nb::object QueueToPython(std::shared_ptr<QueueInterface> queue) {
+  QueueKind kind = QueueKind::kFIFO;
+  if (dynamic_cast<PaddingFIFOQueue*>(queue.get()) != nullptr) {
+    kind = QueueKind::kPaddingFIFO;
+  } else if (dynamic_cast<RandomShuffleQueue*>(queue.get()) != nullptr) {
+    kind = QueueKind::kRandomShuffle;
+  } else if (dynamic_cast<PriorityQueue*>(queue.get()) != nullptr) {
+    kind = QueueKind::kPriority;
+  }
+  return QueueToPython(std::move(queue), kind);
 }
 
 void BindQueues(nb::module_& m) {

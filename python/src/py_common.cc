@@ -354,8 +354,6 @@ struct PendingCall {
   Status status;  // written before done is set
 };
 
-bool OnMainThread() { return PyThread_get_thread_ident() == G().main_thread; }
-
 constexpr auto kSignalCheckInterval = std::chrono::milliseconds(50);
 
 }  // namespace
@@ -773,6 +771,8 @@ void InitCommon(nb::module_& m) {
 }
 
 }  // namespace internal
+
+bool OnMainThread() { return PyThread_get_thread_ident() == G().main_thread; }
 
 bool PythonIsExiting() {
   if (g_exiting.load()) return true;

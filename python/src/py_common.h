@@ -149,6 +149,8 @@ auto CallBlocking(nb::handle timeout, F&& call, std::stop_token stop = {})
 // Release with ReleaseGil(state).
 bool AcquireGil(PyGILState_STATE* state);
 void ReleaseGil(PyGILState_STATE state);
+// True on the thread Python handles signals on (the main thread).
+bool OnMainThread();
 // True once the interpreter began to exit (atexit ran) or is gone.
 bool PythonIsExiting();
 

@@ -23,6 +23,8 @@ std::shared_ptr<QueueInterface> QueueFromPython(nanobind::handle value);
 // An inflow.<Kind>Queue object over `queue` (of `kind`).
 nanobind::object QueueToPython(std::shared_ptr<QueueInterface> queue,
                                QueueKind kind);
+// The same, with the kind found from the queue's class.
+nanobind::object QueueToPython(std::shared_ptr<QueueInterface> queue);
 
 }  // namespace inflow::py
 
