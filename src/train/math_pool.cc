@@ -6,6 +6,8 @@
 #include <chrono>
 #include <string>
 
+#include "inflow/threads/thread_registry.h"
+
 namespace inflow::internal {
 namespace {
 
@@ -84,12 +86,15 @@ void MathPool::RunParts(Trampoline fn, const void* task) {
 }
 
 void MathPool::WorkerLoop(int part) {
+  ThreadStats* stats = CurrentThreadStats();
   uint64_t seen = 0;
   for (;;) {
     auto fresh = [&] {
       return generation_.load(std::memory_order_acquire) != seen;
     };
     if (!SpinUntil(fresh)) {
+      // Asleep counts as blocked in the registry; spinning does not.
+      ScopedBlockedTimer blocked;
       MutexLock lock(&mu_);
       sleepers_.fetch_add(1);
       while (generation_.load() == seen) work_cv_.Wait(&mu_);
@@ -98,6 +103,7 @@ void MathPool::WorkerLoop(int part) {
     seen = generation_.load(std::memory_order_acquire);
     if (stopping_.load()) return;
     fn_(task_, part);
+    if (stats != nullptr) stats->AddRun();
     if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
       MutexLock lock(&mu_);
       done_cv_.Signal();

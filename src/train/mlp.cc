@@ -14,8 +14,9 @@
 // split into blocks of output columns (or of output rows when the
 // product is narrow), one block a thread, each formed by the same kernel
 // code as the whole (SparseMatMulBlock): the same bits whatever the
-// split. Building SparseRows, dropout and the per-row parts stay on the
-// calling thread (a few percent of the step).
+// split. So are the elementwise loops (dropout, the gradient through ReLU
+// and dropout), in ranges of elements. Building SparseRows, drawing the
+// dropout masks and the per-row parts stay on the calling thread.
 
 #include "inflow/train/mlp.h"
 
@@ -69,6 +70,17 @@ struct Mlp::Rep {
   // (internal::Transpose), on the pool's threads.
   void MatMul(const SparseRows& a, const float* b, int64_t n, float* c);
   void Transpose(const float* in, int64_t rows, int64_t cols, float* out);
+  // fn(begin, end) over ranges of [0, n) on the pool's threads.
+  template <typename Fn>
+  void ForRanges(int64_t n, const Fn& fn) {
+    const int parts = pool->threads();
+    if (parts == 1) return fn(int64_t{0}, n);
+    pool->Run([&](int part) {
+      int64_t begin, end;
+      internal::MathPool::Split(n, 16, part, parts, &begin, &end);
+      fn(begin, end);
+    });
+  }
 
   Status CheckInputs(const Tensor& images, const Tensor* labels) const;
   // Fills z[L] (the logits); `train` drops out with `masks` or `draws`.
@@ -187,7 +199,12 @@ void Mlp::Rep::Forward(const Tensor& images, bool train,
         internal::FillDraws(random, draws.data(), n);
         threshold = internal::KeepThreshold(Keep(i));
       }
-      internal::DropoutApply(kernel, n, draws.data(), threshold, Scale(i), a);
+      const uint32_t* d = draws.data();
+      const float scale = Scale(i);
+      ForRanges(n, [&](int64_t begin, int64_t end) {
+        internal::DropoutApply(kernel, end - begin, d + begin, threshold,
+                               scale, a + begin);
+      });
     }
     rows[i].AssignDense(a, batch, size(i));
     MatMul(rows[i], W(i), size(i + 1), z[i + 1].data());
@@ -232,8 +249,13 @@ float Mlp::Rep::Backward(const Tensor& labels) {
     Transpose(W(i), in, out, weights_t.data());
     delta_next.resize(batch * in);
     MatMul(delta_rows, weights_t.data(), in, delta_next.data());
-    internal::ReluDropoutGrad(kernel, batch * in, act[i].data(), Scale(i),
-                              delta_next.data());
+    const float* activation = act[i].data();
+    float* d = delta_next.data();
+    const float scale = Scale(i);
+    ForRanges(batch * in, [&](int64_t begin, int64_t end) {
+      internal::ReluDropoutGrad(kernel, end - begin, activation + begin, scale,
+                                d + begin);
+    });
     delta.swap(delta_next);
   }
   return static_cast<float>(total / static_cast<double>(batch));
@@ -302,6 +324,7 @@ int Mlp::num_layers() const { return rep_->layers; }
 std::string_view Mlp::kernel() const {
   return internal::TrainKernelName(rep_->kernel);
 }
+internal::MathPool* Mlp::math_pool() { return rep_->pool.get(); }
 const std::vector<Tensor>& Mlp::gradients() const { return rep_->grads; }
 
 std::vector<std::pair<std::string, Tensor*>> Mlp::variables() {

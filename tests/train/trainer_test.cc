@@ -127,6 +127,21 @@ TEST_F(TrainerTest, OneReaderThreadAndASeedGiveIdenticalLossesInTwoRuns) {
   EXPECT_EQ(a->losses, b->losses);
 }
 
+TEST_F(TrainerTest, TwoMathThreadsGiveTheLossesAndAccuracyOfOne) {
+  TrainOptions o = Options();
+  o.steps = 12;
+  o.feed = "sync";
+  o.ckpt_dir.clear();
+  Result<TrainSummary> one = Train(o);
+  o.math_threads = 2;
+  Result<TrainSummary> two = Train(o);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_EQ(one->losses.size(), 12u);
+  EXPECT_EQ(one->losses, two->losses);
+  EXPECT_EQ(one->test_accuracy, two->test_accuracy);
+}
+
 TEST_F(TrainerTest, ResumeContinuesFromTheLatestGlobalStepToTheSameFinalStep) {
   TrainOptions first = Options();
   first.steps = 15;
@@ -247,8 +262,13 @@ TEST_F(TrainerTest, AnUnwritableCheckpointFolderFailsBeforeTraining) {
 
 TEST_F(TrainerTest, BadOptionsAreInvalidArgument) {
   TrainOptions o = Options();
-  o.math_threads = 2;
-  EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
+  for (int m : {0, 65}) {
+    o.math_threads = m;
+    Result<TrainSummary> s = Train(o);
+    EXPECT_TRUE(IsInvalidArgument(s.status()));
+    EXPECT_NE(s.status().message().find("--math-threads"), std::string::npos)
+        << s.status();
+  }
   o = Options();
   o.feed = "push";
   EXPECT_TRUE(IsInvalidArgument(Train(o).status()));

@@ -48,6 +48,10 @@
 
 namespace inflow {
 
+namespace internal {
+class MathPool;
+}  // namespace internal
+
 // {784, 625, 625, 10}.
 std::vector<int64_t> DefaultMlpLayerSizes();
 
@@ -117,6 +121,10 @@ class Mlp {
   // The kernel the math runs ("avx512", "avx2" or "portable"), chosen
   // when the model was created.
   std::string_view kernel() const;
+
+  // The model's math threads, which an Optimizer of its variables may
+  // share (Optimizer::set_math_pool). Valid for the life of the model.
+  internal::MathPool* math_pool();
 
  private:
   struct Rep;

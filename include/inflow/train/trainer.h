@@ -55,7 +55,11 @@ struct TrainOptions {
   std::optional<int64_t> steps;
   int64_t batch_size = 128;
   int reader_threads = 1;
-  int math_threads = 1;  // the model runs on one thread: only 1
+  // Threads the model's math and the optimizer's updates run on, the
+  // training thread's included (1..64; MlpOptions.math_threads): the
+  // losses and weights are the same bits with any number. 1 leaves the
+  // other cores to the input threads.
+  int math_threads = 1;
   std::string optimizer = "rmsprop";
   std::optional<float> learning_rate;
   // nullopt: a random seed, saved in the checkpoints.
