@@ -38,10 +38,10 @@ bool SpinUntil(const Done& done) {
 
 MathPool::MathPool(int threads)
     : threads_(std::clamp(threads, 1, kMaxThreads)) {
-  for (int part = 1; part < threads_; ++part) {
+  for (int i = 1; i < threads_; ++i) {
     workers_.push_back(std::make_unique<Thread>(
-        "inflow-math-" + std::to_string(part),
-        [this, part](std::stop_token) { WorkerLoop(part); }));
+        "inflow-math-" + std::to_string(i),
+        [this](std::stop_token) { WorkerLoop(); }));
   }
   // A fresh Thread starts.
   for (auto& w : workers_) w->Start().IgnoreError();
@@ -49,13 +49,15 @@ MathPool::MathPool(int threads)
 
 MathPool::~MathPool() {
   stopping_.store(true);
-  generation_.fetch_add(1);
+  // A new generation with no part left to claim.
+  const uint64_t gen = (state_.load() >> 8) + 1;
+  state_.store(gen << 8 | static_cast<uint64_t>(threads_));
   {
     MutexLock lock(&mu_);
     work_cv_.SignalAll();
   }
   // Each Thread's destructor joins it; a worker returns as soon as it
-  // sees the bumped generation with stopping_ set.
+  // sees the new generation with stopping_ set.
   workers_.clear();
 }
 
@@ -71,12 +73,14 @@ void MathPool::RunParts(Trampoline fn, const void* task) {
   fn_ = fn;
   task_ = task;
   pending_.store(threads_ - 1, std::memory_order_relaxed);
-  generation_.fetch_add(1);  // publishes fn_, task_ and pending_
+  const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 8) + 1;
+  state_.store(gen << 8 | 1);  // publishes fn_, task_ and pending_
   if (sleepers_.load() > 0) {
     MutexLock lock(&mu_);
     work_cv_.SignalAll();
   }
   fn(task, 0);
+  RunClaimedParts(gen);
   auto done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
   if (SpinUntil(done)) return;
   MutexLock lock(&mu_);
@@ -85,28 +89,46 @@ void MathPool::RunParts(Trampoline fn, const void* task) {
   caller_sleeping_.store(false);
 }
 
-void MathPool::WorkerLoop(int part) {
+int MathPool::RunClaimedParts(uint64_t gen) {
+  int ran = 0;
+  uint64_t s = state_.load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t part = s & 0xff;
+    if (s >> 8 != gen || part >= static_cast<uint64_t>(threads_)) return ran;
+    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      continue;  // s reloaded
+    }
+    fn_(task_, static_cast<int>(part));
+    ++ran;
+    if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+      MutexLock lock(&mu_);
+      done_cv_.Signal();
+    }
+    s = state_.load(std::memory_order_acquire);
+  }
+}
+
+void MathPool::WorkerLoop() {
   ThreadStats* stats = CurrentThreadStats();
   uint64_t seen = 0;
   for (;;) {
     auto fresh = [&] {
-      return generation_.load(std::memory_order_acquire) != seen;
+      return state_.load(std::memory_order_acquire) >> 8 != seen;
     };
     if (!SpinUntil(fresh)) {
       // Asleep counts as blocked in the registry; spinning does not.
       ScopedBlockedTimer blocked;
       MutexLock lock(&mu_);
       sleepers_.fetch_add(1);
-      while (generation_.load() == seen) work_cv_.Wait(&mu_);
+      while (state_.load() >> 8 == seen) work_cv_.Wait(&mu_);
       sleepers_.fetch_sub(1);
     }
-    seen = generation_.load(std::memory_order_acquire);
+    seen = state_.load(std::memory_order_acquire) >> 8;
     if (stopping_.load()) return;
-    fn_(task_, part);
-    if (stats != nullptr) stats->AddRun();
-    if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
-      MutexLock lock(&mu_);
-      done_cv_.Signal();
+    const int ran = RunClaimedParts(seen);
+    if (stats != nullptr) {
+      for (int i = 0; i < ran; ++i) stats->AddRun();
     }
   }
 }

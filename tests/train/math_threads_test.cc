@@ -54,9 +54,54 @@ TEST(MathPoolTest, RunCallsEveryPartOnceWithPartZeroOnTheCaller) {
     // Run returned: every part has, and its writes are visible here.
     for (int p = 0; p < 3; ++p) EXPECT_EQ(calls[p].load(), 1) << p;
     EXPECT_EQ(ids[0], caller);
+  }
+}
+
+TEST(MathPoolTest, WorkersRunPartsWhileTheCallerRunsPartZero) {
+  MathPool pool(3);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<int> others{0};
+    std::thread::id ids[3];
+    pool.Run([&](int part) {
+      ids[part] = std::this_thread::get_id();
+      if (part != 0) {
+        others.fetch_add(1);
+        return;
+      }
+      // Only the workers can run parts 1 and 2 meanwhile (bounded wait:
+      // a failure, not a hang, if they never do).
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (others.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    });
+    EXPECT_EQ(others.load(), 2);
     EXPECT_NE(ids[1], caller);
-    EXPECT_NE(ids[2], caller);
-    EXPECT_NE(ids[1], ids[2]);
+    EXPECT_NE(ids[2], caller);  // (one worker may have run both)
+  }
+}
+
+TEST(MathPoolTest, TheCallerRunsPartsNoWorkerHasClaimed) {
+  // Part 1 blocks until part 2 has run: with one worker busy in part 1 (or
+  // still asleep) and the caller done with part 0, part 2 is the caller's.
+  MathPool pool(3);
+  for (int round = 0; round < 20; ++round) {
+    std::atomic<bool> two_done{false};
+    std::atomic<int> calls{0};
+    pool.Run([&](int part) {
+      calls.fetch_add(1);
+      if (part == 2) two_done.store(true);
+      if (part != 1) return;
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (!two_done.load() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    });
+    EXPECT_EQ(calls.load(), 3);
+    EXPECT_TRUE(two_done.load());
   }
 }
 
