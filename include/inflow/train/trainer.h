@@ -132,11 +132,15 @@ struct Evaluation {
 };
 
 // The test-set accuracy of the checkpoint `ckpt` (a prefix, or a folder
-// whose latest checkpoint is used) on data_dir/test-*.tfrecord. Errors name
-// the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming it).
+// whose latest checkpoint is used) on data_dir/test-*.tfrecord, the
+// model's math on `math_threads` threads (1..64, as
+// TrainOptions.math_threads; the same results with any number). Errors
+// name the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming
+// it).
 [[nodiscard]] Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
                                                     const std::string& data_dir,
-                                                    bool predictions = false);
+                                                    bool predictions = false,
+                                                    int math_threads = 1);
 
 }  // namespace inflow
 
