@@ -34,8 +34,8 @@ std::function<Status()> Setup(CLI::App& app) {
       ->capture_default_str();
   return [=]() -> Status {
     INFLOW_ASSIGN_OR_RETURN(
-        Evaluation e, EvaluateCheckpoint(*ckpt, *data, !predictions->empty(),
-                                         *math_threads));
+        Evaluation e,
+        EvaluateCheckpoint(*ckpt, *data, !predictions->empty(), *math_threads));
     if (!predictions->empty()) {
       const auto* bytes = static_cast<const char*>(e.predictions.raw_data());
       INFLOW_RETURN_IF_ERROR(WriteStringToFile(

@@ -39,9 +39,9 @@ bool SpinUntil(const Done& done) {
 MathPool::MathPool(int threads)
     : threads_(std::clamp(threads, 1, kMaxThreads)) {
   for (int i = 1; i < threads_; ++i) {
-    workers_.push_back(std::make_unique<Thread>(
-        "inflow-math-" + std::to_string(i),
-        [this](std::stop_token) { WorkerLoop(); }));
+    workers_.push_back(
+        std::make_unique<Thread>("inflow-math-" + std::to_string(i),
+                                 [this](std::stop_token) { WorkerLoop(); }));
   }
   // A fresh Thread starts.
   for (auto& w : workers_) w->Start().IgnoreError();
@@ -65,8 +65,8 @@ void MathPool::Split(int64_t n, int64_t align, int part, int parts,
                      int64_t* begin, int64_t* end) {
   const int64_t units = (n + align - 1) / align;
   *begin = std::min(n, align * (units * part / parts));
-  *end = part + 1 == parts ? n
-                           : std::min(n, align * (units * (part + 1) / parts));
+  *end =
+      part + 1 == parts ? n : std::min(n, align * (units * (part + 1) / parts));
 }
 
 void MathPool::RunParts(Trampoline fn, const void* task) {

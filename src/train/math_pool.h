@@ -14,8 +14,8 @@
 // step's products follow each other within tens of microseconds; waking a
 // sleeping thread costs about as much) and then sleeps on a condition
 // variable. The caller, done with part 0 and any part left unclaimed,
-// waits for the parts in progress the same way. A worker's registry counters: runs = parts it ran, blocked = time
-// asleep.
+// waits for the parts in progress the same way. A worker's registry counters:
+// runs = parts it ran, blocked = time asleep.
 //
 // Thread-compatible: one thread at a time calls Run.
 

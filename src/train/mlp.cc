@@ -202,8 +202,8 @@ void Mlp::Rep::Forward(const Tensor& images, bool train,
       const uint32_t* d = draws.data();
       const float scale = Scale(i);
       ForRanges(n, [&](int64_t begin, int64_t end) {
-        internal::DropoutApply(kernel, end - begin, d + begin, threshold,
-                               scale, a + begin);
+        internal::DropoutApply(kernel, end - begin, d + begin, threshold, scale,
+                               a + begin);
       });
     }
     rows[i].AssignDense(a, batch, size(i));

@@ -68,8 +68,8 @@ class Adam final : public Optimizer {
     const internal::AdamParams h{lr_t, 1.0f - options().beta1,
                                  1.0f - options().beta2,
                                  options().adam_epsilon};
-    internal::AdamUpdate(Kernel(kernel_), h, end - begin, g + begin,
-                         m + begin, v + begin, p + begin);
+    internal::AdamUpdate(Kernel(kernel_), h, end - begin, g + begin, m + begin,
+                         v + begin, p + begin);
   }
 
   void Finish() override {

@@ -241,7 +241,8 @@ Trained Train(int math_threads, const std::string& optimizer, int steps) {
   return run;
 }
 
-void ExpectSameBits(const Trained& want, const Trained& got, const std::string& what) {
+void ExpectSameBits(const Trained& want, const Trained& got,
+                    const std::string& what) {
   ASSERT_EQ(want.losses.size(), got.losses.size());
   for (size_t s = 0; s < want.losses.size(); ++s) {
     EXPECT_EQ(testing::Bits(want.losses[s]), testing::Bits(got.losses[s]))
