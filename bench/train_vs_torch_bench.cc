@@ -13,12 +13,19 @@
 //    "ratio": x / y, "cpu_steps_per_s", "torch_cpu_steps_per_s",
 //    "cpu_ratio" (the same per second of CPU time, steadier on a loaded
 //    machine), "batch": 128, "rounds": r, "steps_per_round": s,
-//    "fashion_mnist": 1 or 0, "kernels": {"train": "avx512"}}
+//    "fashion_mnist": 1 or 0, "math_threads": M,
+//    "mt_steps_per_s" (inflow with M math threads, MlpOptions.math_threads,
+//    run in each round beside the one-thread side), "mt_speedup" (its
+//    steps/s over the one-thread side's), "mt_same_losses" (1 when its
+//    losses after every round were the one-thread side's, bit for bit),
+//    "kernels": {"train": "avx512"}}
 // with the torch figures and ratios null and "torch_reason" saying why
 // when PyTorch cannot run. INFLOW_TORCH_PYTHON names another Python for
 // the torch side.
+// --math-threads M: the second inflow side's threads (default 2, 1..64).
 // --smoke: 10 steps a side, one round (no figure means anything).
-// --profile: inflow alone, 500 steps (for perf record).
+// --profile: inflow alone, 500 steps (for perf record), with M math
+// threads when --math-threads is given.
 // --products: the step's five large products alone, each with every kernel
 // the CPU runs, at the densities the model sees (45% of the inputs
 // nonzero after dropout, 25% of the hidden activations and of their
@@ -31,6 +38,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -102,8 +110,10 @@ double ThreadCpuSeconds() {
 
 class InflowSide {
  public:
-  explicit InflowSide(const Data& data) : data_(data) {
-    model_ = OrDie(Mlp::Create(MlpOptions{}));
+  InflowSide(const Data& data, int math_threads) : data_(data) {
+    MlpOptions options;
+    options.math_threads = math_threads;
+    model_ = OrDie(Mlp::Create(options));
     optimizer_ =
         OrDie(Optimizer::Create(OptimizerOptions{}, model_->variables()));
   }
@@ -226,29 +236,41 @@ int Products() {
   return 0;
 }
 
-int Main(bool smoke, bool profile) {
+int Main(bool smoke, bool profile, int math_threads) {
   const Data data = MakeData();
-  InflowSide inflow(data);
   if (profile) {
+    InflowSide side(data, math_threads);
     double cpu_rate;
-    const double rate = inflow.Run(500, &cpu_rate);
-    std::fprintf(stderr, "inflow: %.1f steps/s, %.1f per CPU second\n", rate,
-                 cpu_rate);
+    const double rate = side.Run(500, &cpu_rate);
+    std::fprintf(stderr,
+                 "inflow (%d math threads): %.1f steps/s, %.1f per CPU second "
+                 "of the calling thread\n",
+                 math_threads, rate, cpu_rate);
     return 0;
   }
+  InflowSide inflow(data, 1);
+  InflowSide threaded(data, math_threads);
   const int steps = smoke ? 10 : 300;
   const int rounds = smoke ? 1 : 5;
   const int warmup = smoke ? 2 : 20;
   inflow.Run(warmup);
+  threaded.Run(warmup);
   std::vector<double> ours, theirs, ratios, ours_cpu, theirs_cpu, cpu_ratios;
+  std::vector<double> mt, mt_speedups;
+  bool same_losses = true;
   std::string reason;
   bool torch_ok = true;
   for (int round = 0; round < rounds; ++round) {
     Rate mine{};
     std::optional<Rate> torch;
-    for (int k = 0; k < 2; ++k) {
-      if ((k + round) % 2 == 0) {
+    double mine_mt = 0;
+    // One-thread inflow, threaded inflow, torch, rotated by round.
+    for (int k = 0; k < 3; ++k) {
+      const int side = (k + round) % 3;
+      if (side == 0) {
         mine.wall = inflow.Run(steps, &mine.cpu);
+      } else if (side == 1) {
+        mine_mt = threaded.Run(steps);
       } else if (torch_ok) {
         torch = RunTorch(steps, warmup, &reason);
         torch_ok = torch.has_value();
@@ -256,10 +278,16 @@ int Main(bool smoke, bool profile) {
     }
     ours.push_back(mine.wall);
     ours_cpu.push_back(mine.cpu);
+    mt.push_back(mine_mt);
+    mt_speedups.push_back(mine_mt / mine.wall);
+    const float loss = inflow.last_loss(), loss_mt = threaded.last_loss();
+    same_losses =
+        same_losses && std::memcmp(&loss, &loss_mt, sizeof(float)) == 0;
     std::fprintf(stderr,
                  "round %d: inflow %.1f steps/s, %.1f per CPU second (loss "
-                 "%.4f)",
-                 round, mine.wall, mine.cpu, inflow.last_loss());
+                 "%.4f); %d math threads %.1f steps/s (loss %.4f)",
+                 round, mine.wall, mine.cpu, inflow.last_loss(), math_threads,
+                 mine_mt, threaded.last_loss());
     if (torch) {
       theirs.push_back(torch->wall);
       theirs_cpu.push_back(torch->cpu);
@@ -289,10 +317,12 @@ int Main(bool smoke, bool profile) {
       "%s, \"ratio\": %s%s, \"cpu_steps_per_s\": %.2f, "
       "\"torch_cpu_steps_per_s\": %s, \"cpu_ratio\": %s, \"batch\": %lld, "
       "\"rounds\": %d, \"steps_per_round\": %d, \"fashion_mnist\": %d, "
-      "\"kernels\": {\"train\": \"%s\"}}\n",
+      "\"math_threads\": %d, \"mt_steps_per_s\": %.2f, \"mt_speedup\": "
+      "%.3f, \"mt_same_losses\": %d, \"kernels\": {\"train\": \"%s\"}}\n",
       Median(ours), torch_json.c_str(), ratio_json.c_str(), reason_json.c_str(),
       Median(ours_cpu), torch_cpu_json.c_str(), cpu_ratio_json.c_str(),
       static_cast<long long>(kBatch), rounds, steps, data.fashion_mnist ? 1 : 0,
+      math_threads, Median(mt), Median(mt_speedups), same_losses ? 1 : 0,
       std::string(inflow.kernel()).c_str());
   return 0;
 }
@@ -310,8 +340,22 @@ int main(int argc, char** argv) {
   }
   // Takes (and ignores) the benchmark library's flags, which the smoke
   // check passes; this program registers no benchmarks.
+  int math_threads = 2;
+  bool threads_given = false;
   for (int i = 1; i < argc; ++i) {
-    profile = profile || std::string_view(argv[i]) == "--profile";
+    const std::string_view arg = argv[i];
+    profile = profile || arg == "--profile";
+    if (arg == "--math-threads" && i + 1 < argc) {
+      char* end = nullptr;
+      const long m = std::strtol(argv[++i], &end, 10);
+      if (*end != 0 || m < 1 || m > 64) {
+        std::fprintf(stderr, "--math-threads %s: want 1 to 64\n", argv[i]);
+        return 2;
+      }
+      math_threads = static_cast<int>(m);
+      threads_given = true;
+    }
   }
-  return inflow::bench::Main(smoke, profile);
+  if (profile && !threads_given) math_threads = 1;
+  return inflow::bench::Main(smoke, profile, math_threads);
 }

@@ -23,13 +23,19 @@ std::function<Status()> Setup(CLI::App& app) {
   auto ckpt = std::make_shared<std::string>();
   auto data = std::make_shared<std::string>();
   auto predictions = std::make_shared<std::string>();
+  auto math_threads = std::make_shared<int>(1);
   app.add_option("--ckpt", *ckpt, "checkpoint prefix or folder")->required();
   app.add_option("--data", *data, "folder of test-*.tfrecord")->required();
   app.add_option("--predictions", *predictions,
                  "write the test predictions here (raw float32 [N, 10])");
+  app.add_option("--math-threads", *math_threads,
+                 "threads of the model's math (1..64; the same results)")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   return [=]() -> Status {
     INFLOW_ASSIGN_OR_RETURN(
-        Evaluation e, EvaluateCheckpoint(*ckpt, *data, !predictions->empty()));
+        Evaluation e,
+        EvaluateCheckpoint(*ckpt, *data, !predictions->empty(), *math_threads));
     if (!predictions->empty()) {
       const auto* bytes = static_cast<const char*>(e.predictions.raw_data());
       INFLOW_RETURN_IF_ERROR(WriteStringToFile(

@@ -141,7 +141,10 @@ std::function<Status()> Setup(CLI::App& app) {
   app.add_option("--reader-threads", o->reader_threads,
                  "reader threads (--feed queue)")
       ->capture_default_str();
-  app.add_option("--math-threads", o->math_threads, "model threads (1)")
+  app.add_option("--math-threads", o->math_threads,
+                 "threads of the model's math, the training thread's "
+                 "included (1..64; any number trains the same weights)")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   app.add_option("--optimizer", o->optimizer, "rmsprop, adam or sgd")
       ->check(CLI::IsMember({"rmsprop", "adam", "sgd"}))

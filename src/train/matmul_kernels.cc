@@ -42,24 +42,29 @@ TrainKernel ChooseTrainKernel() {
 
 void SparseMatMul(TrainKernel kernel, const SparseRows& a, const float* b,
                   int64_t n, float* c) {
+  SparseMatMulBlock(kernel, a, b, n, {0, a.rows, 0, n}, c);
+}
+
+void SparseMatMulBlock(TrainKernel kernel, const SparseRows& a, const float* b,
+                       int64_t n, const MatMulBlock& block, float* c) {
   switch (kernel) {
     case TrainKernel::kAvx512:
-      return SparseMatMulAvx512(a, b, n, c);
+      return SparseMatMulAvx512(a, b, n, block, c);
     case TrainKernel::kAvx2:
-      return SparseMatMulAvx2(a, b, n, c);
+      return SparseMatMulAvx2(a, b, n, block, c);
     case TrainKernel::kPortable:
       break;
   }
-  SparseMatMulPortable(a, b, n, c);
+  SparseMatMulPortable(a, b, n, block, c);
 }
 
 void SparseMatMulPortable(const SparseRows& a, const float* b, int64_t n,
-                          float* c) {
+                          const MatMulBlock& block, float* c) {
   constexpr int64_t kWidth = 64;
   float acc[kWidth];
-  for (int64_t col0 = 0; col0 < n; col0 += kWidth) {
-    const int64_t w = std::min(kWidth, n - col0);
-    for (int64_t r = 0; r < a.rows; ++r) {
+  for (int64_t col0 = block.col_begin; col0 < block.col_end; col0 += kWidth) {
+    const int64_t w = std::min(kWidth, block.col_end - col0);
+    for (int64_t r = block.row_begin; r < block.row_end; ++r) {
       std::fill(acc, acc + w, 0.0f);
       for (int32_t e = a.begin[r]; e < a.begin[r + 1]; ++e) {
         const float s = a.value[e];

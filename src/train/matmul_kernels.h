@@ -35,19 +35,32 @@ bool TrainKernelSupported(TrainKernel kernel);
 // The kernel the environment and the CPU choose, worked out now.
 TrainKernel ChooseTrainKernel();
 
+// Rows [row_begin, row_end) and columns [col_begin, col_end) of a
+// product's output.
+struct MatMulBlock {
+  int64_t row_begin, row_end, col_begin, col_end;
+};
+
 // c (a.rows x n, row-major) = a * b, b (a.cols x n, row-major). `c` must
 // not overlap `b`. Precondition: TrainKernelSupported(kernel).
 void SparseMatMul(TrainKernel kernel, const SparseRows& a, const float* b,
                   int64_t n, float* c);
+// The same for one block of c, the rest of c untouched: each element of
+// the block gets the bits SparseMatMul gives it (its sum does not depend
+// on which other elements are formed with it), so that blocks covering c
+// may be formed on different threads.
+void SparseMatMulBlock(TrainKernel kernel, const SparseRows& a, const float* b,
+                       int64_t n, const MatMulBlock& block, float* c);
 
 // The kernels (matmul_kernels_x86.cc; on other CPUs never supported).
 bool TrainAvx512Supported();
 bool TrainAvx2Supported();
 void SparseMatMulAvx512(const SparseRows& a, const float* b, int64_t n,
-                        float* c);
-void SparseMatMulAvx2(const SparseRows& a, const float* b, int64_t n, float* c);
+                        const MatMulBlock& block, float* c);
+void SparseMatMulAvx2(const SparseRows& a, const float* b, int64_t n,
+                      const MatMulBlock& block, float* c);
 void SparseMatMulPortable(const SparseRows& a, const float* b, int64_t n,
-                          float* c);
+                          const MatMulBlock& block, float* c);
 
 }  // namespace inflow::internal
 

@@ -37,15 +37,15 @@ namespace {
 // cursor[r]: row r's first entry not yet used in this pass.
 template <int kVectors>
 INFLOW_AVX512 void PassAvx512(const SparseRows& a, const float* b, int64_t n,
-                              int64_t col0, __mmask16 last, float* c,
-                              int32_t* cursor) {
+                              int64_t r0, int64_t r1, int64_t col0,
+                              __mmask16 last, float* c, int32_t* cursor) {
   constexpr int32_t kRowBlock = 32;
   const int32_t* index = a.index.data();
   const float* value = a.value.data();
-  for (int64_t r = 0; r < a.rows; ++r) cursor[r] = a.begin[r];
+  for (int64_t r = r0; r < r1; ++r) cursor[r] = a.begin[r];
   for (int32_t k0 = 0; k0 == 0 || k0 < a.cols; k0 += kRowBlock) {
     const int32_t k1 = k0 + kRowBlock;
-    for (int64_t r = 0; r < a.rows; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       int32_t e = cursor[r];
       const int32_t end = a.begin[r + 1];
       if (k0 > 0 && (e == end || index[e] >= k1)) continue;
@@ -83,15 +83,15 @@ INFLOW_AVX512 void PassAvx512(const SparseRows& a, const float* b, int64_t n,
 
 template <int kVectors>
 INFLOW_AVX2 void PassAvx2(const SparseRows& a, const float* b, int64_t n,
-                          int64_t col0, __m256i last, float* c,
-                          int32_t* cursor) {
+                          int64_t r0, int64_t r1, int64_t col0, __m256i last,
+                          float* c, int32_t* cursor) {
   constexpr int32_t kRowBlock = 64;
   const int32_t* index = a.index.data();
   const float* value = a.value.data();
-  for (int64_t r = 0; r < a.rows; ++r) cursor[r] = a.begin[r];
+  for (int64_t r = r0; r < r1; ++r) cursor[r] = a.begin[r];
   for (int32_t k0 = 0; k0 == 0 || k0 < a.cols; k0 += kRowBlock) {
     const int32_t k1 = k0 + kRowBlock;
-    for (int64_t r = 0; r < a.rows; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
       int32_t e = cursor[r];
       const int32_t end = a.begin[r + 1];
       if (k0 > 0 && (e == end || index[e] >= k1)) continue;
@@ -141,42 +141,43 @@ bool TrainAvx2Supported() {
   return supported;
 }
 
-__attribute__((target("avx512f"))) void SparseMatMulAvx512(const SparseRows& a,
-                                                           const float* b,
-                                                           int64_t n,
-                                                           float* c) {
+__attribute__((target("avx512f"))) void SparseMatMulAvx512(
+    const SparseRows& a, const float* b, int64_t n, const MatMulBlock& block,
+    float* c) {
   constexpr int64_t kWidth = 128;
+  const int64_t r0 = block.row_begin, r1 = block.row_end;
+  const int64_t col1 = block.col_end;
   std::vector<int32_t> cursors(a.rows);
   int32_t* cursor = cursors.data();
-  for (int64_t col0 = 0; col0 < n; col0 += kWidth) {
-    const int64_t w = n - col0 < kWidth ? n - col0 : kWidth;
+  for (int64_t col0 = block.col_begin; col0 < col1; col0 += kWidth) {
+    const int64_t w = col1 - col0 < kWidth ? col1 - col0 : kWidth;
     const int vectors = static_cast<int>((w + 15) / 16);
     const int tail = static_cast<int>(w - 16 * (vectors - 1));
     const __mmask16 last = static_cast<__mmask16>((1u << tail) - 1);
     switch (vectors) {
       case 1:
-        PassAvx512<1>(a, b, n, col0, last, c, cursor);
+        PassAvx512<1>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 2:
-        PassAvx512<2>(a, b, n, col0, last, c, cursor);
+        PassAvx512<2>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 3:
-        PassAvx512<3>(a, b, n, col0, last, c, cursor);
+        PassAvx512<3>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 4:
-        PassAvx512<4>(a, b, n, col0, last, c, cursor);
+        PassAvx512<4>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 5:
-        PassAvx512<5>(a, b, n, col0, last, c, cursor);
+        PassAvx512<5>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 6:
-        PassAvx512<6>(a, b, n, col0, last, c, cursor);
+        PassAvx512<6>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 7:
-        PassAvx512<7>(a, b, n, col0, last, c, cursor);
+        PassAvx512<7>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       default:
-        PassAvx512<8>(a, b, n, col0, last, c, cursor);
+        PassAvx512<8>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
     }
   }
@@ -184,12 +185,15 @@ __attribute__((target("avx512f"))) void SparseMatMulAvx512(const SparseRows& a,
 
 __attribute__((target("avx2"))) void SparseMatMulAvx2(const SparseRows& a,
                                                       const float* b, int64_t n,
+                                                      const MatMulBlock& block,
                                                       float* c) {
   constexpr int64_t kWidth = 64;
+  const int64_t r0 = block.row_begin, r1 = block.row_end;
+  const int64_t col1 = block.col_end;
   std::vector<int32_t> cursors(a.rows);
   int32_t* cursor = cursors.data();
-  for (int64_t col0 = 0; col0 < n; col0 += kWidth) {
-    const int64_t w = n - col0 < kWidth ? n - col0 : kWidth;
+  for (int64_t col0 = block.col_begin; col0 < col1; col0 += kWidth) {
+    const int64_t w = col1 - col0 < kWidth ? col1 - col0 : kWidth;
     const int vectors = static_cast<int>((w + 7) / 8);
     const int tail = static_cast<int>(w - 8 * (vectors - 1));
     alignas(32) int32_t lanes[8];
@@ -198,28 +202,28 @@ __attribute__((target("avx2"))) void SparseMatMulAvx2(const SparseRows& a,
         _mm256_load_si256(reinterpret_cast<const __m256i*>(lanes));
     switch (vectors) {
       case 1:
-        PassAvx2<1>(a, b, n, col0, last, c, cursor);
+        PassAvx2<1>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 2:
-        PassAvx2<2>(a, b, n, col0, last, c, cursor);
+        PassAvx2<2>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 3:
-        PassAvx2<3>(a, b, n, col0, last, c, cursor);
+        PassAvx2<3>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 4:
-        PassAvx2<4>(a, b, n, col0, last, c, cursor);
+        PassAvx2<4>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 5:
-        PassAvx2<5>(a, b, n, col0, last, c, cursor);
+        PassAvx2<5>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 6:
-        PassAvx2<6>(a, b, n, col0, last, c, cursor);
+        PassAvx2<6>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       case 7:
-        PassAvx2<7>(a, b, n, col0, last, c, cursor);
+        PassAvx2<7>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
       default:
-        PassAvx2<8>(a, b, n, col0, last, c, cursor);
+        PassAvx2<8>(a, b, n, r0, r1, col0, last, c, cursor);
         break;
     }
   }
@@ -237,12 +241,12 @@ namespace inflow::internal {
 bool TrainAvx512Supported() { return false; }
 bool TrainAvx2Supported() { return false; }
 void SparseMatMulAvx512(const SparseRows& a, const float* b, int64_t n,
-                        float* c) {
-  SparseMatMulPortable(a, b, n, c);
+                        const MatMulBlock& block, float* c) {
+  SparseMatMulPortable(a, b, n, block, c);
 }
 void SparseMatMulAvx2(const SparseRows& a, const float* b, int64_t n,
-                      float* c) {
-  SparseMatMulPortable(a, b, n, c);
+                      const MatMulBlock& block, float* c) {
+  SparseMatMulPortable(a, b, n, block, c);
 }
 }  // namespace inflow::internal
 

@@ -9,16 +9,26 @@
 //   backward   dW[i] = act[i]^T * d[i + 1]      (act[i]^T's rows)
 //              d[i]  = (d[i + 1] * W[i]^T) through ReLU and dropout
 // with d[i] = dLoss / dz[i] and d[L] = (softmax - onehot) / batch.
+//
+// With more than one math thread the products and the transposes are
+// split into blocks of output columns (or of output rows when the
+// product is narrow), one block a thread, each formed by the same kernel
+// code as the whole (SparseMatMulBlock): the same bits whatever the
+// split. So are the elementwise loops (dropout, the gradient through ReLU
+// and dropout), in ranges of elements. Building SparseRows, drawing the
+// dropout masks and the per-row parts stay on the calling thread.
 
 #include "inflow/train/mlp.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "train/elementwise_kernels.h"
 #include "train/layer_math.h"
+#include "train/math_pool.h"
 #include "train/matmul_kernels.h"
 #include "train/random.h"
 #include "train/sparse_rows.h"
@@ -30,6 +40,7 @@ using internal::SparseRows;
 struct Mlp::Rep {
   MlpOptions options;
   internal::TrainKernel kernel;
+  std::unique_ptr<internal::MathPool> pool;
   int layers = 0;
   std::vector<std::string> names;
   std::vector<Tensor> params;  // W[0], b[0], W[1], b[1], ...
@@ -55,6 +66,22 @@ struct Mlp::Rep {
     return static_cast<float*>(t.mutable_raw_data().value());
   }
 
+  // c = a * b (internal::SparseMatMul) and out = in's transpose
+  // (internal::Transpose), on the pool's threads.
+  void MatMul(const SparseRows& a, const float* b, int64_t n, float* c);
+  void Transpose(const float* in, int64_t rows, int64_t cols, float* out);
+  // fn(begin, end) over ranges of [0, n) on the pool's threads.
+  template <typename Fn>
+  void ForRanges(int64_t n, const Fn& fn) {
+    const int parts = pool->threads();
+    if (parts == 1) return fn(int64_t{0}, n);
+    pool->Run([&](int part) {
+      int64_t begin, end;
+      internal::MathPool::Split(n, 16, part, parts, &begin, &end);
+      fn(begin, end);
+    });
+  }
+
   Status CheckInputs(const Tensor& images, const Tensor* labels) const;
   // Fills z[L] (the logits); `train` drops out with `masks` or `draws`.
   void Forward(const Tensor& images, bool train, const DropoutMasks* masks,
@@ -62,6 +89,49 @@ struct Mlp::Rep {
   float Backward(const Tensor& labels);
   void WeightGradient(int i);
 };
+
+void Mlp::Rep::MatMul(const SparseRows& a, const float* b, int64_t n,
+                      float* c) {
+  const int parts = pool->threads();
+  if (parts == 1) return internal::SparseMatMul(kernel, a, b, n, c);
+  // Blocks of columns when each has at least a 64-column pass of the
+  // kernel (multiples of 16 columns, a cache line of floats), else blocks
+  // of rows with about equal numbers of nonzero entries.
+  constexpr int64_t kMinColumns = 64, kAlign = 16;
+  if (n >= kMinColumns * parts) {
+    pool->Run([&](int part) {
+      int64_t begin, end;
+      internal::MathPool::Split(n, kAlign, part, parts, &begin, &end);
+      internal::SparseMatMulBlock(kernel, a, b, n, {0, a.rows, begin, end}, c);
+    });
+    return;
+  }
+  pool->Run([&](int part) {
+    const int64_t total = a.nonzeros();
+    auto row_at = [&](int p) -> int64_t {
+      if (p == 0) return 0;
+      if (p == parts) return a.rows;
+      const int32_t target = static_cast<int32_t>(total * p / parts);
+      return std::lower_bound(a.begin.begin(), a.begin.begin() + a.rows,
+                              target) -
+             a.begin.begin();
+    };
+    internal::SparseMatMulBlock(kernel, a, b, n,
+                                {row_at(part), row_at(part + 1), 0, n}, c);
+  });
+}
+
+void Mlp::Rep::Transpose(const float* in, int64_t rows, int64_t cols,
+                         float* out) {
+  const int parts = pool->threads();
+  if (parts == 1) return internal::Transpose(in, rows, cols, out);
+  pool->Run([&](int part) {
+    int64_t begin, end;
+    // Whole 64 x 64 blocks of the transpose a thread.
+    internal::MathPool::Split(cols, 64, part, parts, &begin, &end);
+    internal::TransposeColumns(in, rows, cols, begin, end, out);
+  });
+}
 
 Status Mlp::Rep::CheckInputs(const Tensor& images, const Tensor* labels) const {
   const int64_t in = size(0);
@@ -129,10 +199,15 @@ void Mlp::Rep::Forward(const Tensor& images, bool train,
         internal::FillDraws(random, draws.data(), n);
         threshold = internal::KeepThreshold(Keep(i));
       }
-      internal::DropoutApply(kernel, n, draws.data(), threshold, Scale(i), a);
+      const uint32_t* d = draws.data();
+      const float scale = Scale(i);
+      ForRanges(n, [&](int64_t begin, int64_t end) {
+        internal::DropoutApply(kernel, end - begin, d + begin, threshold, scale,
+                               a + begin);
+      });
     }
     rows[i].AssignDense(a, batch, size(i));
-    internal::SparseMatMul(kernel, rows[i], W(i), size(i + 1), z[i + 1].data());
+    MatMul(rows[i], W(i), size(i + 1), z[i + 1].data());
   }
   internal::AddBias(z[layers].data(), batch, size(layers), B(layers - 1));
 }
@@ -149,13 +224,12 @@ void Mlp::Rep::WeightGradient(int i) {
   if (delta_rows.nonzeros() * in + in * out / 4 < rows[i].nonzeros() * out) {
     transposed.AssignTransposed(delta_rows);
     weights_t.resize(in * out);
-    internal::SparseMatMul(kernel, transposed, act[i].data(), in,
-                           weights_t.data());
-    internal::Transpose(weights_t.data(), out, in, dw);
+    MatMul(transposed, act[i].data(), in, weights_t.data());
+    Transpose(weights_t.data(), out, in, dw);
     return;
   }
   transposed.AssignTransposed(rows[i]);
-  internal::SparseMatMul(kernel, transposed, delta.data(), out, dw);
+  MatMul(transposed, delta.data(), out, dw);
 }
 
 float Mlp::Rep::Backward(const Tensor& labels) {
@@ -172,12 +246,16 @@ float Mlp::Rep::Backward(const Tensor& labels) {
     internal::ColumnSums(delta.data(), batch, out, Mutable(grads[2 * i + 1]));
     if (i == 0) break;
     weights_t.resize(in * out);
-    internal::Transpose(W(i), in, out, weights_t.data());
+    Transpose(W(i), in, out, weights_t.data());
     delta_next.resize(batch * in);
-    internal::SparseMatMul(kernel, delta_rows, weights_t.data(), in,
-                           delta_next.data());
-    internal::ReluDropoutGrad(kernel, batch * in, act[i].data(), Scale(i),
-                              delta_next.data());
+    MatMul(delta_rows, weights_t.data(), in, delta_next.data());
+    const float* activation = act[i].data();
+    float* d = delta_next.data();
+    const float scale = Scale(i);
+    ForRanges(batch * in, [&](int64_t begin, int64_t end) {
+      internal::ReluDropoutGrad(kernel, end - begin, activation + begin, scale,
+                                d + begin);
+    });
     delta.swap(delta_next);
   }
   return static_cast<float>(total / static_cast<double>(batch));
@@ -205,9 +283,17 @@ Result<std::unique_ptr<Mlp>> Mlp::Create(const MlpOptions& options) {
   if (!(options.init_stddev >= 0.0f)) {
     return InvalidArgumentError("Mlp: init_stddev must be >= 0");
   }
+  if (options.math_threads < 1 ||
+      options.math_threads > internal::MathPool::kMaxThreads) {
+    return InvalidArgumentError(
+        "Mlp: math_threads " + std::to_string(options.math_threads) +
+        " is outside [1, " + std::to_string(internal::MathPool::kMaxThreads) +
+        "]");
+  }
   auto rep = std::make_unique<Rep>();
   rep->options = options;
   rep->kernel = internal::ChooseTrainKernel();
+  rep->pool = std::make_unique<internal::MathPool>(options.math_threads);
   rep->layers = static_cast<int>(sizes.size()) - 1;
   rep->act.resize(rep->layers);
   rep->z.resize(rep->layers + 1);
@@ -238,6 +324,7 @@ int Mlp::num_layers() const { return rep_->layers; }
 std::string_view Mlp::kernel() const {
   return internal::TrainKernelName(rep_->kernel);
 }
+internal::MathPool* Mlp::math_pool() { return rep_->pool.get(); }
 const std::vector<Tensor>& Mlp::gradients() const { return rep_->grads; }
 
 std::vector<std::pair<std::string, Tensor*>> Mlp::variables() {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "train/elementwise_kernels.h"
+#include "train/math_pool.h"
 #include "train/matmul_kernels.h"
 
 namespace inflow {
@@ -29,13 +30,15 @@ class RmsProp final : public Optimizer {
   }
 
  private:
-  void Update(size_t i, float* p, const float* g, int64_t n) override {
+  void Update(size_t i, int64_t begin, int64_t end, float* p,
+              const float* g) override {
     float* ms = Data(ms_[i]);
     float* mom = Data(mom_[i]);
     const internal::RmsPropParams h{learning_rate(), 1.0f - options().decay,
                                     options().momentum,
                                     options().rmsprop_epsilon};
-    internal::RmsPropUpdate(Kernel(kernel_), h, n, g, ms, mom, p);
+    internal::RmsPropUpdate(Kernel(kernel_), h, end - begin, g + begin,
+                            ms + begin, mom + begin, p + begin);
   }
 
   std::vector<Tensor*> ms_, mom_;
@@ -55,7 +58,8 @@ class Adam final : public Optimizer {
   }
 
  private:
-  void Update(size_t i, float* p, const float* g, int64_t n) override {
+  void Update(size_t i, int64_t begin, int64_t end, float* p,
+              const float* g) override {
     float* m = Data(m_[i]);
     float* v = Data(v_[i]);
     const float b1p = Data(beta1_power_)[0];
@@ -64,7 +68,8 @@ class Adam final : public Optimizer {
     const internal::AdamParams h{lr_t, 1.0f - options().beta1,
                                  1.0f - options().beta2,
                                  options().adam_epsilon};
-    internal::AdamUpdate(Kernel(kernel_), h, n, g, m, v, p);
+    internal::AdamUpdate(Kernel(kernel_), h, end - begin, g + begin, m + begin,
+                         v + begin, p + begin);
   }
 
   void Finish() override {
@@ -82,8 +87,10 @@ class Sgd final : public Optimizer {
   using Optimizer::Optimizer;
 
  private:
-  void Update(size_t, float* p, const float* g, int64_t n) override {
-    internal::SgdUpdate(Kernel(kernel_), learning_rate(), n, g, p);
+  void Update(size_t, int64_t begin, int64_t end, float* p,
+              const float* g) override {
+    internal::SgdUpdate(Kernel(kernel_), learning_rate(), end - begin,
+                        g + begin, p + begin);
   }
 };
 
@@ -175,9 +182,20 @@ Status Optimizer::Apply(std::span<const Tensor> grads) {
                                   params_[i].second->shape().DebugString());
     }
   }
-  for (size_t i = 0; i < grads.size(); ++i) {
-    Update(i, Data(params_[i].second), grads[i].data<float>(),
-           grads[i].num_elements());
+  const int parts = pool_ == nullptr ? 1 : pool_->threads();
+  // Part `part` of every parameter (ranges of whole cache lines).
+  auto update = [&](int part) {
+    for (size_t i = 0; i < grads.size(); ++i) {
+      int64_t begin, end;
+      internal::MathPool::Split(grads[i].num_elements(), 16, part, parts,
+                                &begin, &end);
+      Update(i, begin, end, Data(params_[i].second), grads[i].data<float>());
+    }
+  };
+  if (parts == 1) {
+    update(0);
+  } else {
+    pool_->Run(update);
   }
   Finish();
   int64_t* step =

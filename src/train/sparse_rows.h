@@ -42,6 +42,10 @@ struct SparseRows {
 // out (cols x rows, row-major) = the transpose of the row-major rows x cols
 // matrix `in`.
 void Transpose(const float* in, int64_t rows, int64_t cols, float* out);
+// The rows [col_begin, col_end) of that transpose (columns of `in`), the
+// rest of `out` untouched.
+void TransposeColumns(const float* in, int64_t rows, int64_t cols,
+                      int64_t col_begin, int64_t col_end, float* out);
 
 }  // namespace inflow::internal
 

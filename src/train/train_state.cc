@@ -16,12 +16,14 @@ Result<std::unique_ptr<TrainState>> TrainState::Create(
   s->options_ = options;
   MlpOptions mlp;
   mlp.seed = static_cast<uint64_t>(options.seed);
+  mlp.math_threads = options.math_threads;
   INFLOW_ASSIGN_OR_RETURN(s->mlp_, Mlp::Create(mlp));
   OptimizerOptions opt;
   opt.name = options.optimizer;
   opt.learning_rate = options.learning_rate;
   INFLOW_ASSIGN_OR_RETURN(s->optimizer_,
                           Optimizer::Create(opt, s->mlp_->variables()));
+  s->optimizer_->set_math_pool(s->mlp_->math_pool());
   s->seed_.mutable_flat<int64_t>().value()[0] = options.seed;
   s->saver_ =
       std::make_unique<Saver>(SaverOptions{.max_to_keep = options.max_to_keep});

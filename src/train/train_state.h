@@ -30,6 +30,7 @@ struct TrainStateOptions {
   int64_t seed = 0;
   std::string ckpt_dir;  // empty: Save() is FAILED_PRECONDITION
   int max_to_keep = 5;
+  int math_threads = 1;  // MlpOptions.math_threads; the optimizer shares them
 };
 
 class TrainState {
@@ -61,7 +62,7 @@ class TrainState {
   TrainState() = default;
 
   TrainStateOptions options_;
-  std::unique_ptr<Mlp> mlp_;
+  std::unique_ptr<Mlp> mlp_;  // its math pool outlives optimizer_
   std::unique_ptr<Optimizer> optimizer_;
   Tensor epoch_ = Tensor::Scalar<int64_t>(0);
   Tensor seed_ = Tensor::Scalar<int64_t>(0);

@@ -42,7 +42,7 @@ std::string TrainSummary::ToJson() const {
 
 Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
                                       const std::string& data_dir,
-                                      bool predictions) {
+                                      bool predictions, int math_threads) {
   Env& env = Env::Default();
   Evaluation out;
   out.checkpoint = ckpt;
@@ -55,7 +55,11 @@ Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
   INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
                           internal::FindImageSplit(env, data_dir, "test"));
   INFLOW_ASSIGN_OR_RETURN(Tuple data, internal::LoadImageSplit(env, test));
-  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<Mlp> mlp, Mlp::Create({}));
+  MlpOptions options;
+  options.math_threads = math_threads;
+  Result<std::unique_ptr<Mlp>> made = Mlp::Create(options);
+  if (!made.ok()) return made.status().WithContext("--math-threads");
+  std::unique_ptr<Mlp> mlp = *std::move(made);
   Saver saver;
   for (auto& [name, tensor] : mlp->variables()) {
     INFLOW_RETURN_IF_ERROR(saver.Register(name, tensor));

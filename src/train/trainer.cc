@@ -47,10 +47,10 @@ Status ValidateOptions(const TrainOptions& o) {
   if (o.reader_threads < 1) {
     return InvalidArgumentError("--reader-threads must be >= 1");
   }
-  if (o.math_threads != 1) {
-    return InvalidArgumentError(
-        "--math-threads " + std::to_string(o.math_threads) +
-        ": the model's math runs on one thread; only 1 is supported");
+  if (o.math_threads < 1 || o.math_threads > 64) {
+    return InvalidArgumentError("--math-threads " +
+                                std::to_string(o.math_threads) +
+                                " is outside 1..64");
   }
   if (o.save_every < 0)
     return InvalidArgumentError("--save-every must be >= 0");
@@ -147,7 +147,8 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
                                               .learning_rate = o.learning_rate,
                                               .seed = seed,
                                               .ckpt_dir = o.ckpt_dir,
-                                              .max_to_keep = o.max_to_keep}));
+                                              .max_to_keep = o.max_to_keep,
+                                              .math_threads = o.math_threads}));
   if (latest) {
     INFLOW_RETURN_IF_ERROR(
         state->Restore(*latest).WithContext("resuming from " + *latest));

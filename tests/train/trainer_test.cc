@@ -128,6 +128,31 @@ TEST_F(TrainerTest, OneReaderThreadAndASeedGiveIdenticalLossesInTwoRuns) {
   EXPECT_EQ(a->losses, b->losses);
 }
 
+TEST_F(TrainerTest, TwoMathThreadsGiveTheLossesAndAccuracyOfOne) {
+  TrainOptions o = Options();
+  o.steps = 12;
+  o.feed = "sync";
+  Result<TrainSummary> one = Train(o);
+  o.math_threads = 2;
+  o.ckpt_dir = root_ + "/ckpt2";
+  Result<TrainSummary> two = Train(o);
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(two.ok()) << two.status();
+  ASSERT_EQ(one->losses.size(), 12u);
+  EXPECT_EQ(one->losses, two->losses);
+  EXPECT_EQ(one->test_accuracy, two->test_accuracy);
+  // Evaluation on 3 threads: the predictions of 1.
+  Result<Evaluation> e1 = EvaluateCheckpoint(root_ + "/ckpt", o.data_dir, true);
+  Result<Evaluation> e3 =
+      EvaluateCheckpoint(root_ + "/ckpt2", o.data_dir, true, 3);
+  ASSERT_TRUE(e1.ok()) << e1.status();
+  ASSERT_TRUE(e3.ok()) << e3.status();
+  EXPECT_TRUE(e1->predictions == e3->predictions);
+  EXPECT_EQ(e1->test_accuracy, e3->test_accuracy);
+  EXPECT_TRUE(IsInvalidArgument(
+      EvaluateCheckpoint(root_ + "/ckpt", o.data_dir, false, 0).status()));
+}
+
 TEST_F(TrainerTest, ResumeContinuesFromTheLatestGlobalStepToTheSameFinalStep) {
   TrainOptions first = Options();
   first.steps = 15;
@@ -331,8 +356,13 @@ TEST_F(TrainerTest, AnUnwritableCheckpointFolderFailsBeforeTraining) {
 
 TEST_F(TrainerTest, BadOptionsAreInvalidArgument) {
   TrainOptions o = Options();
-  o.math_threads = 2;
-  EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
+  for (int m : {0, 65}) {
+    o.math_threads = m;
+    Result<TrainSummary> s = Train(o);
+    EXPECT_TRUE(IsInvalidArgument(s.status()));
+    EXPECT_NE(s.status().message().find("--math-threads"), std::string::npos)
+        << s.status();
+  }
   o = Options();
   o.feed = "push";
   EXPECT_TRUE(IsInvalidArgument(Train(o).status()));

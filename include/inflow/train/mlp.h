@@ -19,11 +19,18 @@
 // The parameters are Tensors named as TF1 names them
 // ("layer1/weights" [784, 625], "layer1/biases" [625], ...); variables()
 // lists them for a Saver (which restores into them in place) and for an
-// Optimizer. The math runs on one thread, in place on those tensors'
-// buffers, with the best kernel the CPU has (INFLOW_TRAIN_KERNEL,
-// docs/PERFORMANCE.md "Training"); every kernel gives the same bits.
+// Optimizer. The math runs in place on those tensors' buffers, with the
+// best kernel the CPU has (INFLOW_TRAIN_KERNEL, docs/PERFORMANCE.md
+// "Training"); every kernel gives the same bits. It runs on
+// options.math_threads threads: the calling thread and math_threads - 1
+// workers the model starts when it is made ("inflow-math-1", ... in the
+// thread registry) and joins when it is destroyed. Each product's output
+// columns (or rows, for a narrow product) are split among them, never
+// the sums: every element is formed by the same instructions in the same
+// order whatever the count, so the results are the same bits with any
+// number of threads.
 //
-// Thread-compatible: one thread trains a model.
+// Thread-compatible: one thread at a time calls a model's methods.
 
 #ifndef INFLOW_TRAIN_MLP_H_
 #define INFLOW_TRAIN_MLP_H_
@@ -41,6 +48,10 @@
 
 namespace inflow {
 
+namespace internal {
+class MathPool;
+}  // namespace internal
+
 // {784, 625, 625, 10}.
 std::vector<int64_t> DefaultMlpLayerSizes();
 
@@ -55,6 +66,8 @@ struct MlpOptions {
   // Draws the initial weights, and with a step number each step's
   // dropout masks.
   uint64_t seed = 0;
+  // Threads the math runs on, the caller's included: 1 to 64.
+  int math_threads = 1;
 };
 
 // Dropout masks for one step, from outside (tests comparing with TF): one
@@ -68,7 +81,8 @@ struct DropoutMasks {
 class Mlp {
  public:
   // INVALID_ARGUMENT for fewer than two layer sizes, a size below 1, a
-  // keep probability outside (0, 1] or a negative stddev.
+  // keep probability outside (0, 1], a negative stddev or math_threads
+  // outside [1, 64].
   static Result<std::unique_ptr<Mlp>> Create(const MlpOptions& options);
   ~Mlp();
   Mlp(const Mlp&) = delete;
@@ -107,6 +121,10 @@ class Mlp {
   // The kernel the math runs ("avx512", "avx2" or "portable"), chosen
   // when the model was created.
   std::string_view kernel() const;
+
+  // The model's math threads, which an Optimizer of its variables may
+  // share (Optimizer::set_math_pool). Valid for the life of the model.
+  internal::MathPool* math_pool();
 
  private:
   struct Rep;

@@ -22,9 +22,11 @@
 //
 // and "global_step" (int64 scalar, starting at 0), which Apply increments,
 // as minimize(global_step=...) does. Each update is one pass over the
-// elements, in float32 with TF's order of operations.
+// elements, in float32 with TF's order of operations; with a math pool
+// (set_math_pool) each parameter's elements are split into ranges, one a
+// thread, which gives the same bits (every element is updated alone).
 //
-// Thread-compatible: one thread applies the updates.
+// Thread-compatible: one thread at a time applies the updates.
 
 #ifndef INFLOW_TRAIN_OPTIMIZER_H_
 #define INFLOW_TRAIN_OPTIMIZER_H_
@@ -41,6 +43,10 @@
 #include "inflow/core/tensor.h"
 
 namespace inflow {
+
+namespace internal {
+class MathPool;
+}  // namespace internal
 
 struct OptimizerOptions {
   std::string name = "rmsprop";  // "rmsprop", "adam" or "sgd"
@@ -74,6 +80,11 @@ class Optimizer {
   // count, dtype or shape mismatch, before anything changes.
   [[nodiscard]] Status Apply(std::span<const Tensor> grads);
 
+  // Runs the updates on `pool`'s threads (a model's: Mlp::math_pool()),
+  // which must outlive the optimizer or be replaced first; nullptr (the
+  // default): on the calling thread alone.
+  void set_math_pool(internal::MathPool* pool) { pool_ = pool; }
+
   // The slots and other variables, by TF's names, global_step last.
   std::vector<std::pair<std::string, Tensor*>> variables();
   Tensor& global_step() { return global_step_; }
@@ -85,8 +96,10 @@ class Optimizer {
   // Adds a slot of param i's shape, named "<param>/<suffix>", filled.
   Tensor* AddSlot(size_t i, const std::string& suffix, float fill);
   Tensor* AddScalar(const std::string& name, float value);
-  // One update of param i (p, its n elements) from g.
-  virtual void Update(size_t i, float* p, const float* g, int64_t n) = 0;
+  // The update of elements [begin, end) of param i (p) from g (the whole
+  // tensors' buffers). Calls for disjoint ranges may run at once.
+  virtual void Update(size_t i, int64_t begin, int64_t end, float* p,
+                      const float* g) = 0;
   // After every parameter's update.
   virtual void Finish() {}
   static float* Data(Tensor* t) {
@@ -95,6 +108,7 @@ class Optimizer {
 
   std::vector<std::pair<std::string, Tensor*>> params_;
   int kernel_;  // the internal TrainKernel the updates run
+  internal::MathPool* pool_ = nullptr;
 
  private:
   OptimizerOptions options_;

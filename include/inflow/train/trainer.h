@@ -63,7 +63,11 @@ struct TrainOptions {
   std::optional<int64_t> steps;
   int64_t batch_size = 128;
   int reader_threads = 1;
-  int math_threads = 1;  // the model runs on one thread: only 1
+  // Threads the model's math and the optimizer's updates run on, the
+  // training thread's included (1..64; MlpOptions.math_threads): the
+  // losses and weights are the same bits with any number. 1 leaves the
+  // other cores to the input threads.
+  int math_threads = 1;
   std::string optimizer = "rmsprop";
   std::optional<float> learning_rate;
   // nullopt: a random seed, saved in the checkpoints.
@@ -136,11 +140,15 @@ struct Evaluation {
 };
 
 // The test-set accuracy of the checkpoint `ckpt` (a prefix, or a folder
-// whose latest checkpoint is used) on data_dir/test-*.tfrecord. Errors name
-// the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming it).
+// whose latest checkpoint is used) on data_dir/test-*.tfrecord, the
+// model's math on `math_threads` threads (1..64, as
+// TrainOptions.math_threads; the same results with any number). Errors
+// name the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming
+// it).
 [[nodiscard]] Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
                                                     const std::string& data_dir,
-                                                    bool predictions = false);
+                                                    bool predictions = false,
+                                                    int math_threads = 1);
 
 }  // namespace inflow
 

@@ -1,0 +1,136 @@
+// Copyright 2026 The inflow Authors.
+
+#include "train/math_pool.h"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "inflow/threads/thread_registry.h"
+
+namespace inflow::internal {
+namespace {
+
+// How long a thread spins for the next task, or for the other parts,
+// before it sleeps.
+constexpr std::chrono::microseconds kSpin{50};
+
+inline void Pause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or kSpin has passed; returns done().
+template <typename Done>
+bool SpinUntil(const Done& done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      Pause();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return done();
+  }
+}
+
+}  // namespace
+
+MathPool::MathPool(int threads)
+    : threads_(std::clamp(threads, 1, kMaxThreads)) {
+  for (int i = 1; i < threads_; ++i) {
+    workers_.push_back(
+        std::make_unique<Thread>("inflow-math-" + std::to_string(i),
+                                 [this](std::stop_token) { WorkerLoop(); }));
+  }
+  // A fresh Thread starts.
+  for (auto& w : workers_) w->Start().IgnoreError();
+}
+
+MathPool::~MathPool() {
+  stopping_.store(true);
+  // A new generation with no part left to claim.
+  const uint64_t gen = (state_.load() >> 8) + 1;
+  state_.store(gen << 8 | static_cast<uint64_t>(threads_));
+  {
+    MutexLock lock(&mu_);
+    work_cv_.SignalAll();
+  }
+  // Each Thread's destructor joins it; a worker returns as soon as it
+  // sees the new generation with stopping_ set.
+  workers_.clear();
+}
+
+void MathPool::Split(int64_t n, int64_t align, int part, int parts,
+                     int64_t* begin, int64_t* end) {
+  const int64_t units = (n + align - 1) / align;
+  *begin = std::min(n, align * (units * part / parts));
+  *end =
+      part + 1 == parts ? n : std::min(n, align * (units * (part + 1) / parts));
+}
+
+void MathPool::RunParts(Trampoline fn, const void* task) {
+  fn_ = fn;
+  task_ = task;
+  pending_.store(threads_ - 1, std::memory_order_relaxed);
+  const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 8) + 1;
+  state_.store(gen << 8 | 1);  // publishes fn_, task_ and pending_
+  if (sleepers_.load() > 0) {
+    MutexLock lock(&mu_);
+    work_cv_.SignalAll();
+  }
+  fn(task, 0);
+  RunClaimedParts(gen);
+  auto done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+  if (SpinUntil(done)) return;
+  MutexLock lock(&mu_);
+  caller_sleeping_.store(true);
+  while (pending_.load() != 0) done_cv_.Wait(&mu_);
+  caller_sleeping_.store(false);
+}
+
+int MathPool::RunClaimedParts(uint64_t gen) {
+  int ran = 0;
+  uint64_t s = state_.load(std::memory_order_acquire);
+  for (;;) {
+    const uint64_t part = s & 0xff;
+    if (s >> 8 != gen || part >= static_cast<uint64_t>(threads_)) return ran;
+    if (!state_.compare_exchange_weak(s, s + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      continue;  // s reloaded
+    }
+    fn_(task_, static_cast<int>(part));
+    ++ran;
+    if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
+      MutexLock lock(&mu_);
+      done_cv_.Signal();
+    }
+    s = state_.load(std::memory_order_acquire);
+  }
+}
+
+void MathPool::WorkerLoop() {
+  ThreadStats* stats = CurrentThreadStats();
+  uint64_t seen = 0;
+  for (;;) {
+    auto fresh = [&] {
+      return state_.load(std::memory_order_acquire) >> 8 != seen;
+    };
+    if (!SpinUntil(fresh)) {
+      // Asleep counts as blocked in the registry; spinning does not.
+      ScopedBlockedTimer blocked;
+      MutexLock lock(&mu_);
+      sleepers_.fetch_add(1);
+      while (state_.load() >> 8 == seen) work_cv_.Wait(&mu_);
+      sleepers_.fetch_sub(1);
+    }
+    seen = state_.load(std::memory_order_acquire) >> 8;
+    if (stopping_.load()) return;
+    const int ran = RunClaimedParts(seen);
+    if (stats != nullptr) {
+      for (int i = 0; i < ran; ++i) stats->AddRun();
+    }
+  }
+}
+
+}  // namespace inflow::internal
