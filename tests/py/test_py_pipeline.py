@@ -1,0 +1,185 @@
+"""inflow.Pipeline: every record once per epoch, the end of input after the
+right number of batches, raw_to_float as TF's cast-and-scale, map_fn, and
+errors naming the stage, the file and the offset."""
+import collections
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import inflow
+from inflow import errors
+
+IMAGE_BYTES = 16
+
+
+def example(i):
+    image = bytes((i * 7 + j) % 256 for j in range(IMAGE_BYTES))
+    return tf.train.Example(features=tf.train.Features(feature={
+        "image": tf.train.Feature(bytes_list=tf.train.BytesList(value=[image])),
+        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+    })).SerializeToString()
+
+
+def image_of(i):
+    return np.array([(i * 7 + j) % 256 for j in range(IMAGE_BYTES)], np.uint8)
+
+
+@pytest.fixture
+def shards(tmp_path):
+    """3 shards of 50, 50 and 37 records (labels 0..136)."""
+    paths, i = [], 0
+    for s, n in enumerate([50, 50, 37]):
+        path = tmp_path / f"train-{s}.tfrecord"
+        with inflow.io.TFRecordWriter(path) as w:
+            for _ in range(n):
+                w.write(example(i))
+                i += 1
+        paths.append(str(path))
+    return paths
+
+
+FEATURES = {"image": inflow.FixedLenFeature([], "string"),
+            "label": inflow.FixedLenFeature([], "int64")}
+
+
+def test_one_epoch_every_record_once_then_the_end(shards, tmp_path):
+    p = inflow.Pipeline(str(tmp_path / "train-*.tfrecord"), features=FEATURES,
+                        num_epochs=1, shuffle=False, batch_size=32,
+                        allow_smaller_final_batch=True, raw_to_float={"image": (16, 0.5)})
+    assert p.files == shards
+    assert p.names == ["image", "label"]
+    sizes, labels = [], []
+    for batch in p:
+        assert batch["image"].dtype == np.float32 and batch["image"].shape[1:] == (16,)
+        for img, label in zip(batch["image"], batch["label"]):
+            np.testing.assert_array_equal(img, image_of(label).astype(np.float32) * 0.5)
+        sizes.append(len(batch["label"]))
+        labels.extend(batch["label"].tolist())
+    assert sizes == [32, 32, 32, 32, 9]
+    assert labels == list(range(137))  # one reader, no shuffling: file order
+    with pytest.raises(errors.OutOfRangeError):
+        p.get_next()
+    p.close()
+    p.close()
+
+
+def test_without_smaller_final_batch_the_remainder_is_dropped(shards):
+    with inflow.Pipeline(shards, features=FEATURES, num_epochs=1, batch_size=32) as p:
+        assert sum(1 for _ in p) == 137 // 32
+
+
+def test_shuffled_epochs_with_readers_keep_every_record(shards):
+    with inflow.Pipeline(shards, features={"label": FEATURES["label"]}, num_epochs=2,
+                         seed=3, num_readers=3, batch_size=10, shuffle_batch=True,
+                         min_after_dequeue=20, capacity=60, read_batch=8,
+                         allow_smaller_final_batch=True) as p:
+        counts = collections.Counter(
+            label for batch in p for label in batch["label"].tolist())
+    assert counts == {i: 2 for i in range(137)}
+
+
+def test_batches_are_arrays_over_inflows_buffers(shards):
+    with inflow.Pipeline(shards, features=FEATURES, num_epochs=1, batch_size=8,
+                         raw_to_float={"image": (16, 1.0)}) as p:
+        batch = p.get_next(timeout=30)
+    image = batch["image"]
+    assert image.base is not None and type(image.base).__name__ == "_TensorView"
+    assert image.flags.c_contiguous
+
+
+def test_records_without_features(shards):
+    with inflow.Pipeline(shards[2], num_epochs=1, batch_size=37, shuffle=False) as p:
+        batch = next(p)
+    assert p.names == ["value"]
+    assert list(batch["value"]) == [example(100 + i) for i in range(37)]
+
+
+def test_text_lines_with_keys(tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("header\n" + "".join(f"line {i}\n" for i in range(5)))
+    with inflow.Pipeline(str(path), reader="text", skip_header_lines=1, num_epochs=1,
+                         batch_size=5, include_key=True) as p:
+        batch = next(p)
+    assert list(batch["value"]) == [f"line {i}".encode() for i in range(5)]
+    assert list(batch["key"]) == [f"{path}:{i + 2}".encode() for i in range(5)]
+
+
+def test_map_fn_with_its_own_signature(shards):
+    def fn(rows):
+        return {"x": rows["label"].astype(np.float32) * 2,
+                "pair": np.stack([rows["label"], rows["label"] + 1], axis=1)}
+
+    with inflow.Pipeline(shards, features={"label": FEATURES["label"]}, num_epochs=1,
+                         shuffle=False, batch_size=137, map_fn=fn,
+                         map_output={"x": ([], "float32"), "pair": ([2], "int64")}) as p:
+        batch = next(p)
+    assert p.names == ["x", "pair"]
+    np.testing.assert_array_equal(batch["x"], np.arange(137, dtype=np.float32) * 2)
+    np.testing.assert_array_equal(batch["pair"][:, 1] - batch["pair"][:, 0], 1)
+
+
+def test_map_fn_error_names_the_stage_and_the_traceback(shards):
+    def fn(rows):
+        raise RuntimeError("boom in map")
+
+    p = inflow.Pipeline(shards, features={"label": FEATURES["label"]}, num_epochs=1,
+                        batch_size=4, map_fn=fn)
+    with pytest.raises(errors.OpError) as e:
+        p.get_next(timeout=60)
+    assert "map" in e.value.message and "boom in map" in e.value.message
+    with pytest.raises(errors.OpError):
+        p.close()
+
+
+def test_corrupt_record_names_stage_file_and_offset(tmp_path):
+    path = tmp_path / "bad.tfrecord"
+    with inflow.io.TFRecordWriter(path) as w:
+        for i in range(10):
+            w.write(example(i))
+    data = bytearray(path.read_bytes())
+    offset = 3 * (12 + len(example(0)) + 4)
+    data[offset + 20] ^= 0x55  # payload of record 3
+    path.write_bytes(bytes(data))
+    p = inflow.Pipeline(str(path), features=FEATURES, num_epochs=1, batch_size=2)
+    with pytest.raises(errors.DataLossError) as e:
+        while True:
+            p.get_next(timeout=60)
+    msg = e.value.message
+    assert msg.startswith("read") and str(offset) in msg and str(path) in msg
+    with pytest.raises(errors.DataLossError):
+        p.get_next(timeout=60)  # the error stays
+    with pytest.raises(errors.DataLossError):
+        p.close()
+
+
+def test_parse_error_names_the_record(tmp_path):
+    path = tmp_path / "p.tfrecord"
+    with inflow.io.TFRecordWriter(path) as w:
+        w.write(example(0))
+    p = inflow.Pipeline(str(path), features={"missing": inflow.FixedLenFeature([], "int64")},
+                        num_epochs=1, batch_size=1)
+    with pytest.raises(errors.InvalidArgumentError, match="parse.*p.tfrecord"):
+        p.get_next(timeout=60)
+
+
+def test_bad_arguments(shards, tmp_path):
+    with pytest.raises(errors.NotFoundError):
+        inflow.Pipeline(str(tmp_path / "nothing-*"), features=FEATURES)
+    with pytest.raises(ValueError):
+        inflow.Pipeline(shards, reader="parquet")
+    with pytest.raises(ValueError):
+        inflow.Pipeline(shards, features={"t": inflow.VarLenFeature("string")})
+    with pytest.raises(ValueError):
+        inflow.Pipeline(shards, features=FEATURES, raw_to_float={"other": (16, 1.0)})
+    with pytest.raises(errors.InvalidArgumentError):
+        inflow.Pipeline(shards, features=FEATURES, num_readers=0)
+
+
+def test_timeout_when_nothing_comes(tmp_path):
+    path = tmp_path / "empty.tfrecord"
+    inflow.io.TFRecordWriter(path).close()
+    # Unlimited epochs of a file without records: no batch ever comes.
+    with inflow.Pipeline(str(path), features=FEATURES, batch_size=1) as p:
+        with pytest.raises(errors.DeadlineExceededError):
+            p.get_next(timeout=0.2)
