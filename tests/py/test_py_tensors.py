@@ -44,7 +44,8 @@ def test_dequeue_many_views_inflows_batch_buffer():
     for i in range(4):
         q.enqueue([np.full([2], i, np.float32), np.int64(i)])
     x, y = q.dequeue_many(4)
-    assert isinstance(x.base, _inflow._TensorView)
+    assert isinstance(x.base[0], _inflow._TensorView)
+    assert _inflow._buffer_address(x[1:]) == address(x)  # a view of it
     assert _inflow._buffer_address(x) == address(x)
     assert _inflow._buffer_address(y) == address(y)
     assert address(x) % 64 == 0  # inflow's aligned batch buffer
