@@ -179,7 +179,12 @@ class PyFuncStep : public Step {
         unpack_(unpack) {}
 
   Result<Tuple> Compute(Eval& eval) override {
-    INFLOW_ASSIGN_OR_RETURN(Tuple args, EvalNodes(inputs_, eval.options()));
+    // In this evaluation: an input shared with other nodes has one value.
+    Tuple args;
+    for (const Node& n : inputs_) {
+      INFLOW_ASSIGN_OR_RETURN(Tensor t, eval.Get(n));
+      args.push_back(std::move(t));
+    }
     PyGILState_STATE state;
     if (!AcquireGil(&state)) {
       return CancelledError("py_func: the Python interpreter is exiting");
