@@ -36,6 +36,7 @@
 #include "example_specs.h"
 #include "py_common.h"
 #include "py_queues.h"
+#include "py_threads.h"
 
 namespace inflow::py {
 
@@ -821,6 +822,29 @@ void BindInput(nb::module_& m) {
             input, DimsFromPython(shape), std::move(out)))[0];
       },
       nb::arg("input"), nb::arg("shape"));
+
+  m.def(
+      "_enqueue_op",
+      [](nb::handle q, std::vector<Node> nodes, bool many) {
+        std::shared_ptr<QueueInterface> queue = QueueFromPython(q);
+        if (nodes.size() != static_cast<size_t>(queue->num_components())) {
+          ThrowStatus(InvalidArgumentError(
+              "enqueue_op: " + std::to_string(nodes.size()) +
+              " values for a queue of " +
+              std::to_string(queue->num_components()) + " components"));
+        }
+        std::string description = "enqueue";
+        for (const Node& n : nodes) description += " " + n.step->name();
+        return CppQueueOp{
+            MakeEnqueueOp(
+                queue,
+                [nodes = std::move(nodes)](const CallOptions& options) {
+                  return EvalNodes(nodes, options);
+                },
+                many),
+            std::move(description)};
+      },
+      nb::arg("queue"), nb::arg("nodes"), nb::arg("many"));
 
   // Readers: the Python object holds the reader; the steps share it
   // without referencing the Python object.

@@ -382,3 +382,24 @@ def test_static_checks_are_tfs():
     node = inflow.decode_raw(raw, np.uint8)
     node.set_shape([2])
     assert node.shape == [2]
+
+
+def test_queue_runner_with_a_cpp_read_parse_op(corpus, runners):
+    files = inflow.train.string_input_producer(corpus, num_epochs=1, shuffle=False)
+    reader = inflow.TFRecordReader()
+    _, value = reader.read(files)
+    parsed = inflow.parse_single_example(value, {
+        "id": inflow.FixedLenFeature([], "int64"),
+        "vec": inflow.FixedLenFeature([3], "float32")})
+    q = inflow.FIFOQueue(50, ["int64", "float32"], shapes=[[], [3]], names=["id", "vec"])
+    op = inflow.train.enqueue_op(q, parsed)
+    qr = inflow.train.QueueRunner(q, [op, op])
+    inflow.train.add_queue_runner(qr)
+    runners()
+    ids = []
+    with pytest.raises(errors.OutOfRangeError):
+        while True:
+            ids.append(int(q.dequeue(timeout=JOIN_S)["id"]))
+    assert sorted(ids) == list(range(24))
+    with pytest.raises(ValueError):
+        inflow.train.enqueue_op(q, {"id": parsed["id"]})
