@@ -408,6 +408,12 @@ Tensor TensorFromPython(nb::handle value, DType dtype) {
            " value, got strings: " + nb::cast<std::string>(nb::repr(value)))
               .c_str());
     }
+    if (IsNdarray(value) && !IsStringLike(value)) {
+      // A numeric array is no string tensor, even when empty (as TF).
+      throw nb::type_error(
+          ("expected strings, got a " + StrOf(value.attr("dtype")) + " array")
+              .c_str());
+    }
     return StringTensorFromPython(value);
   }
   nb::object arr;
