@@ -17,6 +17,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -503,10 +505,37 @@ struct PyPipeline {
 
   std::shared_ptr<Pipeline> pipeline;
 
+  // BatchSource::Next ignores stop tokens, so CallBlocking could not
+  // interrupt it: the wait goes in slices of kSlice (a timed-out Next
+  // loses nothing), with the signals checked between them.
   nb::list Next(nb::handle timeout) {
-    Result<Tuple> batch = CallBlocking(
-        timeout, [&](const CallOptions& o) { return pipeline->Next(o); });
-    return TupleToPython(ValueOrThrow(std::move(batch)));
+    constexpr std::chrono::milliseconds kSlice(50);
+    const std::optional<std::chrono::milliseconds> total =
+        TimeoutFromPython(timeout);
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      CallOptions options;
+      options.timeout = kSlice;
+      if (total) {
+        const auto left =
+            *total - std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start);
+        options.timeout =
+            std::clamp(left, std::chrono::milliseconds(0), kSlice);
+      }
+      Result<Tuple> batch = [&] {
+        nb::gil_scoped_release release;
+        return pipeline->Next(options);
+      }();
+      if (batch.ok() ||
+          batch.status().code() != StatusCode::kDeadlineExceeded) {
+        return TupleToPython(ValueOrThrow(std::move(batch)));
+      }
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      if (total && std::chrono::steady_clock::now() - start >= *total) {
+        ThrowStatus(batch.status());
+      }
+    }
   }
 
   void Close() {
