@@ -60,6 +60,8 @@ def test_one_epoch_every_record_once_then_the_end(shards, tmp_path):
     assert labels == list(range(137))  # one reader, no shuffling: file order
     with pytest.raises(errors.OutOfRangeError):
         p.get_next()
+    with pytest.raises(errors.OutOfRangeError):
+        p.next(timeout=5)
     p.close()
     p.close()
 
