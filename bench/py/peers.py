@@ -44,8 +44,9 @@ to stderr; the last stdout line is
    "epochs": {...}, "rounds": n}
 A missing peer gives null figures and ratios and a "<peer>_reason".
 
-Run by `make bench-peers` with .venv's python (TensorFlow); --smoke: a
-short run whose figures mean nothing.
+Run by `make bench-peers` with .venv's python (TensorFlow); --smoke: one
+shard, one round, no warm-up (figures that mean nothing; the JSON line's
+shape is checked by tests/py/test_py_peers.py).
 """
 import argparse
 import json
@@ -370,6 +371,8 @@ def main():
     sys.path.insert(0, str(build / "python"))
     data_dir = pathlib.Path(args.data) if args.data else build / "bench_data" / "fashion_mnist"
     files = ensure_shards(build / "bin" / "inflow", data_dir)
+    if args.smoke:
+        files = files[:1]  # 15000 records
 
     forms = {"inflow_1_reader": inflow_form(files, 1),
              "inflow_2_readers": inflow_form(files, 2)}
@@ -377,7 +380,7 @@ def main():
     epochs = {name: args.epochs if name.startswith("inflow") else args.tf_epochs
               for name in forms}
     # Warm the page cache, the allocator and TensorFlow's tracing.
-    for name, run in forms.items():
+    for name, run in forms.items() if not args.smoke else ():
         log(f"warming up {name}")
         rate(run, 1)
     bench_bin = build / "bin" / "bench_pipeline"

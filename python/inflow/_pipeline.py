@@ -67,8 +67,8 @@ class Pipeline:
 
     Errors of any stage surface from next() naming the stage, the file and
     the offset ("read: corrupted record ... at offset 1041 in f.rec");
-    the end of input raises OutOfRangeError from get_next() and ends
-    iteration.
+    the end of input raises OutOfRangeError from get_next() (also named
+    next(), as TF1 iterators' get_next) and ends iteration.
     """
 
     def __init__(self, files, features=None, num_epochs=None, shuffle=True, seed=None,
@@ -148,6 +148,8 @@ class Pipeline:
         from this and every later call; DeadlineExceededError after
         ``timeout`` seconds."""
         return dict(zip(self._names, self._pipeline.next(timeout)))
+
+    next = get_next
 
     def __iter__(self):
         return self

@@ -84,13 +84,12 @@ def py_func(func, inp, Tout, stateful=True, name=None, shapes=None):
     is a single dtype). It runs on inflow's threads with the GIL taken for
     the call only. Raising StopIteration ends the input (OutOfRangeError,
     as TF's py_func); other exceptions stop the pipeline with their
-    traceback in the message. ``shapes``: the static shapes of the outputs
-    (None: unknown), needed by batching calls.
+    traceback in the message. ``shapes``: the static shape of each output,
+    one per output even for a single ``Tout`` (None: unknown), needed by
+    batching calls.
     """
     single = not isinstance(Tout, (list, tuple))
     dtypes = [_np_dtype(Tout)] if single else [_np_dtype(t) for t in Tout]
-    if shapes is not None and single:
-        shapes = [shapes]
     nodes = _inflow._py_func_step(func, [_as_node(i) for i in inp], dtypes,
                                   None if shapes is None else [
                                       None if s is None else list(s) for s in shapes],

@@ -41,8 +41,12 @@ _NUMERIC_KINDS = "biufc"
 
 
 def _array_to_torch(array):
+    if isinstance(array, np.generic) and array.dtype.kind in _NUMERIC_KINDS:
+        # A rank-0 value (inflow gives NumPy scalars for them): a 0-d
+        # tensor holding a copy of the one value.
+        return torch.from_numpy(np.array(array))
     if not isinstance(array, np.ndarray):
-        # Python scalars and other leaves are left alone.
+        # Python objects, bytes and other leaves are left alone.
         return array
     if array.dtype.kind not in _NUMERIC_KINDS:
         # Strings (bytes objects) have no torch tensor type.
@@ -67,9 +71,10 @@ def to_torch(batch):
     over the same memory (``torch.from_numpy``: no copy).
 
     A dict gives a dict with the same keys, a tuple or list gives a tuple,
-    an array gives a tensor. String (bytes or object) arrays are returned
-    unchanged, as torch has no string tensors. Raises TypeError for a
-    numeric dtype torch lacks (e.g. uint16 in torch 1.13).
+    an array gives a tensor; a NumPy scalar (a rank-0 value) gives a 0-d
+    tensor (a copy of the one value). String (bytes or object) arrays are
+    returned unchanged, as torch has no string tensors. Raises TypeError
+    for a numeric dtype torch lacks (e.g. uint16 in torch 1.13).
     """
     if isinstance(batch, dict):
         return {k: _array_to_torch(v) for k, v in batch.items()}

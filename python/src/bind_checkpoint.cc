@@ -22,6 +22,7 @@
 #include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
+
 #include "bindings.h"
 #include "py_common.h"
 
@@ -163,9 +164,8 @@ class PySaver {
   // Points every slot at its array; which slots hold a copy instead.
   std::vector<bool> Fill(nb::handle arrays, bool writable) {
     if (nb::len(arrays) != slots_.size()) {
-      ThrowStatus(InvalidArgumentError("Saver: expected " +
-                                       std::to_string(slots_.size()) +
-                                       " arrays"));
+      ThrowStatus(InvalidArgumentError(
+          "Saver: expected " + std::to_string(slots_.size()) + " arrays"));
     }
     std::vector<bool> copied;
     size_t i = 0;
@@ -208,9 +208,9 @@ void BindCheckpoint(nb::module_& m) {
       .def(nb::init<std::vector<std::string>, int, double, bool, bool, bool,
                     const std::string&>(),
            nb::arg("names"), nb::arg("max_to_keep"),
-           nb::arg("keep_checkpoint_every_n_hours"),
-           nb::arg("pad_step_number"), nb::arg("save_relative_paths"),
-           nb::arg("allow_empty"), nb::arg("latest_filename"))
+           nb::arg("keep_checkpoint_every_n_hours"), nb::arg("pad_step_number"),
+           nb::arg("save_relative_paths"), nb::arg("allow_empty"),
+           nb::arg("latest_filename"))
       .def("save", &PySaver::Save, nb::arg("arrays"), nb::arg("save_path"),
            nb::arg("global_step").none(), nb::arg("write_state"))
       .def("restore", &PySaver::Restore, nb::arg("arrays"), nb::arg("prefix"))

@@ -18,6 +18,7 @@
 
 #include "inflow/example/decode_raw.h"
 #include "inflow/example/example_parser.h"
+
 #include "bindings.h"
 #include "example_specs.h"
 #include "py_common.h"
@@ -31,8 +32,8 @@ TensorShape ShapeFromPython(nb::handle shape, const std::string& key) {
   for (nb::handle d : shape) dims.push_back(nb::cast<int64_t>(d));
   Result<TensorShape> s = TensorShape::FromDims(dims);
   if (!s.ok()) {
-    ThrowStatus(InvalidArgumentError("feature '" + key + "': " +
-                                     std::string(s.status().message())));
+    ThrowStatus(InvalidArgumentError(
+        "feature '" + key + "': " + std::string(s.status().message())));
   }
   return *std::move(s);
 }
@@ -81,8 +82,8 @@ std::vector<std::string_view> BytesViews(nb::handle value,
     } else {
       ThrowStatus(InvalidArgumentError(
           "serialized must hold bytes, got " +
-          nb::cast<std::string>(nb::str(nb::handle(
-              reinterpret_cast<PyObject*>(Py_TYPE(item.ptr())))))));
+          nb::cast<std::string>(nb::str(
+              nb::handle(reinterpret_cast<PyObject*>(Py_TYPE(item.ptr())))))));
     }
     char* data = nullptr;
     Py_ssize_t size = 0;
@@ -119,9 +120,8 @@ void BindExample(nb::module_& m) {
       .def(
           "__init__",
           [](ExampleParser* self, nb::handle specs) {
-            new (self)
-                ExampleParser(ValueOrThrow(ExampleParser::Create(
-                    SpecsFromPython(specs))));
+            new (self) ExampleParser(
+                ValueOrThrow(ExampleParser::Create(SpecsFromPython(specs))));
           },
           nb::arg("specs"),
           "A parser for one configuration: a list of (key, kind, shape, "
@@ -143,8 +143,7 @@ void BindExample(nb::module_& m) {
           "parse_batch",
           [](const ExampleParser& parser, nb::handle serialized) {
             std::vector<nb::object> keep;
-            std::vector<std::string_view> views =
-                BytesViews(serialized, &keep);
+            std::vector<std::string_view> views = BytesViews(serialized, &keep);
             Result<ParsedFeatures> parsed = [&] {
               nb::gil_scoped_release release;
               return parser.ParseBatch(

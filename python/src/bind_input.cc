@@ -17,6 +17,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,10 +33,12 @@
 #include "inflow/input/readers.h"
 #include "inflow/io/env.h"
 #include "inflow/queue/queue.h"
+
 #include "bindings.h"
 #include "example_specs.h"
 #include "py_common.h"
 #include "py_queues.h"
+#include "py_threads.h"
 
 namespace inflow::py {
 
@@ -90,8 +94,8 @@ class Step {
 std::vector<Node> NodesOf(const std::shared_ptr<Step>& step) {
   std::vector<Node> nodes;
   for (size_t i = 0; i < step->dtypes().size(); ++i) {
-    nodes.push_back(Node{step, static_cast<int>(i), step->dtypes()[i],
-                         step->shapes()[i]});
+    nodes.push_back(
+        Node{step, static_cast<int>(i), step->dtypes()[i], step->shapes()[i]});
   }
   return nodes;
 }
@@ -179,7 +183,12 @@ class PyFuncStep : public Step {
         unpack_(unpack) {}
 
   Result<Tuple> Compute(Eval& eval) override {
-    INFLOW_ASSIGN_OR_RETURN(Tuple args, EvalNodes(inputs_, eval.options()));
+    // In this evaluation: an input shared with other nodes has one value.
+    Tuple args;
+    for (const Node& n : inputs_) {
+      INFLOW_ASSIGN_OR_RETURN(Tensor t, eval.Get(n));
+      args.push_back(std::move(t));
+    }
     PyGILState_STATE state;
     if (!AcquireGil(&state)) {
       return CancelledError("py_func: the Python interpreter is exiting");
@@ -198,8 +207,7 @@ class PyFuncStep : public Step {
           (*func_)(*nb::tuple(nb::steal(PySequence_Tuple(py_args.ptr()))));
       if (!unpack_) return Tuple{TensorFromPython(result, dtypes()[0])};
       if (result.is_none() || !PySequence_Check(result.ptr()) ||
-          PyBytes_Check(result.ptr()) ||
-          nb::len(result) != dtypes().size()) {
+          PyBytes_Check(result.ptr()) || nb::len(result) != dtypes().size()) {
         return InvalidArgumentError(
             "py_func: the function must return a sequence of " +
             std::to_string(dtypes().size()) + " values");
@@ -246,8 +254,7 @@ class ReadStep : public Step {
       : Step(up_to == 0 ? "read" : "read_up_to",
              {DType::kString, DType::kString},
              up_to == 0
-                 ? std::vector<PartialShape>{PartialShape({}),
-                                             PartialShape({})}
+                 ? std::vector<PartialShape>{PartialShape({}), PartialShape({})}
                  : std::vector<PartialShape>{PartialShape({-1}),
                                              PartialShape({-1})}),
         reader_(std::move(reader)),
@@ -498,10 +505,37 @@ struct PyPipeline {
 
   std::shared_ptr<Pipeline> pipeline;
 
+  // BatchSource::Next ignores stop tokens, so CallBlocking could not
+  // interrupt it: the wait goes in slices of kSlice (a timed-out Next
+  // loses nothing), with the signals checked between them.
   nb::list Next(nb::handle timeout) {
-    Result<Tuple> batch = CallBlocking(
-        timeout, [&](const CallOptions& o) { return pipeline->Next(o); });
-    return TupleToPython(ValueOrThrow(std::move(batch)));
+    constexpr std::chrono::milliseconds kSlice(50);
+    const std::optional<std::chrono::milliseconds> total =
+        TimeoutFromPython(timeout);
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+      CallOptions options;
+      options.timeout = kSlice;
+      if (total) {
+        const auto left =
+            *total - std::chrono::duration_cast<std::chrono::milliseconds>(
+                         std::chrono::steady_clock::now() - start);
+        options.timeout =
+            std::clamp(left, std::chrono::milliseconds(0), kSlice);
+      }
+      Result<Tuple> batch = [&] {
+        nb::gil_scoped_release release;
+        return pipeline->Next(options);
+      }();
+      if (batch.ok() ||
+          batch.status().code() != StatusCode::kDeadlineExceeded) {
+        return TupleToPython(ValueOrThrow(std::move(batch)));
+      }
+      if (PyErr_CheckSignals() != 0) throw nb::python_error();
+      if (total && std::chrono::steady_clock::now() - start >= *total) {
+        ThrowStatus(batch.status());
+      }
+    }
   }
 
   void Close() {
@@ -520,8 +554,7 @@ struct PyPipeline {
 // one after the other, on its own thread).
 thread_local Tensor t_keep_input;
 
-BatchInput MakeBatchInput(std::vector<Node> nodes,
-                          std::optional<Node> keep,
+BatchInput MakeBatchInput(std::vector<Node> nodes, std::optional<Node> keep,
                           const std::vector<std::string>& names) {
   BatchInput in;
   for (const Node& n : nodes) {
@@ -586,7 +619,8 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
   o.min_after_dequeue = min_after_dequeue;
   o.seed = seed;
   const bool shuffle = kind == "shuffle_batch";
-  Result<std::shared_ptr<Batcher>> b = [&]() -> Result<std::shared_ptr<Batcher>> {
+  Result<std::shared_ptr<Batcher>> b =
+      [&]() -> Result<std::shared_ptr<Batcher>> {
     if (batch_size <= 0) {
       return InvalidArgumentError("batch_size must be > 0, got " +
                                   std::to_string(batch_size));
@@ -607,10 +641,9 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
     return join ? BatchJoin(std::move(ins), o) : Batch(std::move(ins[0]), o);
   }();
   return std::make_shared<PyBatcher>(PyBatcher{
-      ValueOrThrow(std::move(b)),
-      shuffle       ? QueueKind::kRandomShuffle
-      : dynamic_pad ? QueueKind::kPaddingFIFO
-                    : QueueKind::kFIFO});
+      ValueOrThrow(std::move(b)), shuffle       ? QueueKind::kRandomShuffle
+                                  : dynamic_pad ? QueueKind::kPaddingFIFO
+                                                : QueueKind::kFIFO});
 }
 
 // Python map functions for the Pipeline: fn(dict of row arrays) -> dict
@@ -632,20 +665,20 @@ MapFunction MakeMapFunction(nb::handle fn, std::vector<std::string> in_names,
     }
     Result<Tuple> out = [&]() -> Result<Tuple> {
       try {
-      nb::dict arg;
-      for (size_t i = 0; i < rows.size() && i < in_names.size(); ++i) {
-        arg[in_names[i].c_str()] = TensorToNumpy(rows[i]);
-      }
-      nb::object result = (*func)(arg);
-      Tuple out;
-      for (size_t i = 0; i < dtypes.size(); ++i) {
-        nb::object v = nb::isinstance<nb::dict>(result)
-                           ? nb::object(result[names[i].c_str()])
-                           : nb::object(result[i]);
-        out.push_back(TensorFromPython(v, dtypes[i]));
-      }
-      return out;
-    } catch (nb::python_error& e) {
+        nb::dict arg;
+        for (size_t i = 0; i < rows.size() && i < in_names.size(); ++i) {
+          arg[in_names[i].c_str()] = TensorToNumpy(rows[i]);
+        }
+        nb::object result = (*func)(arg);
+        Tuple out;
+        for (size_t i = 0; i < dtypes.size(); ++i) {
+          nb::object v = nb::isinstance<nb::dict>(result)
+                             ? nb::object(result[names[i].c_str()])
+                             : nb::object(result[i]);
+          out.push_back(TensorFromPython(v, dtypes[i]));
+        }
+        return out;
+      } catch (nb::python_error& e) {
         return StatusFromPythonError(e, "map_fn");
       } catch (const std::exception& e) {
         return UnknownError(std::string("map_fn: ") + e.what());
@@ -663,8 +696,7 @@ void BindInput(nb::module_& m) {
   nb::class_<Node>(m, "Node",
                    "A deferred value: one output of a step (TF's tensor). "
                    "Batching calls and inflow.run evaluate it.")
-      .def_prop_ro("dtype",
-                   [](const Node& n) { return DTypeToNumpy(n.dtype); })
+      .def_prop_ro("dtype", [](const Node& n) { return DTypeToNumpy(n.dtype); })
       .def_prop_ro("shape",
                    [](const Node& n) { return PartialShapeToPython(n.shape); })
       .def_prop_ro("op_name", [](const Node& n) { return n.step->name(); })
@@ -700,9 +732,8 @@ void BindInput(nb::module_& m) {
   m.def(
       "_run",
       [](const std::vector<Node>& nodes, nb::handle timeout) {
-        Result<Tuple> out = CallBlocking(timeout, [&](const CallOptions& o) {
-          return EvalNodes(nodes, o);
-        });
+        Result<Tuple> out = CallBlocking(
+            timeout, [&](const CallOptions& o) { return EvalNodes(nodes, o); });
         return TupleToPython(ValueOrThrow(std::move(out)));
       },
       nb::arg("nodes"), nb::arg("timeout").none() = nb::none());
@@ -722,9 +753,9 @@ void BindInput(nb::module_& m) {
         if (ss.size() != ds.size()) {
           ThrowStatus(InvalidArgumentError("py_func: one shape per dtype"));
         }
-        return NodesOf(std::make_shared<PyFuncStep>(
-            ShareObject(func), std::move(inputs), std::move(ds),
-            std::move(ss), unpack));
+        return NodesOf(
+            std::make_shared<PyFuncStep>(ShareObject(func), std::move(inputs),
+                                         std::move(ds), std::move(ss), unpack));
       },
       nb::arg("func"), nb::arg("inputs"), nb::arg("dtypes"),
       nb::arg("shapes").none(), nb::arg("unpack"));
@@ -767,12 +798,11 @@ void BindInput(nb::module_& m) {
         for (nb::handle d : dtypes) ds.push_back(DTypeFromPython(d));
         std::vector<PartialShape> ss;
         for (nb::handle s : shapes) ss.push_back(PartialShapeFromPython(s));
-        return NodesOf(std::make_shared<ParseStep>(parser, input, single,
-                                                   std::move(ds),
-                                                   std::move(ss)));
+        return NodesOf(std::make_shared<ParseStep>(
+            parser, input, single, std::move(ds), std::move(ss)));
       },
-      nb::arg("parser"), nb::arg("input"), nb::arg("single"),
-      nb::arg("dtypes"), nb::arg("shapes"));
+      nb::arg("parser"), nb::arg("input"), nb::arg("single"), nb::arg("dtypes"),
+      nb::arg("shapes"));
 
   m.def(
       "_decode_raw_step",
@@ -789,11 +819,11 @@ void BindInput(nb::module_& m) {
       "_decode_raw_to_float_step",
       [](const Node& input, float scale) {
         if (input.dtype != DType::kString) {
-          ThrowStatus(InvalidArgumentError(
-              "decode_raw_to_float: input must be bytes"));
+          ThrowStatus(
+              InvalidArgumentError("decode_raw_to_float: input must be bytes"));
         }
-        return NodesOf(std::make_shared<DecodeRawStep>(
-            input, DType::kUInt8, true, true, scale))[0];
+        return NodesOf(std::make_shared<DecodeRawStep>(input, DType::kUInt8,
+                                                       true, true, scale))[0];
       },
       nb::arg("input"), nb::arg("scale"));
 
@@ -804,8 +834,8 @@ void BindInput(nb::module_& m) {
         int unknown = 0;
         for (int64_t d : dims) unknown += d < 0 ? 1 : 0;
         if (unknown > 1) {
-          ThrowStatus(InvalidArgumentError(
-              "reshape: at most one dimension may be -1"));
+          ThrowStatus(
+              InvalidArgumentError("reshape: at most one dimension may be -1"));
         }
         PartialShape out(dims);
         if (unknown == 1 && input.shape.IsFullyDefined()) {
@@ -821,6 +851,29 @@ void BindInput(nb::module_& m) {
             input, DimsFromPython(shape), std::move(out)))[0];
       },
       nb::arg("input"), nb::arg("shape"));
+
+  m.def(
+      "_enqueue_op",
+      [](nb::handle q, std::vector<Node> nodes, bool many) {
+        std::shared_ptr<QueueInterface> queue = QueueFromPython(q);
+        if (nodes.size() != static_cast<size_t>(queue->num_components())) {
+          ThrowStatus(InvalidArgumentError(
+              "enqueue_op: " + std::to_string(nodes.size()) +
+              " values for a queue of " +
+              std::to_string(queue->num_components()) + " components"));
+        }
+        std::string description = "enqueue";
+        for (const Node& n : nodes) description += " " + n.step->name();
+        return CppQueueOp{
+            MakeEnqueueOp(
+                queue,
+                [nodes = std::move(nodes)](const CallOptions& options) {
+                  return EvalNodes(nodes, options);
+                },
+                many),
+            std::move(description)};
+      },
+      nb::arg("queue"), nb::arg("nodes"), nb::arg("many"));
 
   // Readers: the Python object holds the reader; the steps share it
   // without referencing the Python object.
@@ -840,8 +893,8 @@ void BindInput(nb::module_& m) {
                   "read_up_to: num_records must be >= 1, got " +
                   std::to_string(n)));
             }
-            return NodesOf(
-                std::make_shared<ReadStep>(self.reader, QueueFromPython(queue), n));
+            return NodesOf(std::make_shared<ReadStep>(
+                self.reader, QueueFromPython(queue), n));
           },
           nb::arg("queue"), nb::arg("num_records"))
       .def("num_records_produced",
@@ -872,8 +925,7 @@ void BindInput(nb::module_& m) {
   m.def(
       "_text_line_reader",
       [](int64_t skip) {
-        return PyReader(
-            ValueOrThrow(NewTextLineReader(Env::Default(), skip)));
+        return PyReader(ValueOrThrow(NewTextLineReader(Env::Default(), skip)));
       },
       nb::arg("skip_header_lines"));
   m.def(
@@ -889,11 +941,10 @@ void BindInput(nb::module_& m) {
         return PyReader(
             ValueOrThrow(NewFixedLengthRecordReader(Env::Default(), o)));
       },
-      nb::arg("record_bytes"), nb::arg("header_bytes"),
-      nb::arg("footer_bytes"), nb::arg("hop_bytes"), nb::arg("encoding"));
-  m.def("_whole_file_reader", [] {
-    return PyReader(NewWholeFileReader(Env::Default()));
-  });
+      nb::arg("record_bytes"), nb::arg("header_bytes"), nb::arg("footer_bytes"),
+      nb::arg("hop_bytes"), nb::arg("encoding"));
+  m.def("_whole_file_reader",
+        [] { return PyReader(NewWholeFileReader(Env::Default())); });
 
   // Producers: each returns its queue (the runner is in the default
   // collection, started by start_queue_runners).
@@ -903,11 +954,10 @@ void BindInput(nb::module_& m) {
          bool shuffle, std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
          std::optional<std::string> name) {
-        return ProducerQueue(ValueOrThrow(
-                   StringInputProducer(
-                       std::move(strings),
-                       ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                           shared_name, name))));
+        return ProducerQueue(ValueOrThrow(StringInputProducer(
+            std::move(strings),
+            ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
+                                shared_name, name))));
       },
       nb::arg("strings"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
@@ -918,10 +968,9 @@ void BindInput(nb::module_& m) {
          std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
          std::optional<std::string> name) {
-        return ProducerQueue(ValueOrThrow(
-                   RangeInputProducer(
-                       limit, ProducerOptionsFrom(num_epochs, shuffle, seed,
-                                                  capacity, shared_name, name))));
+        return ProducerQueue(ValueOrThrow(RangeInputProducer(
+            limit, ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
+                                       shared_name, name))));
       },
       nb::arg("limit"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
@@ -935,10 +984,9 @@ void BindInput(nb::module_& m) {
          std::optional<std::string> name) {
         Tensor t = TensorFromPython(input);
         return ProducerQueue(ValueOrThrow(
-                   InputProducer(
-                       std::move(t), PartialShapeFromPython(element_shape),
-                       ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                           shared_name, name))));
+            InputProducer(std::move(t), PartialShapeFromPython(element_shape),
+                          ProducerOptionsFrom(num_epochs, shuffle, seed,
+                                              capacity, shared_name, name))));
       },
       nb::arg("input"), nb::arg("element_shape").none(),
       nb::arg("num_epochs").none(), nb::arg("shuffle"), nb::arg("seed").none(),
@@ -1061,10 +1109,10 @@ void BindInput(nb::module_& m) {
           for (nb::handle d : spec[1]) ds.push_back(DTypeFromPython(d));
           std::vector<PartialShape> ss;
           for (nb::handle s : spec[2]) ss.push_back(PartialShapeFromPython(s));
-          o.map = MakeMapFunction(
-              map_fn, nb::cast<std::vector<std::string>>(spec[0]),
-              std::move(ds), std::move(ss),
-              nb::cast<std::vector<std::string>>(spec[3]));
+          o.map = MakeMapFunction(map_fn,
+                                  nb::cast<std::vector<std::string>>(spec[0]),
+                                  std::move(ds), std::move(ss),
+                                  nb::cast<std::vector<std::string>>(spec[3]));
         }
         o.num_readers = num_readers;
         o.read_batch = read_batch;
@@ -1091,8 +1139,8 @@ void BindInput(nb::module_& m) {
       nb::arg("num_readers"), nb::arg("read_batch"), nb::arg("batch_size"),
       nb::arg("shuffle_batch"), nb::arg("min_after_dequeue"),
       nb::arg("capacity"), nb::arg("allow_smaller_final_batch"),
-      nb::arg("raw_to_float"), nb::arg("include_key"),
-      nb::arg("map_fn").none(), nb::arg("map_spec").none(), nb::arg("name"));
+      nb::arg("raw_to_float"), nb::arg("include_key"), nb::arg("map_fn").none(),
+      nb::arg("map_spec").none(), nb::arg("name"));
 }
 
 }  // namespace inflow::py

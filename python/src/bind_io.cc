@@ -17,6 +17,7 @@
 #include "inflow/io/env.h"
 #include "inflow/io/record_reader.h"
 #include "inflow/io/record_writer.h"
+
 #include "bindings.h"
 #include "py_common.h"
 

@@ -218,7 +218,7 @@ def test_dynamic_pad_pads_to_the_longest(runners):
     n, = inflow.train.slice_input_producer([np.arange(1, 5, dtype=np.int64)],
                                            num_epochs=1, shuffle=False)
     row = inflow.py_func(lambda k: np.arange(k, dtype=np.int32), [n], np.int32,
-                         shapes=[None])
+                         shapes=[[None]])
     out = inflow.train.batch([row], batch_size=4, dynamic_pad=True)
     runners()
     got = out.dequeue(timeout=JOIN_S)
@@ -304,12 +304,12 @@ def test_readers_keys_and_values(tmp_path, runners):
     for k, f in [("text", text), ("fixed", fixed), ("whole", text)]:
         queues[k].enqueue(str(f))
         queues[k].close()
-    assert inflow.run(reads["text"]) == [f"{text}:2".encode(), b"l1"]
-    assert inflow.run(reads["text"]) == [f"{text}:3".encode(), b"l2"]
+    assert inflow.run(reads["text"]) == (f"{text}:2".encode(), b"l1")
+    assert inflow.run(reads["text"]) == (f"{text}:3".encode(), b"l2")
     assert inflow.run(reads["fixed"])[1] == b"aaa"
-    assert inflow.run(reads["fixed"]) == [f"{fixed}:1".encode(), b"bbb"]
+    assert inflow.run(reads["fixed"]) == (f"{fixed}:1".encode(), b"bbb")
     assert inflow.run(reads["fixed"])[1] == b"ccc"
-    assert inflow.run(reads["whole"]) == [str(text).encode(), b"h\nl1\r\nl2"]
+    assert inflow.run(reads["whole"]) == (str(text).encode(), b"h\nl1\r\nl2")
     with pytest.raises(errors.OutOfRangeError):
         inflow.run(reads["whole"])
 
@@ -342,14 +342,15 @@ def test_one_run_evaluates_each_step_once(corpus):
     assert i == 1 and k != f"{corpus[0]}:0".encode()
 
 
-def test_decode_raw_and_reshape_nodes():
+def test_decode_raw_and_reshape_nodes(runners):
     rows = np.array([bytes(range(8)), bytes(range(8, 16))], dtype=object)
     raw, = inflow.train.slice_input_producer([rows], num_epochs=1, shuffle=False)
     decoded = inflow.decode_raw(raw, np.uint16)
     assert decoded.shape == [None]
     square = inflow.reshape(decoded, [2, 2])
     as_float = inflow.decode_raw_to_float(raw, 0.5)
-    a, b, c = inflow.run([decoded, square, as_float])
+    runners()
+    a, b, c = inflow.run([decoded, square, as_float], timeout=JOIN_S)
     np.testing.assert_array_equal(a, np.frombuffer(bytes(range(8)), np.uint16))
     assert b.shape == (2, 2)
     np.testing.assert_array_equal(c, np.arange(8, dtype=np.float32) * 0.5)
@@ -381,3 +382,24 @@ def test_static_checks_are_tfs():
     node = inflow.decode_raw(raw, np.uint8)
     node.set_shape([2])
     assert node.shape == [2]
+
+
+def test_queue_runner_with_a_cpp_read_parse_op(corpus, runners):
+    files = inflow.train.string_input_producer(corpus, num_epochs=1, shuffle=False)
+    reader = inflow.TFRecordReader()
+    _, value = reader.read(files)
+    parsed = inflow.parse_single_example(value, {
+        "id": inflow.FixedLenFeature([], "int64"),
+        "vec": inflow.FixedLenFeature([3], "float32")})
+    q = inflow.FIFOQueue(50, ["int64", "float32"], shapes=[[], [3]], names=["id", "vec"])
+    op = inflow.train.enqueue_op(q, parsed)
+    qr = inflow.train.QueueRunner(q, [op, op])
+    inflow.train.add_queue_runner(qr)
+    runners()
+    ids = []
+    with pytest.raises(errors.OutOfRangeError):
+        while True:
+            ids.append(int(q.dequeue(timeout=JOIN_S)["id"]))
+    assert sorted(ids) == list(range(24))
+    with pytest.raises(ValueError):
+        inflow.train.enqueue_op(q, {"id": parsed["id"]})

@@ -103,6 +103,11 @@ def test_fixed_len_default_of_a_shape():
     assert_same(got, want)
 
 
+def test_dense_results_view_inflows_tensors():
+    got = inflow.parse_example(EXAMPLES, {"vec": inflow.FixedLenFeature([3], "float32")})
+    assert type(got["vec"].base).__name__ == "_TensorView"  # no copy out of C++
+
+
 def test_dense_results_are_writable_arrays():
     got = inflow.parse_example(EXAMPLES, {"vec": inflow.FixedLenFeature([3], "float32")})
     assert got["vec"].flags.c_contiguous

@@ -60,6 +60,8 @@ def test_one_epoch_every_record_once_then_the_end(shards, tmp_path):
     assert labels == list(range(137))  # one reader, no shuffling: file order
     with pytest.raises(errors.OutOfRangeError):
         p.get_next()
+    with pytest.raises(errors.OutOfRangeError):
+        p.next(timeout=5)
     p.close()
     p.close()
 
@@ -183,3 +185,63 @@ def test_timeout_when_nothing_comes(tmp_path):
     with inflow.Pipeline(str(path), features=FEATURES, batch_size=1) as p:
         with pytest.raises(errors.DeadlineExceededError):
             p.get_next(timeout=0.2)
+
+
+SIGINT_CHILD = """
+import sys, time
+import inflow
+path = sys.argv[1]
+inflow.io.TFRecordWriter(path).close()
+{setup}
+print("blocking", flush=True)
+try:
+    {call}
+except KeyboardInterrupt:
+    print("interrupted", time.monotonic(), flush=True)
+    sys.exit(0)
+print("not interrupted", flush=True)
+sys.exit(1)
+"""
+
+SIGINT_CASES = {
+    "pipeline": ("p = inflow.Pipeline(path, batch_size=1)", "p.get_next()"),
+    "batch": ("files = inflow.train.string_input_producer([path])\n"
+              "_, v = inflow.TFRecordReader().read(files)\n"
+              "b = inflow.train.batch([v], 1)\n"
+              "c = inflow.train.Coordinator()\n"
+              "t = inflow.train.start_queue_runners(coord=c)", "b.dequeue()"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SIGINT_CASES))
+def test_sigint_while_waiting_for_a_batch_raises_keyboard_interrupt(tmp_path, case):
+    import os
+    import select
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    def read_line(proc, seconds):
+        ready, _, _ = select.select([proc.stdout], [], [], seconds)
+        return proc.stdout.readline() if ready else ""
+
+    setup, call = SIGINT_CASES[case]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SIGINT_CHILD.format(setup=setup, call=call),
+         str(tmp_path / "empty.tfrecord")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, bufsize=1)
+    try:
+        assert read_line(proc, 60).strip() == "blocking"
+        time.sleep(0.3)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        line = read_line(proc, 10).split()
+        assert line and line[0] == "interrupted", line
+        assert proc.wait(30) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert float(line[1]) - sent < 0.5

@@ -117,6 +117,9 @@ def test_to_torch_structures_and_unsupported_dtypes(torch_run):
             "dict_keys": sorted(to_torch({"b": a, "a": a})),
             "readonly_same": to_torch(ro).data_ptr() == ro.__array_interface__["data"][0],
             "strings": type(to_torch(np.array([b"x"], dtype=object))).__name__,
+            "scalar": [to_torch(np.int64(7)).item(), to_torch(np.int64(7)).dim(),
+                       str(to_torch(np.float32(0.5)).dtype)],
+            "bytes_leaf": to_torch((b"k", a))[0].decode(),
             "unsupported": unsupported,
         }))
     """)
@@ -125,6 +128,8 @@ def test_to_torch_structures_and_unsupported_dtypes(torch_run):
     assert out["dict_keys"] == ["a", "b"]
     assert out["readonly_same"]
     assert out["strings"] == "ndarray"
+    assert out["scalar"] == [7, 0, "torch.float32"]
+    assert out["bytes_leaf"] == "k"
     assert out["unsupported"] is not None and "uint16" in out["unsupported"]
 
 

@@ -36,7 +36,7 @@ __all__ = ["string_input_producer", "range_input_producer", "slice_input_produce
            "TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "batch",
            "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
            "maybe_shuffle_batch", "maybe_batch_join", "maybe_shuffle_batch_join",
-           "BatchOutput"]
+           "BatchOutput", "enqueue_op"]
 
 
 def _strings(values):
@@ -103,6 +103,23 @@ def limit_epochs(tensor, num_epochs=None, name=None):
     """A Node giving ``tensor`` ``num_epochs`` times, then OutOfRangeError
     (``tf.compat.v1.train.limit_epochs``)."""
     return _inflow._limit_epochs(tensor, num_epochs)
+
+
+def enqueue_op(queue, vals, enqueue_many=False):
+    """A C++ enqueue op for a QueueRunner: each run evaluates ``vals`` (Nodes
+    or constants: a list, or a dict keyed by the queue's names) and enqueues
+    the result (TF's ``queue.enqueue(vals)`` / ``enqueue_many(vals)`` inside
+    ``QueueRunner(queue, [op] * n)``). It runs on inflow's threads without
+    the GIL (py_func steps take it for their call)."""
+    if isinstance(vals, dict):
+        names = queue.names
+        if not names or set(names) != set(vals):
+            raise ValueError(f"enqueue_op: keys {sorted(vals)} are not the queue's "
+                             f"names {names}")
+        vals = [vals[n] for n in names]
+    elif not isinstance(vals, (list, tuple)):
+        vals = [vals]
+    return _inflow._enqueue_op(queue, [_as_node(v) for v in vals], bool(enqueue_many))
 
 
 class ReaderBase:
