@@ -7,6 +7,9 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 from inflow._queues import QueueBase
 from inflow.errors import OpError
 
+__all__ = ["Coordinator", "QueueRunner", "add_queue_runner",
+           "start_queue_runners", "QUEUE_RUNNERS"]
+
 QUEUE_RUNNERS: str
 
 class InflowThread:
