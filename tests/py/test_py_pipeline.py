@@ -210,6 +210,8 @@ SIGINT_CASES = {
               "b = inflow.train.batch([v], 1)\n"
               "c = inflow.train.Coordinator()\n"
               "t = inflow.train.start_queue_runners(coord=c)", "b.dequeue()"),
+    "run": ("q = inflow.FIFOQueue(2, 'string')\n"
+            "_, v = inflow.TFRecordReader().read(q)", "inflow.run(v)"),
 }
 
 
