@@ -16,3 +16,20 @@ from inflow import train
 from inflow._pipeline import *  # noqa: F401,F403  Pipeline
 
 __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0"
+
+# TF's dtype names (tf.float32, tf.string, ...) as the numpy dtypes inflow
+# gives and takes; string is the object dtype of dequeued string arrays.
+float16 = _inflow.as_numpy_dtype("float16")
+float32 = _inflow.as_numpy_dtype("float32")
+float64 = _inflow.as_numpy_dtype("float64")
+bfloat16 = _inflow.as_numpy_dtype("bfloat16")
+int8 = _inflow.as_numpy_dtype("int8")
+int16 = _inflow.as_numpy_dtype("int16")
+int32 = _inflow.as_numpy_dtype("int32")
+int64 = _inflow.as_numpy_dtype("int64")
+uint8 = _inflow.as_numpy_dtype("uint8")
+uint16 = _inflow.as_numpy_dtype("uint16")
+uint32 = _inflow.as_numpy_dtype("uint32")
+uint64 = _inflow.as_numpy_dtype("uint64")
+bool = _inflow.as_numpy_dtype("bool")  # noqa: A001  (TF's name)
+string = _inflow.as_numpy_dtype("string")

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
@@ -359,8 +360,9 @@ void BindThreads(nb::module_& m) {
               nb::gil_scoped_release release;
               s = t.thread->Start();
             }
-            if (!s.ok())
-              throw nb::value_error("threads can only be started once");
+            if (!s.ok()) {
+              throw std::runtime_error("threads can only be started once");
+            }
           },
           "Starts the thread (RuntimeError when started already).")
       .def(

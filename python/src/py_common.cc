@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -158,6 +159,72 @@ struct TensorView {
   Tensor tensor;
 };
 
+// NumPy's __array_struct__ layout (numpy/ndarraytypes.h, stable since
+// NumPy 1.0), so that numpy.asarray(view) reads the tensor without parsing
+// a dict.
+struct ArrayInterface {
+  int two;
+  int nd;
+  char typekind;
+  int itemsize;
+  int flags;
+  Py_intptr_t* shape;
+  Py_intptr_t* strides;
+  void* data;
+  PyObject* descr;
+};
+constexpr int kNpyCContiguous = 0x0001;
+constexpr int kNpyAligned = 0x0100;
+constexpr int kNpyNotSwapped = 0x0200;
+constexpr int kNpyWriteable = 0x0400;
+
+char TypeKind(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+    case DType::kFloat32:
+    case DType::kFloat64:
+      return 'f';
+    case DType::kInt8:
+    case DType::kInt16:
+    case DType::kInt32:
+    case DType::kInt64:
+      return 'i';
+    case DType::kBool:
+      return 'b';
+    default:
+      return 'u';  // unsigned, and bfloat16 as uint16
+  }
+}
+
+// A capsule holding the array struct of `t` (its shape in the same
+// allocation), freed with the capsule.
+nb::object ArrayStruct(const Tensor& t) {
+  const int nd = t.rank();
+  void* mem = std::malloc(sizeof(ArrayInterface) + sizeof(Py_intptr_t) * nd);
+  if (mem == nullptr) throw std::bad_alloc();
+  auto* inter = static_cast<ArrayInterface*>(mem);
+  auto* shape = reinterpret_cast<Py_intptr_t*>(inter + 1);
+  for (int i = 0; i < nd; ++i) shape[i] = t.dim_size(i);
+  inter->two = 2;
+  inter->nd = nd;
+  inter->typekind = TypeKind(t.dtype());
+  inter->itemsize = static_cast<int>(DTypeSize(t.dtype()));
+  inter->flags = kNpyCContiguous | kNpyAligned | kNpyNotSwapped |
+                 (t.read_only() ? 0 : kNpyWriteable);
+  inter->shape = shape;
+  inter->strides = nullptr;
+  inter->data = const_cast<void*>(t.raw_data());
+  inter->descr = nullptr;
+  PyObject* capsule = PyCapsule_New(mem, nullptr, [](PyObject* c) {
+    std::free(PyCapsule_GetPointer(c, nullptr));
+  });
+  if (capsule == nullptr) {
+    std::free(mem);
+    throw nb::python_error();
+  }
+  return nb::steal(capsule);
+}
+
 nb::object NumericArray(const Tensor& tensor) {
   Globals& g = G();
   nb::handle view_type(g.tensor_view_type);
@@ -260,7 +327,9 @@ void ReleaseHeldBuffer(HeldBuffer* held) {
 
 // Wraps a C-contiguous array without a copy; nullopt when its layout does
 // not allow it (not contiguous, or a format inflow does not hold).
-std::optional<Tensor> WrapArray(nb::handle arr) {
+// `want`, unless kInvalid, is the DType the array must have (nullopt
+// otherwise).
+std::optional<Tensor> WrapArray(nb::handle arr, DType want = DType::kInvalid) {
   auto held = std::make_unique<HeldBuffer>();
   bool writable = true;
   if (PyObject_GetBuffer(arr.ptr(), &held->view,
@@ -277,7 +346,7 @@ std::optional<Tensor> WrapArray(nb::handle arr) {
   Py_buffer& view = held->view;
   std::optional<DType> dtype =
       DTypeFromFormat(view.format ? view.format : "B", view.itemsize);
-  if (!dtype) {
+  if (!dtype || (want != DType::kInvalid && *dtype != want)) {
     PyBuffer_Release(&view);
     return std::nullopt;
   }
@@ -401,6 +470,11 @@ nb::object TensorToNumpy(const Tensor& tensor) {
 
 Tensor TensorFromPython(nb::handle value, DType dtype) {
   Numpy();
+  // The common case first: an array of the wanted dtype, wrapped as is.
+  if (dtype != DType::kString && IsNdarray(value)) {
+    std::optional<Tensor> t = WrapArray(value, dtype);
+    if (t) return *std::move(t);
+  }
   if (dtype == DType::kString || IsStringLike(value)) {
     if (dtype != DType::kString && dtype != DType::kInvalid) {
       throw nb::type_error(
@@ -719,7 +793,7 @@ void InitCommon(nb::module_& m) {
   }
   nb::class_<TensorView>(m, "_TensorView",
                          "The inflow tensor a NumPy array views (the "
-                         "array's .base); keeps the buffer alive.")
+                         "array's .base[0]); keeps the buffer alive.")
       .def(nb::init<>())
       .def_prop_ro("__array_interface__",
                    [](const TensorView& v) {
@@ -735,6 +809,8 @@ void InitCommon(nb::module_& m) {
                      d["version"] = 3;
                      return d;
                    })
+      .def_prop_ro("__array_struct__",
+                   [](const TensorView& v) { return ArrayStruct(v.tensor); })
       .def_prop_ro("address",
                    [](const TensorView& v) {
                      return reinterpret_cast<uintptr_t>(v.tensor.raw_data());
@@ -748,7 +824,17 @@ void InitCommon(nb::module_& m) {
       [](nb::handle arr) -> uintptr_t {
         nb::handle view_type(G().tensor_view_type);
         nb::object base = nb::borrow(arr);
-        while (IsNdarray(base)) base = base.attr("base");
+        // NumPy makes (view, capsule) the base of an array read through
+        // __array_struct__; views of that array chain to it.
+        for (;;) {
+          if (IsNdarray(base)) {
+            base = base.attr("base");
+          } else if (PyTuple_Check(base.ptr()) && nb::len(base) == 2) {
+            base = nb::borrow(base[0]);
+          } else {
+            break;
+          }
+        }
         if (!base.type().is(view_type)) {
           throw nb::type_error("the array does not view an inflow tensor");
         }

@@ -57,10 +57,10 @@ T ValueOrThrow(Result<T> result) {
 nb::handle ErrorClass(StatusCode code);
 
 // A NumPy array over the tensor's buffer, which the array keeps alive (no
-// copy; read-only buffers give read-only arrays; `arr.base` is an
-// inflow._inflow._TensorView). String tensors become object arrays of
-// bytes (a copy). Rank-0 tensors become NumPy scalars (np.float32(...),
-// and bytes for strings), as TF1's Session.run returns them.
+// copy; read-only buffers give read-only arrays; `arr.base` is
+// (inflow._inflow._TensorView, capsule)). String tensors become object arrays
+// of bytes (a copy). Rank-0 tensors become NumPy scalars (np.float32(...), and
+// bytes for strings), as TF1's Session.run returns them.
 nb::object TensorToNumpy(const Tensor& tensor);
 
 // A Tensor from any array-like: a C-contiguous NumPy array of a supported

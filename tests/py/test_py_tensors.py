@@ -44,7 +44,8 @@ def test_dequeue_many_views_inflows_batch_buffer():
     for i in range(4):
         q.enqueue([np.full([2], i, np.float32), np.int64(i)])
     x, y = q.dequeue_many(4)
-    assert isinstance(x.base, _inflow._TensorView)
+    assert isinstance(x.base[0], _inflow._TensorView)
+    assert _inflow._buffer_address(x[1:]) == address(x)  # a view of it
     assert _inflow._buffer_address(x) == address(x)
     assert _inflow._buffer_address(y) == address(y)
     assert address(x) % 64 == 0  # inflow's aligned batch buffer
@@ -153,3 +154,13 @@ def test_dtype_spellings():
         _inflow.dtype_name("complex64")
     with pytest.raises(errors.InvalidArgumentError):
         _inflow.dtype_name(np.complex64)
+
+
+def test_tf_dtype_names_at_the_top_level():
+    q = inflow.FIFOQueue(2, [inflow.float32, inflow.string, inflow.int64])
+    assert q.dtypes == [inflow.float32, inflow.string, inflow.int64]
+    assert inflow.string == np.dtype(object) and inflow.bool == np.bool_
+    assert inflow.bfloat16 == ml_dtypes.bfloat16
+    for name in ("float16", "float64", "int8", "int16", "int32", "uint8",
+                 "uint16", "uint32", "uint64"):
+        assert getattr(inflow, name) == np.dtype(name)

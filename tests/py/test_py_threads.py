@@ -390,3 +390,18 @@ def test_interpreter_exits_with_runner_threads(daemon, limit, tail):
         capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[0] == "1"
+
+
+def test_a_coordinator_nobody_holds_lives_while_its_threads_run(collection):
+    import gc
+    q = inflow.FIFOQueue(2, [np.int64], shapes=[[]])
+    produce, _ = counting_producer(4)
+    train.add_queue_runner(train.QueueRunner(q, [produce]), collection=collection)
+    threads = train.start_queue_runners(coord=train.Coordinator(),
+                                        collection=collection)
+    gc.collect()
+    assert drain(q) == [1, 2, 3, 4]  # not stopped by a collected coordinator
+    for t in threads:
+        t.join(timeout=0.01)
+    with pytest.raises(RuntimeError):
+        threads[0].start()

@@ -195,6 +195,7 @@ class Coordinator:
         # grace period after a stop).
         status = self._native.join(native, float(stop_grace_period_secs),
                                    False)
+        _release(self)
         live_native = None
         if status is not None and self._native.recorded_error() is None:
             # No error was reported: the status names the inflow threads
@@ -339,6 +340,7 @@ class QueueRunner:
         session = "" if sess is None else "session:%x" % id(sess)
         threads = self._native.create_threads(coord, bool(start), session,
                                               bool(daemon))
+        _keep_alive(coord, threads)
         if not daemon:
             _track_non_daemon(threads)
         return threads
@@ -368,6 +370,7 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
     del sess
     threads = _inflow._start_queue_runners(coord, bool(start), collection,
                                            bool(daemon))
+    _keep_alive(coord, threads)
     if not daemon:
         _track_non_daemon(threads)
     return threads
@@ -382,6 +385,24 @@ def _get_queue_runners(collection=QUEUE_RUNNERS):
 def _clear_queue_runners(collection=QUEUE_RUNNERS):
     """Empties `collection` (for tests)."""
     _inflow._clear_queue_runners(collection)
+
+
+# Coordinators with inflow threads, kept until joined: the threads use the
+# native coordinator, whose destruction would stop them (TF's threads keep
+# their coordinator alive the same way).
+_LIVE_COORDINATORS = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def _keep_alive(coord, threads):
+    if coord is not None and threads:
+        with _LIVE_LOCK:
+            _LIVE_COORDINATORS.add(coord)
+
+
+def _release(coord):
+    with _LIVE_LOCK:
+        _LIVE_COORDINATORS.discard(coord)
 
 
 # Non-daemon threads: the interpreter waits for them at exit, as for a
