@@ -266,7 +266,7 @@ def test_py_func_stop_iteration_is_the_end_of_input(runners):
     x = inflow.py_func(lambda: np.int64(next(values)), [], np.int64, shapes=[[]])
     out = inflow.train.batch([x], batch_size=3, allow_smaller_final_batch=True)
     runners()
-    assert [b.tolist() for b in out.batches()] == [[0, 1, 2], [3, 4, 5], [6]]
+    assert [b.tolist() for b in out] == [[0, 1, 2], [3, 4, 5], [6]]
 
 
 def test_damaged_record_is_data_loss_from_coord_join(tmp_path, runners):
@@ -410,11 +410,11 @@ def test_unpacked_batch_components_run_as_one_batch(runners):
     labels = np.arange(10, dtype=np.int64)
     image, label = inflow.train.slice_input_producer([images, labels], num_epochs=1,
                                                      shuffle=False)
-    image_batch, label_batch = inflow.train.batch([image, label], batch_size=5)
+    image_batch, label_batch = inflow.train.batch([image, label], batch_size=5).tensors
     assert image_batch.shape == [5, 2] and label_batch.shape == [5]
     other, = inflow.train.slice_input_producer([labels], num_epochs=1)
     d = inflow.train.batch({"x": other}, batch_size=1)
-    assert list(d) == ["x"] and d["x"].shape == [1] and d.keys() == ["x"]
+    assert list(d.tensors) == ["x"] and d["x"].shape == [1] and d.keys() == ["x"]
     runners()
     imgs, lbls = inflow.run([image_batch, label_batch], timeout=JOIN_S)
     np.testing.assert_array_equal(lbls, np.arange(5))
@@ -424,5 +424,4 @@ def test_unpacked_batch_components_run_as_one_batch(runners):
     with pytest.raises(errors.OutOfRangeError):
         inflow.run(label_batch, timeout=JOIN_S)
     single = inflow.train.batch([other], batch_size=2)
-    with pytest.raises(TypeError):
-        iter(single)
+    assert single.tensors.shape == [2] and len(single) == 1

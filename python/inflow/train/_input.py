@@ -12,7 +12,7 @@ A TF1 pipeline ports line by line::
     image.set_shape([784])
     image_batch, label_batch = inflow.train.shuffle_batch(
         [image, features["label"]], batch_size=128, capacity=10000,
-        min_after_dequeue=5000, seed=1)
+        min_after_dequeue=5000, seed=1).tensors
     coord = inflow.train.Coordinator()
     threads = inflow.train.start_queue_runners(coord=coord)
     images, labels = inflow.run([image_batch, label_batch])   # sess.run
@@ -193,16 +193,17 @@ class WholeFileReader(ReaderBase):
 
 
 class BatchOutput:
-    """What a batching call returns, shaped as TF's result: unpack it
-    (``images, labels = shuffle_batch([image, label], ...)``), index it, or
-    for dict input use it as a dict of components; ``inflow.run`` on any of
-    its components dequeues one batch per run (``sess.run([images,
-    labels])``).
+    """What a batching call returns.
 
-    ``dequeue()`` gives the whole next batch as NumPy arrays (a dict for
-    dict input, one array for a one-element list, a list otherwise) and
-    raises OutOfRangeError at the end of input; ``batches()`` iterates over
-    the batches until that end.
+    ``dequeue()`` gives the next batch as NumPy arrays (a dict for dict
+    input, one array for a one-element list, a list otherwise), as
+    ``sess.run(batch)`` does, and raises OutOfRangeError at the end of
+    input; iterating (or ``batches()``) gives the batches until that end.
+    ``tensors`` has TF's result structure, one BatchComponent per batched
+    tensor (``images, labels = shuffle_batch([image, label], ...).tensors``):
+    ``inflow.run`` on components of one output dequeues one batch per run
+    (``sess.run([images, labels])``); ``out[i]`` / ``out[key]`` is one
+    component.
     """
 
     def __init__(self, batcher, keys, single):
@@ -232,7 +233,22 @@ class BatchOutput:
                 return
             yield batch
 
-    # TF's structure: a list of tensors, or a dict keyed by the input's keys.
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        from inflow import errors
+        try:
+            return self.dequeue()
+        except errors.OutOfRangeError:
+            raise StopIteration from None
+
+    @property
+    def tensors(self):
+        """TF's result: a list of BatchComponents (one for a one-element
+        list), or a dict of them for dict input."""
+        return self._shape(self._components)
+
     def __len__(self):
         return len(self._components)
 
@@ -241,22 +257,8 @@ class BatchOutput:
             return self._components[self._keys.index(index)]
         return self._components[index]
 
-    def __iter__(self):
-        if self._keys is not None:
-            return iter(self._keys)
-        if self._single:
-            raise TypeError("a one-tensor batch is not iterable; iterate the batches "
-                            "with .batches()")
-        return iter(self._components)
-
     def keys(self):
         return list(self._keys or [])
-
-    def values(self):
-        return list(self._components)
-
-    def items(self):
-        return list(zip(self._keys or [], self._components))
 
     @property
     def queue(self):
