@@ -4,6 +4,9 @@ from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+__all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
+           "PriorityQueue"]
+
 # A numpy dtype, a numpy scalar type, a Python type or a TF name ("float32",
 # "string"), or a TF DType.
 DTypeLike = Any

@@ -405,3 +405,29 @@ def test_a_coordinator_nobody_holds_lives_while_its_threads_run(collection):
         t.join(timeout=0.01)
     with pytest.raises(RuntimeError):
         threads[0].start()
+
+
+def test_looper_thread_calls_its_target_until_stop():
+    coord = train.Coordinator()
+    calls = []
+    looper = train.LooperThread.loop(coord, 0.01, calls.append, args=(1,))
+    assert looper.daemon
+    deadline = time.monotonic() + 10
+    while len(calls) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    coord.request_stop()
+    coord.join(stop_grace_period_secs=10)  # registered by the looper
+    assert len(calls) >= 3 and not looper.is_alive()
+
+    class Failing(train.LooperThread):
+        def run_loop(self):
+            raise OverflowError("looper failed")
+
+    coord2 = train.Coordinator()
+    Failing(coord2, None).start()
+    with pytest.raises(OverflowError):
+        coord2.join(stop_grace_period_secs=10)
+    with pytest.raises(ValueError):
+        train.LooperThread(object(), 1.0)
+    with pytest.raises(ValueError):
+        train.LooperThread(train.Coordinator(), 1.0, args=(1,))

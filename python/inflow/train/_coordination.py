@@ -18,7 +18,7 @@ import time
 from inflow import _inflow
 from inflow import errors
 
-__all__ = ["Coordinator", "QueueRunner", "add_queue_runner",
+__all__ = ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
            "start_queue_runners", "QUEUE_RUNNERS"]
 
 # TF's GraphKeys.QUEUE_RUNNERS.
@@ -231,6 +231,66 @@ class Coordinator:
         status = self._native.recorded_error()
         if status is not None:
             raise _exception_for(status)
+
+
+class LooperThread(threading.Thread):
+    """A Python thread that calls a function until the coordinator stops
+    (tf.train.LooperThread).
+
+    `target(*args, **kwargs)` (or run_loop() in a subclass) runs back to back
+    when `timer_interval_secs` is None, else every `timer_interval_secs`
+    seconds; start_loop() runs before the first call and stop_loop() after
+    the last. An exception stops the coordinator (and join() re-raises
+    it). The thread is a daemon, registered with `coord`.
+    """
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None,
+                 kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError("'coord' argument must be a Coordinator: %r"
+                             % (coord,))
+        if target is None and (args or kwargs):
+            raise ValueError("'args' and 'kwargs' need a 'target'")
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._loop_target = target
+        self._loop_args = tuple(args or ())
+        self._loop_kwargs = dict(kwargs or {})
+        coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+        """Starts a LooperThread calling `target` and returns it."""
+        looper = LooperThread(coord, timer_interval_secs, target=target,
+                              args=args, kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self):
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                due = time.monotonic()
+                while not self._coord.wait_for_stop(due - time.monotonic()):
+                    due += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self):
+        """Runs once before the first run_loop()."""
+
+    def stop_loop(self):
+        """Runs once after the last run_loop()."""
+
+    def run_loop(self):
+        """One call of the loop: the target's, unless overridden."""
+        if self._loop_target is not None:
+            self._loop_target(*self._loop_args, **self._loop_kwargs)
 
 
 class QueueRunner:

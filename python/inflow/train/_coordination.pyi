@@ -7,6 +7,9 @@ from typing import Any, Callable, Iterator, Optional, Sequence, Union
 from inflow._queues import QueueBase
 from inflow.errors import OpError
 
+__all__ = ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
+           "start_queue_runners", "QUEUE_RUNNERS"]
+
 QUEUE_RUNNERS: str
 
 class InflowThread:
@@ -38,6 +41,19 @@ class Coordinator:
     @property
     def joined(self) -> bool: ...
     def raise_requested_exception(self) -> None: ...
+
+class LooperThread(threading.Thread):
+    def __init__(self, coord: Coordinator, timer_interval_secs: Optional[float],
+                 target: Optional[Callable[..., Any]] = ...,
+                 args: Optional[Sequence[Any]] = ...,
+                 kwargs: Optional[dict[str, Any]] = ...) -> None: ...
+    @staticmethod
+    def loop(coord: Coordinator, timer_interval_secs: Optional[float],
+             target: Callable[..., Any], args: Optional[Sequence[Any]] = ...,
+             kwargs: Optional[dict[str, Any]] = ...) -> "LooperThread": ...
+    def start_loop(self) -> None: ...
+    def stop_loop(self) -> None: ...
+    def run_loop(self) -> None: ...
 
 class QueueRunner:
     def __init__(self, queue: Optional[QueueBase] = ...,
