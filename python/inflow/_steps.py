@@ -32,48 +32,61 @@ def constant(value):
     return _as_node(value)
 
 
-def _flatten(fetches, nodes):
+def _flatten(fetches, nodes, batches):
     """The structure of `fetches` with each Node replaced by its index in
-    `nodes`; batch outputs are dequeued."""
+    `nodes`; batching outputs (and their components) are noted in
+    `batches`, to be dequeued once each."""
+    from inflow.train._input import BatchComponent, BatchOutput
     if isinstance(fetches, Node):
         nodes.append(fetches)
         return ("node", len(nodes) - 1)
     if isinstance(fetches, SparseTensorValue):
-        return ("sparse", [_flatten(f, nodes) for f in fetches])
-    if hasattr(fetches, "dequeue") and hasattr(fetches, "_batcher"):
-        return ("batch", fetches)
+        return ("sparse", [_flatten(f, nodes, batches) for f in fetches])
+    if isinstance(fetches, BatchOutput):
+        batches.setdefault(id(fetches), fetches)
+        return ("batch", id(fetches))
+    if isinstance(fetches, BatchComponent):
+        batches.setdefault(id(fetches._output), fetches._output)
+        return ("component", (id(fetches._output), fetches._index))
     if isinstance(fetches, dict):
-        return ("dict", {k: _flatten(v, nodes) for k, v in fetches.items()})
+        return ("dict", {k: _flatten(v, nodes, batches) for k, v in fetches.items()})
     if isinstance(fetches, (list, tuple)):
         return ("list" if isinstance(fetches, list) else "tuple",
-                [_flatten(f, nodes) for f in fetches])
+                [_flatten(f, nodes, batches) for f in fetches])
     raise TypeError(f"inflow.run: cannot fetch {type(fetches).__name__}")
 
 
-def _rebuild(spec, values, timeout):
+def _rebuild(spec, values, dequeued):
     kind, body = spec
     if kind == "node":
         return values[body]
     if kind == "sparse":
-        return SparseTensorValue(*[_rebuild(s, values, timeout) for s in body])
+        return SparseTensorValue(*[_rebuild(s, values, dequeued) for s in body])
     if kind == "batch":
-        return body.dequeue(timeout=timeout)
+        output, raw = dequeued[body]
+        return output._shape(raw)
+    if kind == "component":
+        return dequeued[body[0]][1][body[1]]
     if kind == "dict":
-        return {k: _rebuild(s, values, timeout) for k, s in body.items()}
-    items = [_rebuild(s, values, timeout) for s in body]
+        return {k: _rebuild(s, values, dequeued) for k, s in body.items()}
+    items = [_rebuild(s, values, dequeued) for s in body]
     return items if kind == "list" else tuple(items)
 
 
 def run(fetches, timeout=None):
     """Evaluates ``fetches`` once (``sess.run``): a Node, a batching call's
-    output, or a list, tuple or dict of them. Every step runs once however
-    many Nodes use it (``key, value`` of one read are one record), in C++
-    with the GIL released. Errors are the steps' (OutOfRangeError at the end
-    of input); ``timeout`` (seconds) bounds each wait."""
-    nodes = []
-    spec = _flatten(fetches, nodes)
+    output or its components, or a list, tuple or dict of them. Every step
+    runs once however many Nodes use it (``key, value`` of one read are one
+    record), in C++ with the GIL released; each batching output is dequeued
+    once (``images, labels = shuffle_batch(...)``; ``run([images,
+    labels])`` is one batch). Errors are the steps' (OutOfRangeError at the
+    end of input); ``timeout`` (seconds) bounds each wait; Ctrl-C
+    interrupts it."""
+    nodes, batches = [], {}
+    spec = _flatten(fetches, nodes, batches)
+    dequeued = {k: (b, b._batcher.next(timeout)) for k, b in batches.items()}
     values = _inflow._run(nodes, timeout) if nodes else []
-    return _rebuild(spec, values, timeout)
+    return _rebuild(spec, values, dequeued)
 
 
 def py_func(func, inp, Tout, stateful=True, name=None, shapes=None):

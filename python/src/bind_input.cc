@@ -19,8 +19,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -456,6 +458,38 @@ nb::object PartialShapeToPython(const PartialShape& shape) {
   return nb::object(dims);
 }
 
+// Evaluates `nodes` once on a helper thread while this one waits with the
+// GIL released, checking for signals every 50 ms; KeyboardInterrupt stops
+// the evaluation (its blocking calls end CANCELLED) and is raised. Unlike
+// CallBlocking, the steps run exactly once: a run of several steps (a read
+// and a py_func) must not be retried, since a first step that succeeded
+// would lose its element.
+Result<Tuple> RunInterruptibly(const std::vector<Node>& nodes,
+                               nb::handle timeout) {
+  CallOptions options = MakeCallOptions(timeout);
+  std::stop_source stop;
+  options.stop = stop.get_token();
+  std::future<Result<Tuple>> result =
+      std::async(std::launch::async,
+                 [&nodes, options] { return EvalNodes(nodes, options); });
+  bool interrupted = false;
+  for (;;) {
+    std::future_status status;
+    {
+      nb::gil_scoped_release release;
+      status = result.wait_for(std::chrono::milliseconds(50));
+    }
+    if (status == std::future_status::ready) break;
+    if (!interrupted && PyErr_CheckSignals() != 0) {
+      interrupted = true;  // the exception stays set until raised below
+      stop.request_stop();
+    }
+  }
+  Result<Tuple> out = result.get();
+  if (interrupted) throw nb::python_error();
+  return out;
+}
+
 // A reader as Python holds it; its steps copy `reader`.
 struct PyReader {
   template <typename R>
@@ -732,9 +766,7 @@ void BindInput(nb::module_& m) {
   m.def(
       "_run",
       [](const std::vector<Node>& nodes, nb::handle timeout) {
-        Result<Tuple> out = CallBlocking(
-            timeout, [&](const CallOptions& o) { return EvalNodes(nodes, o); });
-        return TupleToPython(ValueOrThrow(std::move(out)));
+        return TupleToPython(ValueOrThrow(RunInterruptibly(nodes, timeout)));
       },
       nb::arg("nodes"), nb::arg("timeout").none() = nb::none());
 

@@ -150,7 +150,7 @@ def test_slice_input_producer_and_batch_end_after_the_right_number_of_batches(ru
     runners()
     seen = []
     n = 0
-    for imgs, lbls in out:
+    for imgs, lbls in out.batches():
         assert imgs.shape == (3, 3) and lbls.dtype == np.int64
         np.testing.assert_array_equal(imgs, images[lbls])
         seen.extend(lbls.tolist())
@@ -182,7 +182,7 @@ def test_read_up_to_parse_example_and_enqueue_many(corpus, runners):
                              allow_smaller_final_batch=True)
     runners()
     ids, names = [], []
-    for i, k in out:
+    for i, k in out.batches():
         ids.extend(i.tolist())
         names.extend(k)
     assert ids == list(range(24))
@@ -200,7 +200,7 @@ def test_shuffle_batch_join_keeps_every_element(corpus, runners):
                                           min_after_dequeue=6, seed=1,
                                           allow_smaller_final_batch=True)
     runners()
-    counts = collections.Counter(i for b in out for i in b.tolist())
+    counts = collections.Counter(i for b in out.batches() for i in b.tolist())
     assert counts == {i: 2 for i in range(24)}
 
 
@@ -210,7 +210,7 @@ def test_batch_join_with_two_threads(runners):
                                            shuffle=False)
     out = inflow.train.batch_join([[a], [b]], batch_size=4, allow_smaller_final_batch=True)
     runners()
-    got = sorted(i for batch in out for i in batch.tolist())
+    got = sorted(i for batch in out.batches() for i in batch.tolist())
     assert got == list(range(6)) + list(range(100, 106))
 
 
@@ -231,7 +231,7 @@ def test_maybe_batch_keeps_what_keep_input_says(runners):
     keep = inflow.py_func(lambda v: np.bool_(v % 2 == 0), [x], bool, shapes=[[]])
     out = inflow.train.maybe_batch([x], keep, batch_size=5)
     runners()
-    got = [i for b in out for i in b.tolist()]
+    got = [i for b in out.batches() for i in b.tolist()]
     assert got == list(range(0, 20, 2))
 
 
@@ -403,3 +403,25 @@ def test_queue_runner_with_a_cpp_read_parse_op(corpus, runners):
     assert sorted(ids) == list(range(24))
     with pytest.raises(ValueError):
         inflow.train.enqueue_op(q, {"id": parsed["id"]})
+
+
+def test_unpacked_batch_components_run_as_one_batch(runners):
+    images = np.arange(20, dtype=np.float32).reshape(10, 2)
+    labels = np.arange(10, dtype=np.int64)
+    image, label = inflow.train.slice_input_producer([images, labels], num_epochs=1,
+                                                     shuffle=False)
+    image_batch, label_batch = inflow.train.batch([image, label], batch_size=5).tensors
+    assert image_batch.shape == [5, 2] and label_batch.shape == [5]
+    other, = inflow.train.slice_input_producer([labels], num_epochs=1)
+    d = inflow.train.batch({"x": other}, batch_size=1)
+    assert list(d.tensors) == ["x"] and d["x"].shape == [1] and d.keys() == ["x"]
+    runners()
+    imgs, lbls = inflow.run([image_batch, label_batch], timeout=JOIN_S)
+    np.testing.assert_array_equal(lbls, np.arange(5))
+    np.testing.assert_array_equal(imgs, images[:5])
+    lbls = inflow.run(label_batch, timeout=JOIN_S)  # the next batch
+    np.testing.assert_array_equal(lbls, np.arange(5, 10))
+    with pytest.raises(errors.OutOfRangeError):
+        inflow.run(label_batch, timeout=JOIN_S)
+    single = inflow.train.batch([other], batch_size=2)
+    assert single.tensors.shape == [2] and len(single) == 1

@@ -10,12 +10,12 @@ A TF1 pipeline ports line by line::
         "label": inflow.FixedLenFeature([], "int64")})
     image = inflow.decode_raw_to_float(features["image"], 1 / 255)
     image.set_shape([784])
-    batches = inflow.train.shuffle_batch(
+    image_batch, label_batch = inflow.train.shuffle_batch(
         [image, features["label"]], batch_size=128, capacity=10000,
-        min_after_dequeue=5000, seed=1)
+        min_after_dequeue=5000, seed=1).tensors
     coord = inflow.train.Coordinator()
     threads = inflow.train.start_queue_runners(coord=coord)
-    images, labels = batches.dequeue()           # sess.run(batch); or inflow.run
+    images, labels = inflow.run([image_batch, label_batch])   # sess.run
 
 Producers return their queue (a FIFOQueue filled by a QueueRunner in the
 default collection); readers and parsing build C++ steps; each batching call
@@ -36,7 +36,7 @@ __all__ = ["string_input_producer", "range_input_producer", "slice_input_produce
            "TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "batch",
            "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
            "maybe_shuffle_batch", "maybe_batch_join", "maybe_shuffle_batch_join",
-           "BatchOutput", "enqueue_op"]
+           "BatchOutput", "BatchComponent", "enqueue_op"]
 
 
 def _strings(values):
@@ -193,24 +193,45 @@ class WholeFileReader(ReaderBase):
 
 
 class BatchOutput:
-    """What a batching call returns: ``dequeue()`` gives the next batch as
-    NumPy arrays (a dict for dict input, one array for a one-element list,
-    a list otherwise), as ``sess.run(batch)`` does, and raises
-    OutOfRangeError at the end of input. Iterating gives the batches until
-    that end. ``inflow.run(batch_output)`` also dequeues."""
+    """What a batching call returns.
+
+    ``dequeue()`` gives the next batch as NumPy arrays (a dict for dict
+    input, one array for a one-element list, a list otherwise), as
+    ``sess.run(batch)`` does, and raises OutOfRangeError at the end of
+    input; iterating (or ``batches()``) gives the batches until that end.
+    ``tensors`` has TF's result structure, one BatchComponent per batched
+    tensor (``images, labels = shuffle_batch([image, label], ...).tensors``):
+    ``inflow.run`` on components of one output dequeues one batch per run
+    (``sess.run([images, labels])``); ``out[i]`` / ``out[key]`` is one
+    component.
+    """
 
     def __init__(self, batcher, keys, single):
         self._batcher = batcher
         self._keys = keys
         self._single = single
+        n = len(batcher.output_shapes)
+        self._components = [BatchComponent(self, i) for i in range(n)]
 
     def dequeue(self, timeout=None):
         """The next batch (waits, with the GIL released; ``timeout`` in
-        seconds raises DeadlineExceededError)."""
-        values = self._batcher.next(timeout)
+        seconds raises DeadlineExceededError; Ctrl-C interrupts it)."""
+        return self._shape(self._batcher.next(timeout))
+
+    def _shape(self, values):
         if self._keys is not None:
             return dict(zip(self._keys, values))
         return values[0] if self._single else values
+
+    def batches(self, timeout=None):
+        """Yields dequeue() until the end of input (OutOfRangeError)."""
+        from inflow import errors
+        while True:
+            try:
+                batch = self.dequeue(timeout)
+            except errors.OutOfRangeError:
+                return
+            yield batch
 
     def __iter__(self):
         return self
@@ -223,21 +244,55 @@ class BatchOutput:
             raise StopIteration from None
 
     @property
+    def tensors(self):
+        """TF's result: a list of BatchComponents (one for a one-element
+        list), or a dict of them for dict input."""
+        return self._shape(self._components)
+
+    def __len__(self):
+        return len(self._components)
+
+    def __getitem__(self, index):
+        if self._keys is not None:
+            return self._components[self._keys.index(index)]
+        return self._components[index]
+
+    def keys(self):
+        return list(self._keys or [])
+
+    @property
     def queue(self):
         """The batching queue."""
-        return (self._batcher.queue)
+        return self._batcher.queue
 
     @property
     def output_shapes(self):
         """Static shapes of the batch components (None: unknown)."""
-        shapes = self._batcher.output_shapes
-        if self._keys is not None:
-            return dict(zip(self._keys, shapes))
-        return shapes[0] if self._single else shapes
+        return self._shape(self._batcher.output_shapes)
 
     @property
     def fill_metric_tag(self):
         return self._batcher.fill_metric_tag
+
+
+class BatchComponent:
+    """One component of a batching call's output (TF's batched tensor);
+    ``inflow.run`` dequeues a batch and gives this component of it."""
+
+    def __init__(self, output, index):
+        self._output = output
+        self._index = index
+
+    @property
+    def shape(self):
+        return self._output._batcher.output_shapes[self._index]
+
+    def dequeue(self, timeout=None):
+        """The next batch of this component alone (the others are dropped)."""
+        return self._output._batcher.next(timeout)[self._index]
+
+    def __repr__(self):
+        return f"<inflow.train.BatchComponent {self._index} shape={self.shape}>"
 
 
 def _components(tensors):
