@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "inflow/threads/thread_registry.h"
 
@@ -79,14 +80,31 @@ void MathPool::RunParts(Trampoline fn, const void* task) {
     MutexLock lock(&mu_);
     work_cv_.SignalAll();
   }
-  fn(task, 0);
+  RunPart(0);
   RunClaimedParts(gen);
   auto done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
-  if (SpinUntil(done)) return;
-  MutexLock lock(&mu_);
-  caller_sleeping_.store(true);
-  while (pending_.load() != 0) done_cv_.Wait(&mu_);
-  caller_sleeping_.store(false);
+  const bool spun = SpinUntil(done);
+  std::exception_ptr error;
+  {
+    MutexLock lock(&mu_);
+    if (!spun) {
+      caller_sleeping_.store(true);
+      while (pending_.load() != 0) done_cv_.Wait(&mu_);
+      caller_sleeping_.store(false);
+    }
+    error = std::exchange(error_, nullptr);
+  }
+  // Every part has finished: nothing refers to the task any more.
+  if (error) std::rethrow_exception(error);
+}
+
+void MathPool::RunPart(int part) {
+  try {
+    fn_(task_, part);
+  } catch (...) {
+    MutexLock lock(&mu_);
+    if (!error_) error_ = std::current_exception();
+  }
 }
 
 int MathPool::RunClaimedParts(uint64_t gen) {
@@ -99,7 +117,7 @@ int MathPool::RunClaimedParts(uint64_t gen) {
                                       std::memory_order_acquire)) {
       continue;  // s reloaded
     }
-    fn_(task_, static_cast<int>(part));
+    RunPart(static_cast<int>(part));
     ++ran;
     if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
       MutexLock lock(&mu_);
