@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <stop_token>
 #include <vector>
 
 #include "inflow/core/mutex.h"
@@ -73,7 +74,7 @@ class MathPool {
   using Trampoline = void (*)(const void* task, int part);
 
   void RunParts(Trampoline fn, const void* task);
-  void WorkerLoop();
+  void WorkerLoop(std::stop_token own);
   // Claims and runs parts of generation `gen` until none is left; returns
   // how many it ran.
   int RunClaimedParts(uint64_t gen);
