@@ -7,7 +7,10 @@ PY := .venv/bin/python
 # Sanitizer builds: clang, so that gcc (release) and clang both build it.
 # No benchmarks and no CLI: no sanitizer test runs them (the CLI's tests are
 # tests/py, against the release build).
+# -O1 and line tables only: sanitizer reports keep file:line, and the
+# builds compile faster than with RelWithDebInfo's -O2 -g.
 SAN_FLAGS := -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -gline-tables-only -DNDEBUG" \
              -DINFLOW_BUILD_BENCH=OFF -DINFLOW_BUILD_TOOLS=OFF -DINFLOW_BUILD_PYTHON=OFF
 # TSan needs a fixed memory layout; setarch -R turns off ASLR for the run.
 TSAN_RUN := setarch $(shell uname -m) -R

@@ -47,6 +47,10 @@ function(inflow_add_test name)
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
     LABELS "${ARG_LABELS}"
     ENVIRONMENT "INFLOW_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;INFLOW_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  # The sanitizer builds run `ctest -LE release-only`: not built there.
+  if(INFLOW_SANITIZE AND "release-only" IN_LIST ARG_LABELS)
+    set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL ON)
+  endif()
 endfunction()
 
 # inflow_add_bench(<name> SOURCES ... [LIBS ...] [KERNELS] [JSON_NAME n]):

@@ -164,11 +164,21 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   summary.feed = o.feed;
   summary.start_step = start_step;
 
+  // The input position. A deterministic feed (one reader thread, a seed
+  // given or restored) is made as the uninterrupted run made it and the
+  // batches before the checkpoint's step are skipped: the resumed run sees
+  // the same batches, and gives the same losses, as a run that was never
+  // stopped. Otherwise the feed starts at the checkpoint's epoch with that
+  // epoch's seed and skips the batches of the epoch already trained on.
+  const bool deterministic =
+      o.reader_threads == 1 && (o.seed.has_value() || latest.has_value());
+  const int64_t feed_epoch = deterministic ? 0 : start_step / steps_per_epoch;
+  const int64_t skip_batches = start_step - feed_epoch * steps_per_epoch;
   const int64_t examples_needed =
-      std::max<int64_t>(0, final_step - start_step) * o.batch_size;
-  const int64_t start_epoch = start_step / steps_per_epoch;
+      std::max<int64_t>(0, final_step - feed_epoch * steps_per_epoch) *
+      o.batch_size;
   std::unique_ptr<internal::TrainFeed> feed;
-  if (examples_needed > 0) {
+  if (final_step > start_step) {
     internal::TrainFeedOptions f;
     f.feed = o.feed;
     f.split = train;
@@ -177,10 +187,26 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
     f.batch_size = o.batch_size;
     f.reader_threads = o.reader_threads;
     f.num_epochs = (examples_needed + num_train - 1) / num_train;
-    f.seed = seed + start_epoch;
-    f.deterministic = o.reader_threads == 1 && o.seed.has_value();
+    f.seed = seed + feed_epoch;
+    f.deterministic = deterministic;
     f.stop = o.stop;
     INFLOW_ASSIGN_OR_RETURN(feed, internal::MakeTrainFeed(env, std::move(f)));
+    if (skip_batches > 0) {
+      const Clock::time_point before = Clock::now();
+      for (int64_t i = 0; i < skip_batches; ++i) {
+        Result<Tuple> skipped = feed->Next();
+        if (IsCancelled(skipped.status()) && o.stop.stop_requested()) break;
+        if (!skipped.ok()) {
+          return skipped.status().WithContext(
+              "skipping to the input position of step " +
+              std::to_string(start_step));
+        }
+      }
+      message("skipped " + std::to_string(skip_batches) +
+              " batches to the input position of step " +
+              std::to_string(start_step) + " in " +
+              std::to_string(Seconds(before, Clock::now())) + " s");
+    }
   }
   if (!o.ckpt_dir.empty()) {
     INFLOW_RETURN_IF_ERROR(state->WriteGraph(o.ckpt_dir + "/graph.pbtxt"));

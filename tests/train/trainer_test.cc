@@ -6,6 +6,7 @@
 
 #include "inflow/train/trainer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -173,6 +174,89 @@ TEST_F(TrainerTest, ResumeContinuesFromTheLatestGlobalStepToTheSameFinalStep) {
   ASSERT_TRUE(state.ok() && state->has_value());
   EXPECT_EQ((*state)->all_model_checkpoint_paths.front(),
             second.ckpt_dir + "/model.ckpt-10");
+}
+
+// A run to step 30 stopped at step 15 (mid-epoch: 10 steps per epoch) and
+// resumed trains on the same batches as one run to step 30: with one
+// reader thread the resumed feed skips to the checkpoint's input position,
+// and the losses of steps 16-30 and the final accuracy are the same.
+class TrainerResumeTest : public TrainerTest,
+                          public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(TrainerResumeTest, AResumedRunGivesTheLossesOfAnUninterruptedOne) {
+  TrainOptions whole = Options();
+  whole.feed = GetParam();
+  whole.steps = 30;
+  whole.ckpt_dir = root_ + "/whole";
+  Result<TrainSummary> a = Train(whole);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_EQ(a->losses.size(), 30u);
+
+  // The same run, stopped after step 15 (as SIGINT stops `inflow train`).
+  std::stop_source stop;
+  TrainOptions first = Options();
+  first.feed = GetParam();
+  first.steps = 30;
+  first.stop = stop.get_token();
+  TrainCallbacks stop_at_15;
+  stop_at_15.on_step = [&](const StepInfo& info) {
+    if (info.step == 15) stop.request_stop();
+  };
+  Result<TrainSummary> b = Train(first, stop_at_15);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_TRUE(b->interrupted);
+  ASSERT_EQ(b->steps, 15);
+  TrainOptions second = first;
+  second.stop = {};
+  second.resume = true;
+  second.seed.reset();  // the checkpoint's seed
+  std::vector<std::string> messages;
+  TrainCallbacks callbacks;
+  callbacks.on_message = [&](const std::string& m) { messages.push_back(m); };
+  Result<TrainSummary> c = Train(second, callbacks);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->start_step, 15);
+  EXPECT_EQ(std::vector<float>(b->losses.begin(), b->losses.end()),
+            std::vector<float>(a->losses.begin(), a->losses.begin() + 15));
+  EXPECT_EQ(c->losses,
+            std::vector<float>(a->losses.begin() + 15, a->losses.end()));
+  EXPECT_DOUBLE_EQ(c->test_accuracy, a->test_accuracy);
+  EXPECT_NE(std::find_if(messages.begin(), messages.end(),
+                         [](const std::string& m) {
+                           return m.find("skipped 15 batches") !=
+                                  std::string::npos;
+                         }),
+            messages.end())
+      << ::testing::PrintToString(messages);
+}
+
+INSTANTIATE_TEST_SUITE_P(Feeds, TrainerResumeTest,
+                         ::testing::Values("queue", "sync", "preloaded"));
+
+// With several reader threads the resumed run starts at the checkpoint's
+// epoch and skips the batches of that epoch already trained on.
+TEST_F(TrainerTest, ResumeWithSeveralReadersSkipsTheTrainedPartOfTheEpoch) {
+  TrainOptions first = Options();
+  first.reader_threads = 2;
+  first.steps = 13;
+  ASSERT_TRUE(Train(first).ok());
+  TrainOptions second = first;
+  second.steps = 20;
+  second.resume = true;
+  std::vector<std::string> messages;
+  TrainCallbacks callbacks;
+  callbacks.on_message = [&](const std::string& m) { messages.push_back(m); };
+  Result<TrainSummary> s = Train(second, callbacks);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->steps, 20);
+  EXPECT_EQ(s->steps_run, 7);
+  EXPECT_NE(std::find_if(messages.begin(), messages.end(),
+                         [](const std::string& m) {
+                           return m.find("skipped 3 batches") !=
+                                  std::string::npos;
+                         }),
+            messages.end())
+      << ::testing::PrintToString(messages);
 }
 
 TEST_F(TrainerTest, ResumeAtTheFinalStepTrainsNothingAndReportsAccuracy) {

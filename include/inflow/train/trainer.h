@@ -22,8 +22,16 @@
 // Determinism: with one reader thread and a seed, the queue feed hands out
 // the same batches in every run (each dequeue waits for a full batching
 // queue, or for the end of input), and dropout masks depend only on
-// (seed, global step): two runs give the same losses. A resumed run starts
-// its input at the checkpoint's epoch with the checkpoint's seed.
+// (seed, global step): two runs give the same losses.
+//
+// Resume: the checkpoint holds the weights, the optimizer's slots,
+// global_step and the input position ("input/epoch", "input/seed"). With
+// one reader thread the resumed run rebuilds the uninterrupted run's feed
+// and skips the batches before the checkpoint's step: it trains on the
+// same batches and prints the same losses as a run that was never
+// stopped. With more reader threads (whose interleaving no run repeats)
+// it starts the input at the checkpoint's epoch with that epoch's seed and
+// skips the batches of the epoch already trained on.
 //
 // Errors (each naming the file or tensor): NOT_FOUND for a data folder
 // without shards; DATA_LOSS for a corrupt shard (found by a scan of every
