@@ -15,7 +15,8 @@
 //    machine), "batch": 128, "rounds": r, "steps_per_round": s,
 //    "fashion_mnist": 1 or 0, "math_threads": M,
 //    "mt_steps_per_s" (inflow with M math threads, MlpOptions.math_threads,
-//    run in each round beside the one-thread side), "mt_speedup" (its
+//    run in each round beside the one-thread side), "mt_cpu_steps_per_s"
+//    (its steps per second of the process's CPU time), "mt_speedup" (its
 //    steps/s over the one-thread side's), "mt_same_losses" (1 when its
 //    losses after every round were the one-thread side's, bit for bit),
 //    "kernels": {"train": "avx512"}}
@@ -102,11 +103,12 @@ Data MakeData() {
   return data;
 }
 
-double ThreadCpuSeconds() {
+double CpuSeconds(clockid_t clock) {
   timespec t;
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  ::clock_gettime(clock, &t);
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
+double ThreadCpuSeconds() { return CpuSeconds(CLOCK_THREAD_CPUTIME_ID); }
 
 class InflowSide {
  public:
@@ -119,15 +121,19 @@ class InflowSide {
   }
   std::string_view kernel() const { return model_->kernel(); }
 
-  // Steps per second over `steps` steps (wall time); per second of this
-  // thread's CPU time in *cpu_rate.
+  // Steps per second over `steps` steps (wall time); per second of CPU
+  // time in *cpu_rate: this thread's, or with more than one math thread
+  // the process's (every math thread; the torch side is another process).
   double Run(int steps, double* cpu_rate = nullptr) {
-    const double cpu0 = ThreadCpuSeconds();
+    const clockid_t clock = model_->options().math_threads > 1
+                                ? CLOCK_PROCESS_CPUTIME_ID
+                                : CLOCK_THREAD_CPUTIME_ID;
+    const double cpu0 = CpuSeconds(clock);
     const auto start = std::chrono::steady_clock::now();
     for (int k = 0; k < steps; ++k) Step();
     const std::chrono::duration<double> elapsed =
         std::chrono::steady_clock::now() - start;
-    if (cpu_rate != nullptr) *cpu_rate = steps / (ThreadCpuSeconds() - cpu0);
+    if (cpu_rate != nullptr) *cpu_rate = steps / (CpuSeconds(clock) - cpu0);
     return steps / elapsed.count();
   }
   float last_loss() const { return loss_; }
@@ -243,8 +249,8 @@ int Main(bool smoke, bool profile, int math_threads) {
     double cpu_rate;
     const double rate = side.Run(500, &cpu_rate);
     std::fprintf(stderr,
-                 "inflow (%d math threads): %.1f steps/s, %.1f per CPU second "
-                 "of the calling thread\n",
+                 "inflow (%d math threads): %.1f steps/s, %.1f per CPU "
+                 "second\n",
                  math_threads, rate, cpu_rate);
     return 0;
   }
@@ -256,21 +262,21 @@ int Main(bool smoke, bool profile, int math_threads) {
   inflow.Run(warmup);
   threaded.Run(warmup);
   std::vector<double> ours, theirs, ratios, ours_cpu, theirs_cpu, cpu_ratios;
-  std::vector<double> mt, mt_speedups;
+  std::vector<double> mt, mt_cpu, mt_speedups;
   bool same_losses = true;
   std::string reason;
   bool torch_ok = true;
   for (int round = 0; round < rounds; ++round) {
     Rate mine{};
     std::optional<Rate> torch;
-    double mine_mt = 0;
+    double mine_mt = 0, mine_mt_cpu = 0;
     // One-thread inflow, threaded inflow, torch, rotated by round.
     for (int k = 0; k < 3; ++k) {
       const int side = (k + round) % 3;
       if (side == 0) {
         mine.wall = inflow.Run(steps, &mine.cpu);
       } else if (side == 1) {
-        mine_mt = threaded.Run(steps);
+        mine_mt = threaded.Run(steps, &mine_mt_cpu);
       } else if (torch_ok) {
         torch = RunTorch(steps, warmup, &reason);
         torch_ok = torch.has_value();
@@ -279,15 +285,18 @@ int Main(bool smoke, bool profile, int math_threads) {
     ours.push_back(mine.wall);
     ours_cpu.push_back(mine.cpu);
     mt.push_back(mine_mt);
+    mt_cpu.push_back(mine_mt_cpu);
     mt_speedups.push_back(mine_mt / mine.wall);
     const float loss = inflow.last_loss(), loss_mt = threaded.last_loss();
     same_losses =
         same_losses && std::memcmp(&loss, &loss_mt, sizeof(float)) == 0;
-    std::fprintf(stderr,
-                 "round %d: inflow %.1f steps/s, %.1f per CPU second (loss "
-                 "%.4f); %d math threads %.1f steps/s (loss %.4f)",
-                 round, mine.wall, mine.cpu, inflow.last_loss(), math_threads,
-                 mine_mt, threaded.last_loss());
+    std::fprintf(
+        stderr,
+        "round %d: inflow %.1f steps/s, %.1f per CPU second (loss "
+        "%.4f); %d math threads %.1f steps/s, %.1f per CPU second (loss "
+        "%.4f)",
+        round, mine.wall, mine.cpu, inflow.last_loss(), math_threads, mine_mt,
+        mine_mt_cpu, threaded.last_loss());
     if (torch) {
       theirs.push_back(torch->wall);
       theirs_cpu.push_back(torch->cpu);
@@ -317,13 +326,14 @@ int Main(bool smoke, bool profile, int math_threads) {
       "%s, \"ratio\": %s%s, \"cpu_steps_per_s\": %.2f, "
       "\"torch_cpu_steps_per_s\": %s, \"cpu_ratio\": %s, \"batch\": %lld, "
       "\"rounds\": %d, \"steps_per_round\": %d, \"fashion_mnist\": %d, "
-      "\"math_threads\": %d, \"mt_steps_per_s\": %.2f, \"mt_speedup\": "
-      "%.3f, \"mt_same_losses\": %d, \"kernels\": {\"train\": \"%s\"}}\n",
+      "\"math_threads\": %d, \"mt_steps_per_s\": %.2f, "
+      "\"mt_cpu_steps_per_s\": %.2f, \"mt_speedup\": %.3f, "
+      "\"mt_same_losses\": %d, \"kernels\": {\"train\": \"%s\"}}\n",
       Median(ours), torch_json.c_str(), ratio_json.c_str(), reason_json.c_str(),
       Median(ours_cpu), torch_cpu_json.c_str(), cpu_ratio_json.c_str(),
       static_cast<long long>(kBatch), rounds, steps, data.fashion_mnist ? 1 : 0,
-      math_threads, Median(mt), Median(mt_speedups), same_losses ? 1 : 0,
-      std::string(inflow.kernel()).c_str());
+      math_threads, Median(mt), Median(mt_cpu), Median(mt_speedups),
+      same_losses ? 1 : 0, std::string(inflow.kernel()).c_str());
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "inflow/threads/thread_registry.h"
 
@@ -39,9 +40,9 @@ bool SpinUntil(const Done& done) {
 MathPool::MathPool(int threads)
     : threads_(std::clamp(threads, 1, kMaxThreads)) {
   for (int i = 1; i < threads_; ++i) {
-    workers_.push_back(
-        std::make_unique<Thread>("inflow-math-" + std::to_string(i),
-                                 [this](std::stop_token) { WorkerLoop(); }));
+    workers_.push_back(std::make_unique<Thread>(
+        "inflow-math-" + std::to_string(i),
+        [this](std::stop_token own) { WorkerLoop(own); }));
   }
   // A fresh Thread starts.
   for (auto& w : workers_) w->Start().IgnoreError();
@@ -72,25 +73,49 @@ void MathPool::Split(int64_t n, int64_t align, int part, int parts,
 void MathPool::RunParts(Trampoline fn, const void* task) {
   fn_ = fn;
   task_ = task;
+  // Relaxed: read only by threads that claimed a part of the generation
+  // the store to state_ below publishes.
   pending_.store(threads_ - 1, std::memory_order_relaxed);
+  // Relaxed: only this thread changes the generation (workers' claims
+  // change the part bits).
   const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 8) + 1;
   state_.store(gen << 8 | 1);  // publishes fn_, task_ and pending_
   if (sleepers_.load() > 0) {
     MutexLock lock(&mu_);
     work_cv_.SignalAll();
   }
-  fn(task, 0);
+  RunPart(0);
   RunClaimedParts(gen);
+  // Acquire: pairs with the fetch_sub after each part (its writes).
   auto done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
-  if (SpinUntil(done)) return;
-  MutexLock lock(&mu_);
-  caller_sleeping_.store(true);
-  while (pending_.load() != 0) done_cv_.Wait(&mu_);
-  caller_sleeping_.store(false);
+  const bool spun = SpinUntil(done);
+  std::exception_ptr error;
+  {
+    MutexLock lock(&mu_);
+    if (!spun) {
+      caller_sleeping_.store(true);
+      while (pending_.load() != 0) done_cv_.Wait(&mu_);
+      caller_sleeping_.store(false);
+    }
+    error = std::exchange(error_, nullptr);
+  }
+  // Every part has finished: nothing refers to the task any more.
+  if (error) std::rethrow_exception(error);
+}
+
+void MathPool::RunPart(int part) {
+  try {
+    fn_(task_, part);
+  } catch (...) {
+    MutexLock lock(&mu_);
+    if (!error_) error_ = std::current_exception();
+  }
 }
 
 int MathPool::RunClaimedParts(uint64_t gen) {
   int ran = 0;
+  // Acquire (here, in the failed exchange and below): pairs with the
+  // store in RunParts that published the generation's fn_ and task_.
   uint64_t s = state_.load(std::memory_order_acquire);
   for (;;) {
     const uint64_t part = s & 0xff;
@@ -99,7 +124,7 @@ int MathPool::RunClaimedParts(uint64_t gen) {
                                       std::memory_order_acquire)) {
       continue;  // s reloaded
     }
-    fn_(task_, static_cast<int>(part));
+    RunPart(static_cast<int>(part));
     ++ran;
     if (pending_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
       MutexLock lock(&mu_);
@@ -109,23 +134,34 @@ int MathPool::RunClaimedParts(uint64_t gen) {
   }
 }
 
-void MathPool::WorkerLoop() {
+void MathPool::WorkerLoop(std::stop_token own) {
   ThreadStats* stats = CurrentThreadStats();
+  // The destructor stops the workers through stopping_; a stop request on
+  // the Thread itself (its destructor) also ends a sleeping worker. A
+  // worker gone early is no hazard: the caller runs unclaimed parts.
+  std::stop_callback wake(own, [this] {
+    MutexLock lock(&mu_);
+    work_cv_.SignalAll();
+  });
   uint64_t seen = 0;
   for (;;) {
+    // Acquire: pairs with the store in RunParts (see RunClaimedParts).
     auto fresh = [&] {
-      return state_.load(std::memory_order_acquire) >> 8 != seen;
+      return state_.load(std::memory_order_acquire) >> 8 != seen ||
+             own.stop_requested();
     };
     if (!SpinUntil(fresh)) {
       // Asleep counts as blocked in the registry; spinning does not.
       ScopedBlockedTimer blocked;
       MutexLock lock(&mu_);
       sleepers_.fetch_add(1);
-      while (state_.load() >> 8 == seen) work_cv_.Wait(&mu_);
+      while (state_.load() >> 8 == seen && !own.stop_requested()) {
+        work_cv_.Wait(&mu_);
+      }
       sleepers_.fetch_sub(1);
     }
+    if (stopping_.load() || own.stop_requested()) return;
     seen = state_.load(std::memory_order_acquire) >> 8;
-    if (stopping_.load()) return;
     const int ran = RunClaimedParts(seen);
     if (stats != nullptr) {
       for (int i = 0; i < ran; ++i) stats->AddRun();

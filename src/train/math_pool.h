@@ -24,7 +24,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <memory>
+#include <stop_token>
 #include <vector>
 
 #include "inflow/core/mutex.h"
@@ -48,7 +50,9 @@ class MathPool {
   int threads() const { return threads_; }
 
   // Calls task(part) for every part in [0, threads()), each once, part 0
-  // on this thread, and returns when every call has returned.
+  // on this thread, and returns when every call has returned. An
+  // exception from a part (std::bad_alloc) is rethrown here once every
+  // part has finished; the first one wins.
   template <typename Task>
   void Run(const Task& task) {
     if (threads_ == 1) {
@@ -70,10 +74,12 @@ class MathPool {
   using Trampoline = void (*)(const void* task, int part);
 
   void RunParts(Trampoline fn, const void* task);
-  void WorkerLoop();
+  void WorkerLoop(std::stop_token own);
   // Claims and runs parts of generation `gen` until none is left; returns
   // how many it ran.
   int RunClaimedParts(uint64_t gen);
+  // Runs one part, keeping an exception it throws in error_.
+  void RunPart(int part);
 
   const int threads_;
 
@@ -102,6 +108,7 @@ class MathPool {
   Mutex mu_;
   CondVar work_cv_;
   CondVar done_cv_;
+  std::exception_ptr error_ INFLOW_GUARDED_BY(mu_);
 
   std::vector<std::unique_ptr<Thread>> workers_;
 };

@@ -70,11 +70,13 @@ struct Mlp::Rep {
   // (internal::Transpose), on the pool's threads.
   void MatMul(const SparseRows& a, const float* b, int64_t n, float* c);
   void Transpose(const float* in, int64_t rows, int64_t cols, float* out);
-  // fn(begin, end) over ranges of [0, n) on the pool's threads.
+  // fn(begin, end) over ranges of [0, n) on the pool's threads (on this
+  // one alone for fewer than 4096 elements: a hand-off costs a few
+  // microseconds).
   template <typename Fn>
   void ForRanges(int64_t n, const Fn& fn) {
     const int parts = pool->threads();
-    if (parts == 1) return fn(int64_t{0}, n);
+    if (parts == 1 || n < 4096) return fn(int64_t{0}, n);
     pool->Run([&](int part) {
       int64_t begin, end;
       internal::MathPool::Split(n, 16, part, parts, &begin, &end);
@@ -93,7 +95,11 @@ struct Mlp::Rep {
 void Mlp::Rep::MatMul(const SparseRows& a, const float* b, int64_t n,
                       float* c) {
   const int parts = pool->threads();
-  if (parts == 1) return internal::SparseMatMul(kernel, a, b, n, c);
+  // A product of fewer than 8192 multiply-adds (a microsecond or two)
+  // costs less than handing it off.
+  if (parts == 1 || a.nonzeros() * n < 8192) {
+    return internal::SparseMatMul(kernel, a, b, n, c);
+  }
   // Blocks of columns when each has at least a 64-column pass of the
   // kernel (multiples of 16 columns, a cache line of floats), else blocks
   // of rows with about equal numbers of nonzero entries.
@@ -124,7 +130,9 @@ void Mlp::Rep::MatMul(const SparseRows& a, const float* b, int64_t n,
 void Mlp::Rep::Transpose(const float* in, int64_t rows, int64_t cols,
                          float* out) {
   const int parts = pool->threads();
-  if (parts == 1) return internal::Transpose(in, rows, cols, out);
+  if (parts == 1 || rows * cols < 4096) {
+    return internal::Transpose(in, rows, cols, out);
+  }
   pool->Run([&](int part) {
     int64_t begin, end;
     // Whole 64 x 64 blocks of the transpose a thread.

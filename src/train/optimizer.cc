@@ -182,7 +182,10 @@ Status Optimizer::Apply(std::span<const Tensor> grads) {
                                   params_[i].second->shape().DebugString());
     }
   }
-  const int parts = pool_ == nullptr ? 1 : pool_->threads();
+  int64_t elements = 0;
+  for (const Tensor& g : grads) elements += g.num_elements();
+  // Under 4096 elements a hand-off costs more than it saves.
+  const int parts = pool_ == nullptr || elements < 4096 ? 1 : pool_->threads();
   // Part `part` of every parameter (ranges of whole cache lines).
   auto update = [&](int part) {
     for (size_t i = 0; i < grads.size(); ++i) {

@@ -184,3 +184,33 @@ def test_errors_name_the_data_folder_and_the_checkpoint(data, run_inflow, tmp_pa
     assert proc.stderr.startswith("NOT_FOUND: no train shards match " + str(tmp_path / "none"))
     proc = run_inflow("eval", "--ckpt", tmp_path / "none", "--data", data, check=False)
     assert proc.returncode == 1 and str(tmp_path / "none") in proc.stderr
+
+
+def test_math_threads_train_the_same_weights_bit_for_bit(data, run_inflow, tmp_path):
+    runs = {}
+    for m in (1, 2):
+        ckpt = tmp_path / f"ckpt{m}"
+        proc = run_inflow("train", "--data", data, "--steps", "30", "--seed", "4",
+                          "--feed", "sync", "--math-threads", m, "--ckpt-dir", ckpt)
+        runs[m] = (ckpt, json.loads(proc.stdout.strip().splitlines()[-1]))
+    assert runs[1][1]["test_accuracy"] == runs[2][1]["test_accuracy"]
+    one = tf.train.load_checkpoint(str(runs[1][0] / "model.ckpt-30"))
+    two = tf.train.load_checkpoint(str(runs[2][0] / "model.ckpt-30"))
+    names = sorted(one.get_variable_to_shape_map())
+    assert "layer1/weights" in names and "layer1/weights/RMSProp" in names
+    assert names == sorted(two.get_variable_to_shape_map())
+    for name in names:
+        a, b = one.get_tensor(name), two.get_tensor(name)
+        assert a.dtype == b.dtype and a.tobytes() == b.tobytes(), name
+    # Evaluation on 3 threads: the predictions of 1.
+    for m in (1, 3):
+        run_inflow("eval", "--ckpt", runs[1][0], "--data", data, "--math-threads", m,
+                   "--predictions", tmp_path / f"p{m}.bin")
+    assert (tmp_path / "p1.bin").read_bytes() == (tmp_path / "p3.bin").read_bytes()
+
+
+def test_math_threads_outside_1_to_64_are_a_clear_error(data, run_inflow):
+    for m in ("0", "65", "x"):
+        proc = run_inflow("train", "--data", data, "--math-threads", m, check=False)
+        assert proc.returncode != 0
+        assert "--math-threads" in proc.stderr, proc.stderr

@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -114,6 +115,23 @@ TEST(MathPoolTest, WorkersAfterSleepingStillRunTheirParts) {
     pool.Run([&](int part) { sum.fetch_add(part + 1); });
     EXPECT_EQ(sum.load(), 3);
   }
+}
+
+TEST(MathPoolTest, AnExceptionFromAPartIsRethrownOnceEveryPartFinished) {
+  MathPool pool(3);
+  for (int thrower : {0, 1, 2}) {
+    std::atomic<int> finished{0};
+    EXPECT_THROW(pool.Run([&](int part) {
+      if (part == thrower) throw std::runtime_error("part failed");
+      finished.fetch_add(1);
+    }),
+                 std::runtime_error);
+    EXPECT_EQ(finished.load(), 2) << thrower;
+  }
+  // The pool still runs tasks.
+  std::atomic<int> sum{0};
+  pool.Run([&](int part) { sum.fetch_add(part + 1); });
+  EXPECT_EQ(sum.load(), 6);
 }
 
 TEST(MathPoolTest, OneThreadRunsOnTheCallerAndStartsNothing) {
