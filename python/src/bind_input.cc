@@ -439,25 +439,6 @@ std::vector<int64_t> DimsFromPython(nb::handle shape) {
   return dims;
 }
 
-// None: unknown rank; a sequence with None (or -1) for unknown dims.
-PartialShape PartialShapeFromPython(nb::handle shape) {
-  if (shape.is_none()) return PartialShape();
-  return PartialShape(DimsFromPython(shape));
-}
-
-nb::object PartialShapeToPython(const PartialShape& shape) {
-  if (!shape.rank_known()) return nb::none();
-  nb::list dims;
-  for (int64_t d : shape.dims()) {
-    if (d < 0) {
-      dims.append(nb::none());
-    } else {
-      dims.append(d);
-    }
-  }
-  return nb::object(dims);
-}
-
 // Evaluates `nodes` once on a helper thread while this one waits with the
 // GIL released, checking for signals every 50 ms; KeyboardInterrupt stops
 // the evaluation (its blocking calls end CANCELLED) and is raised. Unlike

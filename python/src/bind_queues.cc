@@ -40,28 +40,11 @@ std::optional<QueueKind> KindFromName(const std::string& name) {
   return std::nullopt;
 }
 
-// A shape from None (unknown rank) or a sequence of ints (-1 unknown).
-PartialShape ShapeFromPython(nb::handle value) {
-  if (value.is_none()) return PartialShape::UnknownRank();
-  std::vector<int64_t> dims;
-  for (nb::handle d : value) {
-    dims.push_back(d.is_none() ? PartialShape::kUnknownDim
-                               : nb::cast<int64_t>(d));
-  }
-  return PartialShape(std::move(dims));
-}
-
+// Queue shapes go to Python as tuples (TF's TensorShape-like form).
 nb::object ShapeToPython(const PartialShape& shape) {
-  if (!shape.rank_known()) return nb::none();
-  nb::list dims;
-  for (int64_t d : shape.dims()) {
-    if (d < 0) {
-      dims.append(nb::none());
-    } else {
-      dims.append(d);
-    }
-  }
-  return nb::tuple(dims);
+  nb::object dims = PartialShapeToPython(shape);
+  if (dims.is_none()) return dims;
+  return nb::steal(PySequence_Tuple(dims.ptr()));
 }
 
 NativeQueue Create(const std::string& kind_name, int64_t capacity,
@@ -74,7 +57,8 @@ NativeQueue Create(const std::string& kind_name, int64_t capacity,
   options.capacity = capacity;
   for (nb::handle d : dtypes) options.dtypes.push_back(DTypeFromPython(d));
   if (!shapes.is_none()) {
-    for (nb::handle s : shapes) options.shapes.push_back(ShapeFromPython(s));
+    for (nb::handle s : shapes)
+      options.shapes.push_back(PartialShapeFromPython(s));
   }
   if (!names.is_none()) {
     for (nb::handle n : names) {

@@ -884,4 +884,27 @@ bool AcquireGil(PyGILState_STATE* state) {
 
 void ReleaseGil(PyGILState_STATE state) { PyGILState_Release(state); }
 
+PartialShape PartialShapeFromPython(nb::handle shape) {
+  if (shape.is_none()) return PartialShape::UnknownRank();
+  std::vector<int64_t> dims;
+  for (nb::handle d : shape) {
+    dims.push_back(d.is_none() ? PartialShape::kUnknownDim
+                               : nb::cast<int64_t>(d));
+  }
+  return PartialShape(std::move(dims));
+}
+
+nb::object PartialShapeToPython(const PartialShape& shape) {
+  if (!shape.rank_known()) return nb::none();
+  nb::list dims;
+  for (int64_t d : shape.dims()) {
+    if (d < 0) {
+      dims.append(nb::none());
+    } else {
+      dims.append(d);
+    }
+  }
+  return std::move(dims);
+}
+
 }  // namespace inflow::py

@@ -31,6 +31,7 @@
 #include "inflow/core/result.h"
 #include "inflow/core/status.h"
 #include "inflow/core/tensor.h"
+#include "inflow/core/tensor_shape.h"
 
 namespace inflow::py {
 
@@ -88,6 +89,12 @@ DType DTypeFromPython(nb::handle value);
 // numpy.dtype objects; object for string (bfloat16: ml_dtypes.bfloat16
 // when ml_dtypes can be imported, uint16 otherwise).
 nb::object DTypeToNumpy(DType dtype);
+
+// Shapes: None is an unknown rank; a sequence of ints has None (or -1) for
+// an unknown dimension. To Python: None, or a list with None for unknown
+// dimensions.
+PartialShape PartialShapeFromPython(nb::handle shape);
+nb::object PartialShapeToPython(const PartialShape& shape);
 
 // The timeout of a blocking call from Python: `timeout` in seconds (None:
 // none; <= 0: never block). ValueError for NaN, TypeError for a
