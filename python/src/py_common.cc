@@ -904,7 +904,7 @@ nb::object PartialShapeToPython(const PartialShape& shape) {
       dims.append(d);
     }
   }
-  return std::move(dims);
+  return dims;
 }
 
 }  // namespace inflow::py
