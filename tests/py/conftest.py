@@ -6,9 +6,16 @@ with an error before any test runs: nothing is skipped.
 """
 import os
 import pathlib
+import signal
 import subprocess
 
 import pytest
+
+# A shell that starts `make test` in the background (`cmd &` without job
+# control) leaves SIGINT ignored, and programs inherit an ignored signal
+# through exec: the Ctrl-C tests' children would never see it. A handler
+# here makes every child start with SIGINT at its default.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("INFLOW_BUILD_DIR", ROOT / "build" / "release"))
