@@ -335,13 +335,18 @@ def test_inflow_threads_that_ignore_stop_are_named():
     # A callable that sleeps past the grace period keeps its inflow thread.
     q = inflow.FIFOQueue(4, [np.int64], shapes=[[]])
     go = threading.Event()
+    entered = threading.Event()
 
     def slow():
+        entered.set()
         go.wait(10)
         raise errors.OutOfRangeError(None, None, "done")
 
     coord = train.Coordinator()
     threads = train.QueueRunner(q, [slow]).create_threads(coord=coord, start=True)
+    # Stop only once the thread is inside the callable: a stop requested
+    # before its first call ends the thread at once, with nothing to name.
+    assert entered.wait(10)
     coord.request_stop()
     try:
         with pytest.raises(RuntimeError) as info:
