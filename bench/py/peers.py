@@ -63,6 +63,11 @@ import time
 # TensorFlow's C++ logging (the TFRecordDataset and end-of-sequence
 # notes) would drown the progress lines.
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# Every consumer runs on one thread, as bench_pipeline's C++ consumer does:
+# NumPy's OpenBLAS would otherwise run images @ ones on a thread per core,
+# whose spinning takes CPU from the readers being measured (the two-reader
+# forms lost 5-10% to it on 2 cores).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BATCH = 128
