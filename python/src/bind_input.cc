@@ -520,9 +520,9 @@ struct PyPipeline {
 
   std::shared_ptr<Pipeline> pipeline;
 
-  // BatchSource::Next ignores stop tokens, so CallBlocking could not
-  // interrupt it: the wait goes in slices of kSlice (a timed-out Next
-  // loses nothing), with the signals checked between them.
+  // The wait goes in slices of kSlice on the calling thread (a timed-out
+  // Next loses nothing), with the signals checked between them: no hand-off
+  // to CallBlocking's helper thread for each batch that has to wait.
   nb::list Next(nb::handle timeout) {
     constexpr std::chrono::milliseconds kSlice(50);
     const std::optional<std::chrono::milliseconds> total =

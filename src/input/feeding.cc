@@ -30,9 +30,7 @@ class FeedingSource : public Feeding {
 
   Result<Tuple> Next(const CallOptions& options) override {
     if (closed_.load()) return CancelledError(options_.name + " is closed");
-    CallOptions call;
-    call.timeout = options.timeout;
-    Result<Tuple> batch = queue_->Dequeue(call);
+    Result<Tuple> batch = queue_->Dequeue(options);
     if (!batch.ok() && closed_.load()) {
       return CancelledError(options_.name + " is closed");
     }

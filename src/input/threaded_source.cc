@@ -2,6 +2,8 @@
 
 #include "threaded_source.h"
 
+#include <optional>
+#include <stop_token>
 #include <utility>
 
 namespace inflow {
@@ -66,8 +68,24 @@ void ThreadedSource::Start(std::shared_ptr<Batcher> batcher) {
 Result<Tuple> ThreadedSource::Next(const CallOptions& options) {
   CallOptions call = coord_.MakeCallOptions();
   call.timeout = options.timeout;
+  // The caller's stop releases the call as the source's own does: one
+  // token that either fires (an abandoned dequeue puts back what it took).
+  std::optional<std::stop_source> either;
+  auto fire = [&either] { either->request_stop(); };
+  std::optional<std::stop_callback<decltype(fire)>> from_caller, from_source;
+  if (options.stop.stop_possible()) {
+    either.emplace();
+    from_caller.emplace(options.stop, fire);
+    from_source.emplace(call.stop, fire);
+    call.stop = either->get_token();
+  }
   Result<Tuple> batch = batcher_->Next(call);
   if (batch.ok()) return batch;
+  if (options.stop.stop_requested() && IsCancelled(batch.status()) &&
+      !coord_.ShouldStop()) {
+    // The caller's stop, not the source's: the source runs on.
+    return batch;
+  }
   // A stage's error stops the coordinator (recording the error) before its
   // stop releases this call, so the error is visible here.
   Status recorded = coord_.RecordedError();

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <memory>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
@@ -105,6 +106,28 @@ TEST(FeedingTest, CloseReleasesABlockedNextAndFailsLaterFeeds) {
   EXPECT_TRUE(IsCancelled(blocked) || IsOutOfRange(blocked)) << blocked;
   EXPECT_TRUE(IsCancelled(feeding->Next().status()));
   EXPECT_TRUE(IsCancelled(feeding->Feed(MakeBatch(1, 0))));
+}
+
+TEST(FeedingTest, TheCallersStopReleasesABlockedNextAndTheSourceRunsOn) {
+  auto feeding = MakeFeeding();
+  std::stop_source stop;
+  Status blocked;
+  std::thread consumer([&] {
+    blocked =
+        feeding
+            ->Next({.timeout = milliseconds(30000), .stop = stop.get_token()})
+            .status();
+  });
+  std::this_thread::sleep_for(milliseconds(20));  // let it block
+  stop.request_stop();
+  consumer.join();  // bounded: the Next would wait 30 s without the stop
+  EXPECT_TRUE(IsCancelled(blocked)) << blocked;
+  // Nothing was lost and nothing closed: the next batch comes through.
+  ASSERT_TRUE(feeding->Feed(MakeBatch(2, 7)).ok());
+  Result<Tuple> next = feeding->Next({.timeout = milliseconds(10000)});
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_EQ((*next)[1].flat<int64_t>()[0], 7);
+  EXPECT_TRUE(feeding->Close().ok());
 }
 
 TEST(FeedingTest, BadOptionsAreInvalidArgument) {

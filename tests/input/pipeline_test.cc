@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -222,6 +223,52 @@ TEST_F(PipelineTest, CorruptRecordInFile5StopsEverythingWithDataLoss) {
   EXPECT_TRUE(LiveThreads("corrupt/").empty());
   pipeline->reset();
   EXPECT_TRUE(LiveThreads("corrupt/").empty());
+}
+
+// A map function held on a latch keeps every batch back, so Next() blocks;
+// the caller's stop token releases it (CANCELLED) while the pipeline runs
+// on, and every row still comes out once the latch opens.
+TEST_F(PipelineTest, TheCallersStopReleasesABlockedNextAndThePipelineRunsOn) {
+  PipelineOptions o = Options("caller_stop");
+  o.num_epochs = 1;
+  o.batching.allow_smaller_final_batch = true;
+  std::atomic<bool> open{false};
+  o.map = MapFunction{
+      .fn = [&open](Tuple rows) -> Result<Tuple> {
+        const auto deadline =
+            std::chrono::steady_clock::now() + milliseconds(20000);
+        while (!open.load() && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::sleep_for(milliseconds(1));
+        }
+        return rows;
+      },
+      .dtypes = {DType::kInt64, DType::kFloat32},
+      .row_shapes = {PartialShape({}), PartialShape({2})}};
+  auto pipeline = Pipeline::Create(o);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  std::stop_source stop;
+  Status blocked;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::thread consumer([&] {
+    blocked = (*pipeline)->Next({.stop = stop.get_token()}).status();
+  });
+  std::this_thread::sleep_for(milliseconds(50));
+  stop.request_stop();
+  consumer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(10000));
+  EXPECT_TRUE(IsCancelled(blocked)) << blocked;
+  open.store(true);
+  int64_t rows = 0;
+  for (;;) {
+    Result<Tuple> b = (*pipeline)->Next();
+    if (!b.ok()) {
+      EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+      break;
+    }
+    rows += (*b)[0].shape().dim(0);
+  }
+  EXPECT_EQ(rows, kFiles * kRecords);
+  EXPECT_TRUE((*pipeline)->Close().ok());
 }
 
 TEST_F(PipelineTest, CloseStopsAnEndlessPipelineAndItsConsumerThread) {

@@ -49,8 +49,9 @@ class BatchSource {
   // The next batch: component i has shape [n] + row shape i. OUT_OF_RANGE
   // at the end of input; after an error in any stage, that error (the
   // first one), from this and every later call. `options.timeout` bounds
-  // the wait (DEADLINE_EXCEEDED, nothing lost); the source's own stop
-  // releases the call, `options.stop` is not used.
+  // the wait (DEADLINE_EXCEEDED, nothing lost); `options.stop` releases it
+  // (CANCELLED, nothing lost; the source runs on), as the source's own stop
+  // (Close()) does.
   [[nodiscard]] virtual Result<Tuple> Next(const CallOptions& options = {}) = 0;
   // Next() keyed by names() (INVALID_ARGUMENT when the source has none).
   [[nodiscard]] Result<NamedTuple> NextNamed(const CallOptions& options = {});
