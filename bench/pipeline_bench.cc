@@ -105,19 +105,30 @@ int Profile(const std::string& what) {
   const Images images = LoadFashionMnist(kDatasetDir, 0);
   const Shards shards(images, 4);
   double checksum;
+  LoopResult r;
   const double cpu0 = CpuSeconds();
   const double rate = Rate(
       [&] {
-        if (side == "plain") return RunPlainLoops(shards.paths(), 20, threads);
-        if (side == "pieces") {
-          return RunInflowPipeline(shards.paths(), 20, threads);
+        if (side == "plain") {
+          r = RunPlainLoops(shards.paths(), 20, threads);
+        } else if (side == "pieces") {
+          r = RunInflowPipeline(shards.paths(), 20, threads);
+        } else {
+          r = RunPipelineBuilder(shards.paths(), 20, threads);
         }
-        return RunPipelineBuilder(shards.paths(), 20, threads);
+        return r;
       },
       &checksum);
   const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 / (20.0 * shards.total());
   std::printf("%s, %d thread(s): %.0f samples/s, %.0f ns of CPU per sample\n",
               side.c_str(), threads, rate, cpu_ns);
+  if (r.samples > 0 && r.next_cpu_s > 0) {
+    const double batches = static_cast<double>(r.samples / kBatchSize);
+    std::printf(
+        "consumer thread: %.1f us of CPU per batch in Next(), %.1f in "
+        "ConsumeBatch()\n",
+        r.next_cpu_s * 1e6 / batches, r.consume_cpu_s * 1e6 / batches);
+  }
   return 0;
 }
 

@@ -94,8 +94,11 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
   std::vector<std::shared_ptr<Thread>> threads = collection.Start(&coord);
   LoopResult result;
   const CallOptions call = coord.MakeCallOptions();
+  double t = ThreadCpuSeconds();
   while (true) {
     Result<Tuple> batch = batches->Next(call);
+    const double got = ThreadCpuSeconds();
+    result.next_cpu_s += got - t;
     if (!batch.ok()) {
       if (!IsOutOfRange(batch.status())) OrDie(batch.status());
       break;
@@ -105,6 +108,8 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
     result.checksum +=
         ConsumeBatch(images.data<float>(), labels.data<int64_t>(), kBatchSize);
     result.samples += kBatchSize;
+    t = ThreadCpuSeconds();
+    result.consume_cpu_s += t - got;
   }
   coord.RequestStop();
   OrDie(coord.Join(threads));
@@ -145,8 +150,11 @@ LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
   std::shared_ptr<Pipeline> pipeline =
       OrDie(Pipeline::Create(std::move(options)));
   LoopResult result;
+  double t = ThreadCpuSeconds();
   while (true) {
     Result<Tuple> batch = pipeline->Next();
+    const double got = ThreadCpuSeconds();
+    result.next_cpu_s += got - t;
     if (!batch.ok()) {
       if (!IsOutOfRange(batch.status())) OrDie(batch.status());
       break;
@@ -154,6 +162,8 @@ LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
     result.checksum += ConsumeBatch((*batch)[0].data<float>(),
                                     (*batch)[1].data<int64_t>(), kBatchSize);
     result.samples += kBatchSize;
+    t = ThreadCpuSeconds();
+    result.consume_cpu_s += t - got;
   }
   OrDie(pipeline->Close());
   return result;

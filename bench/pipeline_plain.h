@@ -31,7 +31,14 @@ double ConsumeBatch(const float* images, const int64_t* labels, size_t n);
 struct LoopResult {
   size_t samples = 0;  // delivered in batches
   double checksum = 0;
+  // The consuming thread's CPU seconds in Next() and in ConsumeBatch()
+  // (the inflow sides; zero for the plain loops, which have no consumer).
+  double next_cpu_s = 0;
+  double consume_cpu_s = 0;
 };
+
+// The calling thread's CPU seconds so far.
+double ThreadCpuSeconds();
 
 // `num_threads` plain loops; thread t reads paths t, t + num_threads, ...
 // num_epochs times over. Aborts on a bad record (the shards are ours).
