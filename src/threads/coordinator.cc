@@ -2,6 +2,8 @@
 
 #include "inflow/threads/coordinator.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -127,6 +129,10 @@ Status Coordinator::RunAndReport(const std::function<Status()>& fn) {
   Status s;
   try {
     s = fn();
+  } catch (abi::__forced_unwind&) {
+    // pthread_exit's unwinding (Python ends daemon threads so at exit):
+    // it must go on, or the process aborts.
+    throw;
   } catch (const std::exception& e) {
     s = UnknownError(std::string("exception: ") + e.what());
   } catch (...) {

@@ -2,6 +2,8 @@
 
 #include "inflow/threads/queue_runner.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <exception>
 #include <utility>
@@ -14,6 +16,10 @@ namespace {
 Status RunOp(const QueueOp& op, const CallOptions& options) {
   try {
     return op(options);
+  } catch (abi::__forced_unwind&) {
+    // pthread_exit's unwinding (Python ends daemon threads so at exit):
+    // it must go on, or the process aborts.
+    throw;
   } catch (const std::exception& e) {
     return UnknownError(std::string("exception in queue op: ") + e.what());
   } catch (...) {

@@ -2,6 +2,7 @@
 
 #include "inflow/threads/thread.h"
 
+#include <cxxabi.h>
 #include <pthread.h>
 
 #include <exception>
@@ -49,6 +50,10 @@ Status Thread::Start() {
         Status exit_status;
         try {
           body(token);
+        } catch (abi::__forced_unwind&) {
+          // pthread_exit's unwinding (Python ends daemon threads so at exit):
+          // it must go on, or the process aborts.
+          throw;
         } catch (const std::exception& e) {
           exit_status = UnknownError("thread '" + stats->name() +
                                      "' ended with an exception: " + e.what());
