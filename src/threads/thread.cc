@@ -47,12 +47,24 @@ Status Thread::Start() {
                     body = std::move(body_)]() {
         SetOsThreadName(stats->name());
         internal::SetCurrentThreadStats(stats.get());
+        auto finish = [&stats, &shared](Status exit_status) {
+          if (!exit_status.ok()) stats->AddError();
+          internal::SetCurrentThreadStats(nullptr);
+          stats->set_state(ThreadState::kFinished);
+          MutexLock lock(&shared->mu);
+          shared->done = true;
+          shared->exit_status = std::move(exit_status);
+          shared->done_cv.SignalAll();
+        };
         Status exit_status;
         try {
           body(token);
         } catch (abi::__forced_unwind&) {
-          // pthread_exit's unwinding (Python ends daemon threads so at exit):
-          // it must go on, or the process aborts.
+          // pthread_exit (Python ends daemon threads so at exit): the
+          // thread is done, and the unwinding must go on, or the process
+          // aborts.
+          finish(UnknownError("thread '" + stats->name() +
+                              "' ended by pthread_exit"));
           throw;
         } catch (const std::exception& e) {
           exit_status = UnknownError("thread '" + stats->name() +
@@ -61,13 +73,7 @@ Status Thread::Start() {
           exit_status = UnknownError("thread '" + stats->name() +
                                      "' ended with a non-standard exception");
         }
-        if (!exit_status.ok()) stats->AddError();
-        internal::SetCurrentThreadStats(nullptr);
-        stats->set_state(ThreadState::kFinished);
-        MutexLock lock(&shared->mu);
-        shared->done = true;
-        shared->exit_status = std::move(exit_status);
-        shared->done_cv.SignalAll();
+        finish(std::move(exit_status));
       });
   return OkStatus();
 }

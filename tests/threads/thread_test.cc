@@ -32,6 +32,25 @@ TEST(ThreadTest, RunsBodyOnceAfterStartAndJoins) {
   EXPECT_TRUE(t.exit_status().ok());
 }
 
+// pthread_exit inside the body (what Python does to a daemon thread that
+// wants the GIL at exit) ends the thread: no abort, and Join returns.
+TEST(ThreadTest, PthreadExitInTheBodyEndsTheThreadAndJoinReturns) {
+  Thread t("exits", [](std::stop_token) {
+    try {
+      pthread_exit(nullptr);
+    } catch (const std::exception&) {
+      // Not a std::exception: the unwinding passes this handler.
+    }
+  });
+  ASSERT_TRUE(t.Start().ok());
+  t.Join();
+  EXPECT_FALSE(t.IsAlive());
+  EXPECT_EQ(t.stats().state(), ThreadState::kFinished);
+  EXPECT_TRUE(IsUnknown(t.exit_status())) << t.exit_status();
+  EXPECT_NE(t.exit_status().message().find("pthread_exit"), std::string::npos)
+      << t.exit_status();
+}
+
 TEST(ThreadTest, SecondStartIsFailedPrecondition) {
   Thread t("worker", [](std::stop_token) {});
   ASSERT_TRUE(t.Start().ok());
