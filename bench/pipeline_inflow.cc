@@ -57,6 +57,29 @@ class ReadStep {
   RecordBatch records_;  // reused: no allocation per record
 };
 
+// Takes batches from `next` until OUT_OF_RANGE, consuming each, and
+// records the thread's CPU time in `next` and in ConsumeBatch.
+template <typename Next>
+LoopResult ConsumeAll(Next next) {
+  LoopResult result;
+  double t = ThreadCpuSeconds();
+  while (true) {
+    Result<Tuple> batch = next();
+    const double got = ThreadCpuSeconds();
+    result.next_cpu_s += got - t;
+    if (!batch.ok()) {
+      if (!IsOutOfRange(batch.status())) OrDie(batch.status());
+      break;
+    }
+    result.checksum += ConsumeBatch((*batch)[0].data<float>(),
+                                    (*batch)[1].data<int64_t>(), kBatchSize);
+    result.samples += kBatchSize;
+    t = ThreadCpuSeconds();
+    result.consume_cpu_s += t - got;
+  }
+  return result;
+}
+
 }  // namespace
 
 LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
@@ -92,25 +115,8 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
       OrDie(ShuffleBatchJoin(std::move(inputs), options));
   Coordinator coord;
   std::vector<std::shared_ptr<Thread>> threads = collection.Start(&coord);
-  LoopResult result;
   const CallOptions call = coord.MakeCallOptions();
-  double t = ThreadCpuSeconds();
-  while (true) {
-    Result<Tuple> batch = batches->Next(call);
-    const double got = ThreadCpuSeconds();
-    result.next_cpu_s += got - t;
-    if (!batch.ok()) {
-      if (!IsOutOfRange(batch.status())) OrDie(batch.status());
-      break;
-    }
-    const Tensor& images = (*batch)[0];
-    const Tensor& labels = (*batch)[1];
-    result.checksum +=
-        ConsumeBatch(images.data<float>(), labels.data<int64_t>(), kBatchSize);
-    result.samples += kBatchSize;
-    t = ThreadCpuSeconds();
-    result.consume_cpu_s += t - got;
-  }
+  const LoopResult result = ConsumeAll([&] { return batches->Next(call); });
   coord.RequestStop();
   OrDie(coord.Join(threads));
   return result;
@@ -149,22 +155,7 @@ LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
   options.metrics = &metrics;
   std::shared_ptr<Pipeline> pipeline =
       OrDie(Pipeline::Create(std::move(options)));
-  LoopResult result;
-  double t = ThreadCpuSeconds();
-  while (true) {
-    Result<Tuple> batch = pipeline->Next();
-    const double got = ThreadCpuSeconds();
-    result.next_cpu_s += got - t;
-    if (!batch.ok()) {
-      if (!IsOutOfRange(batch.status())) OrDie(batch.status());
-      break;
-    }
-    result.checksum += ConsumeBatch((*batch)[0].data<float>(),
-                                    (*batch)[1].data<int64_t>(), kBatchSize);
-    result.samples += kBatchSize;
-    t = ThreadCpuSeconds();
-    result.consume_cpu_s += t - got;
-  }
+  const LoopResult result = ConsumeAll([&] { return pipeline->Next(); });
   OrDie(pipeline->Close());
   return result;
 }
