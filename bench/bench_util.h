@@ -5,6 +5,8 @@
 #ifndef INFLOW_BENCH_BENCH_UTIL_H_
 #define INFLOW_BENCH_BENCH_UTIL_H_
 
+#include <time.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
@@ -75,6 +77,16 @@ inline std::string KernelsJson(
   }
   return s + "}";
 }
+
+// Seconds of `clock` (CLOCK_THREAD_CPUTIME_ID, CLOCK_PROCESS_CPUTIME_ID,
+// ...) so far.
+inline double CpuSeconds(clockid_t clock) {
+  timespec t;
+  ::clock_gettime(clock, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+// The calling thread's CPU seconds so far.
+inline double ThreadCpuSeconds() { return CpuSeconds(CLOCK_THREAD_CPUTIME_ID); }
 
 }  // namespace inflow::bench
 

@@ -17,6 +17,7 @@
 #include "inflow/threads/coordinator.h"
 #include "inflow/threads/queue_runner.h"
 
+#include "bench_util.h"
 #include "pipeline_data.h"
 
 namespace inflow::bench {

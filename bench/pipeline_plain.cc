@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <random>
 #include <string_view>
 #include <thread>
@@ -229,13 +228,6 @@ LoopResult RunOneLoop(const std::vector<std::string>& paths, int num_epochs,
 }
 
 }  // namespace
-
-double ThreadCpuSeconds() {
-  timespec ts;
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) +
-         1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 double ConsumeBatch(const float* images, const int64_t* labels, size_t n) {
   // Sixteen partial sums, which the compiler keeps in vector registers.

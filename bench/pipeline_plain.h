@@ -37,9 +37,6 @@ struct LoopResult {
   double consume_cpu_s = 0;
 };
 
-// The calling thread's CPU seconds so far.
-double ThreadCpuSeconds();
-
 // `num_threads` plain loops; thread t reads paths t, t + num_threads, ...
 // num_epochs times over. Aborts on a bad record (the shards are ours).
 LoopResult RunPlainLoops(const std::vector<std::string>& paths, int num_epochs,

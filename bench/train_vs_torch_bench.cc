@@ -103,13 +103,6 @@ Data MakeData() {
   return data;
 }
 
-double CpuSeconds(clockid_t clock) {
-  timespec t;
-  ::clock_gettime(clock, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-double ThreadCpuSeconds() { return CpuSeconds(CLOCK_THREAD_CPUTIME_ID); }
-
 class InflowSide {
  public:
   InflowSide(const Data& data, int math_threads) : data_(data) {
