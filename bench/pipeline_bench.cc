@@ -17,6 +17,8 @@
 //    "ratio_by_threads": {...}, "plain_by_threads": {...},
 //    "pieces_by_threads": {...}, "pieces_ratio_by_threads": {...},
 //    "kernels": {...}}
+// --nice=N: the inflow sides' readers add N to their niceness
+// (BatchOptions::nice; 0 by default); the JSON line says "nice": N.
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
 // --profile=plain|pieces|pipeline:<threads>: one side, 20 epochs, with
 // its CPU time per sample (for perf record).
@@ -97,7 +99,7 @@ double CpuSeconds() {
 
 // --profile=plain|inflow:<threads>: runs only that side, 20 epochs, for a
 // profiler (perf record bin/bench_pipeline --profile=inflow:2).
-int Profile(const std::string& what) {
+int Profile(const std::string& what, int nice) {
   const size_t colon = what.find(':');
   const std::string side = what.substr(0, colon);
   const int threads =
@@ -112,16 +114,18 @@ int Profile(const std::string& what) {
         if (side == "plain") {
           r = RunPlainLoops(shards.paths(), 20, threads);
         } else if (side == "pieces") {
-          r = RunInflowPipeline(shards.paths(), 20, threads);
+          r = RunInflowPipeline(shards.paths(), 20, threads, nice);
         } else {
-          r = RunPipelineBuilder(shards.paths(), 20, threads);
+          r = RunPipelineBuilder(shards.paths(), 20, threads, nice);
         }
         return r;
       },
       &checksum);
   const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 / (20.0 * shards.total());
-  std::printf("%s, %d thread(s): %.0f samples/s, %.0f ns of CPU per sample\n",
-              side.c_str(), threads, rate, cpu_ns);
+  std::printf(
+      "%s, %d thread(s), nice %d: %.0f samples/s, %.0f ns of CPU per "
+      "sample\n",
+      side.c_str(), threads, nice, rate, cpu_ns);
   if (r.samples > 0 && r.next_cpu_s > 0) {
     const double batches = static_cast<double>(r.samples / kBatchSize);
     std::printf(
@@ -157,18 +161,18 @@ enum Side { kPlain, kPieces, kPipeline, kSides };
 constexpr const char* kSideNames[] = {"plain", "pieces", "pipeline"};
 
 LoopResult RunSide(int side, const std::vector<std::string>& paths, int epochs,
-                   int threads) {
+                   int threads, int nice) {
   switch (side) {
     case kPlain:
       return RunPlainLoops(paths, epochs, threads);
     case kPieces:
-      return RunInflowPipeline(paths, epochs, threads);
+      return RunInflowPipeline(paths, epochs, threads, nice);
     default:
-      return RunPipelineBuilder(paths, epochs, threads);
+      return RunPipelineBuilder(paths, epochs, threads, nice);
   }
 }
 
-int Main(bool smoke) {
+int Main(bool smoke, int nice) {
   const Config config = smoke ? Config{4000, 1, 1} : Config{0, 6, 5};
   const Images images = LoadFashionMnist(kDatasetDir, config.images);
   const Shards shards(images, 4);
@@ -176,7 +180,7 @@ int Main(bool smoke) {
   // Warm the page cache and the allocator.
   double checksum;
   for (int side = 0; side < kSides; ++side) {
-    Rate([&] { return RunSide(side, paths, 1, 2); }, &checksum);
+    Rate([&] { return RunSide(side, paths, 1, 2, nice); }, &checksum);
   }
 
   // rates[side][threads]: one per round.
@@ -187,9 +191,9 @@ int Main(bool smoke) {
       // A different side goes first each round.
       for (int k = 0; k < kSides; ++k) {
         const int side = (k + round) % kSides;
-        rate[side] =
-            Rate([&] { return RunSide(side, paths, config.epochs, threads); },
-                 &sum[side]);
+        rate[side] = Rate(
+            [&] { return RunSide(side, paths, config.epochs, threads, nice); },
+            &sum[side]);
       }
       for (int side = 0; side < kSides; ++side) {
         rates[side][threads].push_back(rate[side]);
@@ -217,12 +221,12 @@ int Main(bool smoke) {
       "{\"bench\": \"pipeline\", \"samples_per_s\": %s, \"by_threads\": %s, "
       "\"ratio_vs_plain_loop\": %s, \"ratio_by_threads\": %s, "
       "\"plain_by_threads\": %s, \"pieces_by_threads\": %s, "
-      "\"pieces_ratio_by_threads\": %s, \"kernels\": %s}\n",
+      "\"pieces_ratio_by_threads\": %s, \"nice\": %d, \"kernels\": %s}\n",
       Fmt(best).c_str(), ByThreads(med[kPipeline], Fmt).c_str(),
       Fmt3(std::min(ratio_med[kPipeline][1], ratio_med[kPipeline][2])).c_str(),
       ByThreads(ratio_med[kPipeline], Fmt3).c_str(),
       ByThreads(med[kPlain], Fmt).c_str(), ByThreads(med[kPieces], Fmt).c_str(),
-      ByThreads(ratio_med[kPieces], Fmt3).c_str(),
+      ByThreads(ratio_med[kPieces], Fmt3).c_str(), nice,
       KernelsJson({{"crc32c", KernelName(SelectedKernel())},
                    {"convert", internal::ConvertKernelName(
                                    internal::SelectedConvertKernel())},
@@ -239,14 +243,23 @@ int main(int argc, char** argv) {
   const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
   // Takes the benchmark library's flags (e.g. --benchmark_color), which
   // the smoke check passes; this program registers no benchmarks.
+  int nice = 0;
+  std::string profile;
+  int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--stages") return inflow::bench::Stages();
     if (arg.starts_with("--profile=")) {
-      return inflow::bench::Profile(std::string(arg.substr(10)));
+      profile = arg.substr(10);
+    } else if (arg.starts_with("--nice=")) {
+      nice = std::stoi(std::string(arg.substr(7)));
+    } else {
+      argv[kept++] = argv[i];
     }
   }
+  argc = kept;
+  if (!profile.empty()) return inflow::bench::Profile(profile, nice);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  return inflow::bench::Main(smoke);
+  return inflow::bench::Main(smoke, nice);
 }

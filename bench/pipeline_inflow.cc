@@ -84,7 +84,7 @@ LoopResult ConsumeAll(Next next) {
 }  // namespace
 
 LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
-                             int num_epochs, int num_readers) {
+                             int num_epochs, int num_readers, int nice) {
   // Runners and metrics of this run only.
   QueueRunnerCollection collection;
   MetricsRegistry metrics;
@@ -112,6 +112,7 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
   options.seed = 1;
   options.metrics = &metrics;
   options.collection = &collection;
+  options.nice = nice;
   std::shared_ptr<Batcher> batches =
       OrDie(ShuffleBatchJoin(std::move(inputs), options));
   Coordinator coord;
@@ -124,7 +125,7 @@ LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
 }
 
 LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
-                              int num_epochs, int num_readers) {
+                              int num_epochs, int num_readers, int nice) {
   MetricsRegistry metrics;
   PipelineOptions options;
   options.files = paths;
@@ -153,6 +154,7 @@ LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
   options.batching.capacity = kCapacity;
   options.batching.min_after_dequeue = kMinAfterDequeue;
   options.batching.seed = 1;
+  options.batching.nice = nice;
   options.metrics = &metrics;
   std::shared_ptr<Pipeline> pipeline =
       OrDie(Pipeline::Create(std::move(options)));

@@ -21,16 +21,16 @@ namespace inflow::bench {
 inline constexpr int kReadUpTo = 128;
 
 // Runs the pipeline over `paths` for `num_epochs` with `num_readers`
-// reader threads; the consumer runs on the calling thread. Aborts on an
-// error.
+// reader threads, which add `nice` to their niceness (BatchOptions::nice);
+// the consumer runs on the calling thread. Aborts on an error.
 LoopResult RunInflowPipeline(const std::vector<std::string>& paths,
-                             int num_epochs, int num_readers);
+                             int num_epochs, int num_readers, int nice);
 
 // The same through the Pipeline builder (input/pipeline.h): features
 // image_raw and label, a map function doing DecodeRawToFloat(1 / 255),
 // shuffle batching with the same parameters, read_batch kReadUpTo.
 LoopResult RunPipelineBuilder(const std::vector<std::string>& paths,
-                              int num_epochs, int num_readers);
+                              int num_epochs, int num_readers, int nice);
 
 }  // namespace inflow::bench
 

@@ -64,6 +64,10 @@ class Pipeline:
     map_fn: fn(dict of arrays, a chunk of rows of one file) -> dict of
       arrays with the same number of rows; map_output: {name: (row shape,
       dtype)} of its result (None: the same as its input).
+    nice: niceness (0..19) the reader threads add to their own. With more
+      busy threads than cores, a positive value (5) lets the consuming loop
+      run whenever it has a batch to take, and the readers in the CPU it
+      leaves; 0 leaves their priority alone.
 
     Errors of any stage surface from next() naming the stage, the file and
     the offset ("read: corrupted record ... at offset 1041 in f.rec");
@@ -76,7 +80,7 @@ class Pipeline:
                  min_after_dequeue=0, capacity=0, allow_smaller_final_batch=False,
                  raw_to_float=None, map_fn=None, map_output=None, compression_type=None,
                  read_batch=64, skip_header_lines=0, record_bytes=0, header_bytes=0,
-                 footer_bytes=0, hop_bytes=0, include_key=False, name="pipeline"):
+                 footer_bytes=0, hop_bytes=0, include_key=False, name="pipeline", nice=0):
         if isinstance(files, (str, bytes, os.PathLike)):
             files = [files]
         files = [os.fsdecode(f) for f in files]
@@ -105,7 +109,7 @@ class Pipeline:
             int(hop_bytes), int(num_readers), int(read_batch), int(batch_size),
             bool(shuffle_batch), int(min_after_dequeue), int(capacity),
             bool(allow_smaller_final_batch), r2f, bool(include_key), map_fn, map_spec,
-            str(name))
+            str(name), int(nice))
         self._names = list(self._pipeline.names)
 
     @staticmethod

@@ -1087,7 +1087,7 @@ void BindInput(nb::module_& m) {
          std::vector<std::pair<std::string, std::pair<int64_t, float>>>
              raw_to_float,
          bool include_key, nb::handle map_fn, nb::handle map_spec,
-         const std::string& name) {
+         const std::string& name, int nice) {
         PipelineOptions o;
         o.files = std::move(files);
         o.num_epochs = num_epochs;
@@ -1135,6 +1135,7 @@ void BindInput(nb::module_& m) {
         o.batching.capacity = capacity;
         o.batching.seed = seed;
         o.batching.allow_smaller_final_batch = allow_smaller_final_batch;
+        o.batching.nice = nice;
         o.name = name;
         Result<std::shared_ptr<Pipeline>> p = [&] {
           nb::gil_scoped_release release;
@@ -1153,7 +1154,7 @@ void BindInput(nb::module_& m) {
       nb::arg("shuffle_batch"), nb::arg("min_after_dequeue"),
       nb::arg("capacity"), nb::arg("allow_smaller_final_batch"),
       nb::arg("raw_to_float"), nb::arg("include_key"), nb::arg("map_fn").none(),
-      nb::arg("map_spec").none(), nb::arg("name"));
+      nb::arg("map_spec").none(), nb::arg("name"), nb::arg("nice"));
 }
 
 }  // namespace inflow::py

@@ -145,6 +145,7 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   // means "input exhausted".
   QueueRunnerOptions ro;
   ro.name = scope;
+  ro.nice = options.nice;
   INFLOW_ASSIGN_OR_RETURN(
       std::shared_ptr<QueueRunner> runner,
       QueueRunner::Create(queue, std::move(ops), std::move(ro)));

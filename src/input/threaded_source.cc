@@ -32,6 +32,7 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(
   o.allow_smaller_final_batch = options.allow_smaller_final_batch;
   o.metrics = metrics;
   o.collection = collection;
+  o.nice = options.nice;
   if (options.shuffle) {
     o.name = scope + (join ? "/shuffle_batch_join" : "/shuffle_batch");
     o.min_after_dequeue = options.min_after_dequeue;

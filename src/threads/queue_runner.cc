@@ -60,6 +60,10 @@ Result<std::shared_ptr<QueueRunner>> QueueRunner::Create(
     return InvalidArgumentError(
         "QueueRunner queue_closed_codes must name at least one error kind");
   }
+  if (options.nice < 0 || options.nice > 19) {
+    return InvalidArgumentError("QueueRunner nice must be in [0, 19], got " +
+                                std::to_string(options.nice));
+  }
   // Private constructor: std::make_shared cannot reach it.
   return std::shared_ptr<QueueRunner>(new QueueRunner(  // NOLINT
       std::move(queue), std::move(enqueue_ops), std::move(options)));
@@ -80,7 +84,8 @@ QueueRunner::QueueRunner(std::shared_ptr<QueueInterface> queue,
                          return q->Close(true, o);
                        })),
       queue_closed_codes_(std::move(options.queue_closed_codes)),
-      name_(options.name.empty() ? queue_->name() : options.name) {}
+      name_(options.name.empty() ? queue_->name() : options.name),
+      nice_(options.nice) {}
 
 bool QueueRunner::IsQueueClosed(const Status& s) const {
   return std::find(queue_closed_codes_.begin(), queue_closed_codes_.end(),
@@ -133,6 +138,15 @@ void QueueRunner::RunEnqueueLoop(size_t op_index, Coordinator* coord,
 
   ThreadStats* stats = CurrentThreadStats();
   bool counted_out = false;
+  // A thread that cannot lower its priority as asked fails as an op would:
+  // the coordinator learns why.
+  if (Status niced = AddCurrentThreadNiceness(nice_); !niced.ok()) {
+    if (stats) stats->AddError();
+    Report(coord, niced.WithContext(name_));
+    MutexLock lock(&mu_);
+    --live_threads_[session];
+    return;
+  }
   for (;;) {
     if ((coord != nullptr && coord->ShouldStop()) || own.stop_requested()) {
       break;
@@ -155,18 +169,22 @@ void QueueRunner::RunEnqueueLoop(size_t op_index, Coordinator* coord,
     // A stop of this thread alone is not the pipeline's error.
     if (own.stop_requested()) break;
     if (stats) stats->AddError();
-    if (coord != nullptr) {
-      // After the coordinator was joined nobody is left to take the error.
-      coord->RequestStop(s).IgnoreError();
-    } else {
-      MutexLock lock(&mu_);
-      exceptions_raised_.push_back(std::move(s));
-    }
+    Report(coord, std::move(s));
     break;
   }
   if (!counted_out) {
     MutexLock lock(&mu_);
     --live_threads_[session];
+  }
+}
+
+void QueueRunner::Report(Coordinator* coord, Status error) {
+  if (coord != nullptr) {
+    // After the coordinator was joined nobody is left to take the error.
+    coord->RequestStop(std::move(error)).IgnoreError();
+  } else {
+    MutexLock lock(&mu_);
+    exceptions_raised_.push_back(std::move(error));
   }
 }
 

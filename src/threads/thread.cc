@@ -4,7 +4,12 @@
 
 #include <cxxabi.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <string>
 
@@ -123,6 +128,28 @@ bool Thread::started() const {
 Status Thread::exit_status() const {
   MutexLock lock(&shared_->mu);
   return shared_->exit_status;
+}
+
+int CurrentThreadNiceness() {
+  // getpriority may return -1 as a value: errno tells it from a failure
+  // (which, for the caller's own thread id, does not happen).
+  errno = 0;
+  return getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
+}
+
+Status AddCurrentThreadNiceness(int increment) {
+  if (increment < 0 || increment > 19) {
+    return InvalidArgumentError("niceness increment must be in [0, 19], got " +
+                                std::to_string(increment));
+  }
+  if (increment == 0) return OkStatus();
+  const int target = std::min(CurrentThreadNiceness() + increment, 19);
+  if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), target) != 0) {
+    return InternalError("setpriority(" + std::to_string(target) +
+                         ") of thread " + std::to_string(gettid()) +
+                         " failed: " + std::strerror(errno));
+  }
+  return OkStatus();
 }
 
 }  // namespace inflow

@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <mutex>
+#include <set>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 
 #include "inflow/core/metrics.h"
 #include "inflow/io/mem_env.h"
+#include "inflow/threads/thread.h"
 
 #include "pipeline_test_util.h"
 
@@ -269,6 +272,44 @@ TEST_F(PipelineTest, TheCallersStopReleasesABlockedNextAndThePipelineRunsOn) {
   }
   EXPECT_EQ(rows, kFiles * kRecords);
   EXPECT_TRUE((*pipeline)->Close().ok());
+}
+
+// batching.nice: the readers (whose map function this records) run at
+// the creating thread's niceness plus 6; the consumer keeps its own; every
+// row still comes out once.
+TEST_F(PipelineTest, NiceLowersTheReadersPriorityAndNothingElseChanges) {
+  const int base = CurrentThreadNiceness();
+  PipelineOptions o = Options("nice");
+  o.num_epochs = 1;
+  o.batching.allow_smaller_final_batch = true;
+  o.batching.nice = 6;
+  std::mutex mu;
+  std::set<int> seen;
+  o.map = MapFunction{.fn = [&](Tuple rows) -> Result<Tuple> {
+                        std::lock_guard<std::mutex> lock(mu);
+                        seen.insert(CurrentThreadNiceness());
+                        return rows;
+                      },
+                      .dtypes = {DType::kInt64, DType::kFloat32},
+                      .row_shapes = {PartialShape({}), PartialShape({2})}};
+  auto pipeline = Pipeline::Create(o);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  int64_t rows = 0;
+  for (;;) {
+    Result<Tuple> b = (*pipeline)->Next();
+    if (!b.ok()) {
+      EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+      break;
+    }
+    rows += (*b)[0].shape().dim(0);
+  }
+  EXPECT_EQ(rows, kFiles * kRecords);
+  EXPECT_TRUE((*pipeline)->Close().ok());
+  EXPECT_EQ(seen, std::set<int>{std::min(base + 6, 19)});
+  EXPECT_EQ(CurrentThreadNiceness(), base);
+
+  o.batching.nice = 20;
+  EXPECT_EQ(Pipeline::Create(o).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST_F(PipelineTest, CloseStopsAnEndlessPipelineAndItsConsumerThread) {

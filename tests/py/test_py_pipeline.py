@@ -2,6 +2,8 @@
 right number of batches, raw_to_float as TF's cast-and-scale, map_fn, and
 errors naming the stage, the file and the offset."""
 import collections
+import os
+import threading
 
 import numpy as np
 import pytest
@@ -121,6 +123,24 @@ def test_map_fn_with_its_own_signature(shards):
     assert p.names == ["x", "pair"]
     np.testing.assert_array_equal(batch["x"], np.arange(137, dtype=np.float32) * 2)
     np.testing.assert_array_equal(batch["pair"][:, 1] - batch["pair"][:, 0], 1)
+
+
+def test_nice_lowers_the_readers_priority_only(shards):
+    # map_fn runs on the reader threads: it sees their niceness.
+    base = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen = set()
+
+    def fn(rows):
+        seen.add(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return rows
+
+    with inflow.Pipeline(shards, features={"label": FEATURES["label"]}, num_epochs=1,
+                         num_readers=2, batch_size=137, map_fn=fn, nice=5) as p:
+        assert sorted(next(p)["label"]) == list(range(137))
+    assert seen == {min(base + 5, 19)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == base
+    with pytest.raises(errors.InvalidArgumentError):
+        inflow.Pipeline(shards, features=FEATURES, nice=-1)
 
 
 def test_map_fn_error_names_the_stage_and_the_traceback(shards):

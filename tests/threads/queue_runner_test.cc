@@ -90,6 +90,46 @@ TEST(QueueRunnerTest, CreateRejectsBadArguments) {
   no_codes.queue_closed_codes = {};
   EXPECT_EQ(QueueRunner::Create(q, {op}, no_codes).status().code(),
             StatusCode::kInvalidArgument);
+  for (int nice : {-1, 20}) {
+    QueueRunnerOptions bad_nice;
+    bad_nice.nice = nice;
+    EXPECT_EQ(QueueRunner::Create(q, {op}, bad_nice).status().code(),
+              StatusCode::kInvalidArgument)
+        << nice;
+  }
+}
+
+// nice: each enqueue thread runs its ops at the starting thread's niceness
+// plus `nice`; the closer and the thread that started them keep theirs.
+TEST(QueueRunnerTest, NiceRaisesTheEnqueueThreadsNicenessOnly) {
+  const int base = CurrentThreadNiceness();
+  for (int nice : {0, 4}) {
+    auto q = MakeFifo(5);
+    std::mutex mu;
+    std::vector<int> seen;
+    QueueOp record_once = [&](const CallOptions&) -> Status {
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(CurrentThreadNiceness());
+      return OutOfRangeError("done");
+    };
+    QueueRunnerOptions options;
+    options.nice = nice;
+    int closer_niceness = -100;
+    options.cancel_op = [&](const CallOptions&) {
+      closer_niceness = CurrentThreadNiceness();
+      return q->Close(true);
+    };
+    auto runner =
+        QueueRunner::Create(q, {record_once, record_once}, options).value();
+    Coordinator coord;
+    auto threads = runner->CreateThreads(&coord, true);
+    EXPECT_EQ(DrainUntilOutOfRange(*q, coord).size(), 0u);
+    coord.RequestStop();
+    ASSERT_TRUE(coord.Join({}, seconds(10)).ok());
+    EXPECT_EQ(seen, std::vector<int>(2, std::min(base + nice, 19))) << nice;
+    EXPECT_EQ(closer_niceness, base) << nice;
+    EXPECT_EQ(CurrentThreadNiceness(), base);
+  }
 }
 
 TEST(QueueRunnerTest, OneThreadPerOpPlusACloserWhenCoordinated) {

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <stdexcept>
@@ -112,6 +113,30 @@ TEST(ThreadTest, OsThreadNameIsTheFirst15BytesOfTheName) {
   t.Join();
   EXPECT_EQ(seen, "input/enqueue:1");
   EXPECT_EQ(t.name(), "input/enqueue:12345");
+}
+
+// Linux keeps a niceness per thread: raising it in one thread leaves the
+// others' (here the test's own) alone; it clamps at 19.
+TEST(ThreadTest, AddCurrentThreadNicenessRaisesOnlyTheCallingThread) {
+  const int base = CurrentThreadNiceness();
+  int after_3 = -100, after_all = -100;
+  Status more, too_much, negative;
+  Thread t("nice", [&](std::stop_token) {
+    more = AddCurrentThreadNiceness(3);
+    after_3 = CurrentThreadNiceness();
+    too_much = AddCurrentThreadNiceness(19);
+    after_all = CurrentThreadNiceness();
+    negative = AddCurrentThreadNiceness(-1);
+  });
+  ASSERT_TRUE(t.Start().ok());
+  t.Join();
+  ASSERT_TRUE(more.ok()) << more;
+  EXPECT_EQ(after_3, std::min(base + 3, 19));
+  ASSERT_TRUE(too_much.ok()) << too_much;
+  EXPECT_EQ(after_all, 19);
+  EXPECT_EQ(negative.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(AddCurrentThreadNiceness(20).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(CurrentThreadNiceness(), base);
 }
 
 TEST(ThreadTest, ConcurrentJoinsAllReturn) {

@@ -82,6 +82,12 @@ struct BatchingOptions {
   std::optional<int64_t> graph_seed = std::nullopt;
   // A short final batch instead of dropping the remainder.
   bool allow_smaller_final_batch = false;
+  // Niceness added by the threads that fill the batching queue (the
+  // Pipeline's readers; QueueRunnerOptions::nice), 0..19. With more busy
+  // threads than cores, a positive value (5 in docs/PERFORMANCE.md) lets
+  // the consumer run whenever it has a batch to take, and the readers in
+  // the CPU it leaves. 0: unchanged, as in TF.
+  int nice = 0;
 };
 
 struct PreloadedOptions {

@@ -92,6 +92,9 @@ struct BatchOptions {
   // Where the runner is registered; nullptr: QueueRunnerCollection::Default().
   QueueRunnerCollection* collection = nullptr;
   std::string collection_name = kQueueRunnersCollection;
+  // Niceness the runner's enqueue threads add to their own
+  // (QueueRunnerOptions::nice); 0..19, 0: unchanged, as in TF.
+  int nice = 0;
 };
 
 // dynamic_pad must stay false (INVALID_ARGUMENT): TF's shuffle_batch has

@@ -60,13 +60,22 @@ struct QueueRunnerOptions {
   // Prefix of the thread names ("<name>/enqueue:<i>", "<name>/close");
   // empty: the queue's name.
   std::string name;
+  // Niceness each enqueue thread adds to its own when it starts (0..19;
+  // AddCurrentThreadNiceness): on a machine with fewer cores than busy
+  // threads, runners filling a queue ahead of its consumer then yield the
+  // CPU to the consumer (the training step) rather than take turns with
+  // it, and still get every cycle the consumer leaves. A thread cannot
+  // take the priority back, so it keeps the niceness to its end. 0 (TF's
+  // behaviour): the threads run at the priority of the thread that
+  // started them. The closer thread, which only waits, keeps that one.
+  int nice = 0;
 };
 
 // Thread-safe. Created with Create(); the threads it makes keep it alive.
 class QueueRunner : public std::enable_shared_from_this<QueueRunner> {
  public:
-  // INVALID_ARGUMENT for a null queue, no enqueue ops, an empty op or an
-  // empty queue_closed_codes.
+  // INVALID_ARGUMENT for a null queue, no enqueue ops, an empty op, an
+  // empty queue_closed_codes or a nice outside [0, 19].
   static Result<std::shared_ptr<QueueRunner>> Create(
       std::shared_ptr<QueueInterface> queue, std::vector<QueueOp> enqueue_ops,
       QueueRunnerOptions options = {});
@@ -95,6 +104,9 @@ class QueueRunner : public std::enable_shared_from_this<QueueRunner> {
   void RunEnqueueLoop(size_t op_index, Coordinator* coord,
                       const std::string& session, std::stop_token own)
       INFLOW_EXCLUDES(mu_);
+  // An enqueue thread's error: to `coord`'s RequestStop, or (none) to
+  // exceptions_raised().
+  void Report(Coordinator* coord, Status error) INFLOW_EXCLUDES(mu_);
   void RunCloser(Coordinator* coord, std::stop_token own);
   bool IsQueueClosed(const Status& s) const;
 
@@ -104,6 +116,7 @@ class QueueRunner : public std::enable_shared_from_this<QueueRunner> {
   const QueueOp cancel_op_;
   const std::vector<StatusCode> queue_closed_codes_;
   const std::string name_;
+  const int nice_;
 
   mutable Mutex mu_;
   std::map<std::string, int> live_threads_ INFLOW_GUARDED_BY(mu_);
