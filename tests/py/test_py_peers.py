@@ -25,7 +25,13 @@ def test_peers_smoke_prints_the_json_line(tmp_path):
     assert line["ratio_vs_cpp"] == round(figures["inflow"] / figures["inflow_cpp"], 3)
     assert line["ratio_vs_tf_data"] == round(figures["inflow"] / figures["tf_data"], 3)
     assert set(line["forms"]) >= {"inflow_1_reader", "inflow_2_readers",
+                                  "inflow_1_reader_nice5", "inflow_2_readers_nice5",
                                   "tf_data_vectorized", "tf_data_per_example"}
+    # bench_pipeline ran with both reader niceness increments; the figure is
+    # the better run's.
+    assert set(line["inflow_cpp_by_nice"]) == {"0", "5"}
+    assert figures["inflow_cpp"] == max(line["inflow_cpp_by_nice"].values())
+    assert line["inflow_cpp_nice"] in (0, 5)
     if TORCH_PYTHON.exists():
         assert figures["torch"] > 0, line
         assert {"torch_workers_0", "torch_workers_2"} <= set(line["forms"])
