@@ -38,6 +38,20 @@ constexpr int kRecords = 1003;
 constexpr int64_t kTotal = 3 * kFiles * kRecords;  // 21,063 rows
 constexpr int64_t kBatch = 64;                     // 329 full + 7
 
+// Takes batches until the end of input (which must be OUT_OF_RANGE);
+// returns the rows they held.
+int64_t RowsUntilTheEnd(Pipeline& pipeline) {
+  int64_t rows = 0;
+  for (;;) {
+    Result<Tuple> b = pipeline.Next();
+    if (!b.ok()) {
+      EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+      return rows;
+    }
+    rows += (*b)[0].shape().dim(0);
+  }
+}
+
 class PipelineTest : public ::testing::Test {
  protected:
   void SetUp() override { WriteShards(env_, kFiles, kRecords); }
@@ -261,16 +275,7 @@ TEST_F(PipelineTest, TheCallersStopReleasesABlockedNextAndThePipelineRunsOn) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, milliseconds(10000));
   EXPECT_TRUE(IsCancelled(blocked)) << blocked;
   open.store(true);
-  int64_t rows = 0;
-  for (;;) {
-    Result<Tuple> b = (*pipeline)->Next();
-    if (!b.ok()) {
-      EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
-      break;
-    }
-    rows += (*b)[0].shape().dim(0);
-  }
-  EXPECT_EQ(rows, kFiles * kRecords);
+  EXPECT_EQ(RowsUntilTheEnd(**pipeline), kFiles * kRecords);
   EXPECT_TRUE((*pipeline)->Close().ok());
 }
 
@@ -294,16 +299,7 @@ TEST_F(PipelineTest, NiceLowersTheReadersPriorityAndNothingElseChanges) {
                       .row_shapes = {PartialShape({}), PartialShape({2})}};
   auto pipeline = Pipeline::Create(o);
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  int64_t rows = 0;
-  for (;;) {
-    Result<Tuple> b = (*pipeline)->Next();
-    if (!b.ok()) {
-      EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
-      break;
-    }
-    rows += (*b)[0].shape().dim(0);
-  }
-  EXPECT_EQ(rows, kFiles * kRecords);
+  EXPECT_EQ(RowsUntilTheEnd(**pipeline), kFiles * kRecords);
   EXPECT_TRUE((*pipeline)->Close().ok());
   EXPECT_EQ(seen, std::set<int>{std::min(base + 6, 19)});
   EXPECT_EQ(CurrentThreadNiceness(), base);
