@@ -245,13 +245,18 @@ def test_add_and_start_queue_runners_with_the_shared_collection(collection):
     assert drain(q) == [1, 2, 3, 4, 5]
     coord.request_stop()
     coord.join(threads, stop_grace_period_secs=10)
-    not_started = train.start_queue_runners(coord=train.Coordinator(),
-                                            start=False, collection=collection)
-    assert not_started and not any(t.is_alive() for t in not_started)
+    # Once they ended, start=False makes them again, not running; started
+    # by hand they run until their coordinator stops (the closer waits for
+    # that stop).
+    coord2 = train.Coordinator()
+    not_started = train.start_queue_runners(coord=coord2, start=False,
+                                            collection=collection)
+    assert len(not_started) == 2 and not any(t.is_alive() for t in not_started)
     for t in not_started:
         t.start()
-    for t in not_started:
-        t.join(timeout=10)
+    coord2.request_stop()
+    coord2.join(not_started, stop_grace_period_secs=10)
+    assert not any(t.is_alive() for t in not_started)
 
 
 def test_coordinator_stop_protocol():
