@@ -60,10 +60,8 @@ Result<std::shared_ptr<QueueRunner>> QueueRunner::Create(
     return InvalidArgumentError(
         "QueueRunner queue_closed_codes must name at least one error kind");
   }
-  if (options.nice < 0 || options.nice > 19) {
-    return InvalidArgumentError("QueueRunner nice must be in [0, 19], got " +
-                                std::to_string(options.nice));
-  }
+  INFLOW_RETURN_IF_ERROR(
+      CheckNicenessIncrement(options.nice).WithContext("QueueRunner nice"));
   // Private constructor: std::make_shared cannot reach it.
   return std::shared_ptr<QueueRunner>(new QueueRunner(  // NOLINT
       std::move(queue), std::move(enqueue_ops), std::move(options)));

@@ -131,19 +131,25 @@ Status Thread::exit_status() const {
 }
 
 int CurrentThreadNiceness() {
-  // getpriority may return -1 as a value: errno tells it from a failure
-  // (which, for the caller's own thread id, does not happen).
-  errno = 0;
+  // For the caller's own thread id getpriority does not fail, so -1 is a
+  // niceness here, not an error.
   return getpriority(PRIO_PROCESS, static_cast<id_t>(gettid()));
 }
 
-Status AddCurrentThreadNiceness(int increment) {
-  if (increment < 0 || increment > 19) {
-    return InvalidArgumentError("niceness increment must be in [0, 19], got " +
+Status CheckNicenessIncrement(int increment) {
+  if (increment < 0 || increment > kMaxNiceness) {
+    return InvalidArgumentError("niceness increment must be in [0, " +
+                                std::to_string(kMaxNiceness) + "], got " +
                                 std::to_string(increment));
   }
+  return OkStatus();
+}
+
+Status AddCurrentThreadNiceness(int increment) {
+  INFLOW_RETURN_IF_ERROR(CheckNicenessIncrement(increment));
   if (increment == 0) return OkStatus();
-  const int target = std::min(CurrentThreadNiceness() + increment, 19);
+  const int target =
+      std::min(CurrentThreadNiceness() + increment, kMaxNiceness);
   if (setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), target) != 0) {
     return InternalError("setpriority(" + std::to_string(target) +
                          ") of thread " + std::to_string(gettid()) +

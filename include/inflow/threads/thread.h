@@ -89,12 +89,19 @@ class Thread {
   bool started_ INFLOW_GUARDED_BY(mu_) = false;
 };
 
+// The highest niceness (the lowest priority) Linux gives a thread.
+inline constexpr int kMaxNiceness = 19;
+
+// OK for a niceness increment in [0, kMaxNiceness]; otherwise
+// INVALID_ARGUMENT naming it.
+Status CheckNicenessIncrement(int increment);
+
 // Raises the calling thread's niceness (its scheduling priority; higher is
-// lower) by `increment`, in [0, 19], clamped at 19. Linux keeps a niceness
+// lower) by `increment`, clamped at kMaxNiceness. Linux keeps a niceness
 // per thread, and an unprivileged thread may raise its own but not lower it
 // back, so this is for threads that keep it to their end (a queue runner's,
-// QueueRunnerOptions::nice). INVALID_ARGUMENT outside [0, 19]; the OS's
-// refusal as INTERNAL with its errno text.
+// QueueRunnerOptions::nice). CheckNicenessIncrement's error for a bad
+// increment; the OS's refusal as INTERNAL with its errno text.
 Status AddCurrentThreadNiceness(int increment);
 
 // The calling thread's niceness (-20..19).
