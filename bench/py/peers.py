@@ -79,11 +79,11 @@ MIN_AFTER_DEQUEUE = 5000
 IMAGE_BYTES = 28 * 28
 # The readers' niceness increments measured (inflow.Pipeline's nice).
 NICES = (0, 5)
-
-
-def form_suffix(readers, nice):
-    return ("1_reader" if readers == 1 else f"{readers}_readers") + (
-        f"_nice{nice}" if nice else "")
+# The Pipeline forms, each run from Python and from C++: (readers, nice)
+# and the suffix of their names ("2_readers_nice5").
+PIPELINE_FORMS = [(readers, nice, ("1_reader" if readers == 1 else f"{readers}_readers")
+                   + (f"_nice{nice}" if nice else ""))
+                  for readers in (1, 2) for nice in NICES]
 
 
 def log(message):
@@ -397,8 +397,8 @@ def main():
     if args.smoke:
         files = files[:1]  # 15000 records
 
-    forms = {f"inflow_{form_suffix(readers, nice)}": inflow_form(files, readers, nice)
-             for readers in (1, 2) for nice in NICES}
+    forms = {f"inflow_{suffix}": inflow_form(files, readers, nice)
+             for readers, nice, suffix in PIPELINE_FORMS}
     forms.update(tf_forms(files))
     epochs = {name: args.epochs if name.startswith("inflow") else args.tf_epochs
               for name in forms}
@@ -408,10 +408,8 @@ def main():
         rate(run, 1)
     bench_bin = build / "bin" / "bench_pipeline"
     if bench_bin.exists() and not args.smoke:
-        for readers in (1, 2):
-            for nice in NICES:
-                forms[f"cpp_profile_{form_suffix(readers, nice)}"] = cpp_profile_form(
-                    bench_bin, readers, nice)
+        for readers, nice, suffix in PIPELINE_FORMS:
+            forms[f"cpp_profile_{suffix}"] = cpp_profile_form(bench_bin, readers, nice)
     rates = {name: [] for name in forms}
     for r in range(args.rounds):
         names = list(forms)
@@ -427,13 +425,11 @@ def main():
     # Per round, the Python Pipeline over the C++ one with as many readers
     # (both run under the same load); medians over the rounds.
     paired = {}
-    for readers in (1, 2):
-        for nice in NICES:
-            suffix = form_suffix(readers, nice)
-            cpp_rates = rates.get(f"cpp_profile_{suffix}")
-            if cpp_rates:
-                paired[suffix] = round(statistics.median(
-                    a / c for a, c in zip(rates[f"inflow_{suffix}"], cpp_rates)), 3)
+    for _, _, suffix in PIPELINE_FORMS:
+        cpp_rates = rates.get(f"cpp_profile_{suffix}")
+        if cpp_rates:
+            paired[suffix] = round(statistics.median(
+                a / c for a, c in zip(rates[f"inflow_{suffix}"], cpp_rates)), 3)
     figures = {name: statistics.median(v) for name, v in rates.items()
                if not name.startswith("cpp_profile_")}
     cpp_profile = {name[len("cpp_profile_"):]: round(statistics.median(v))
