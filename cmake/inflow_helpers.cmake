@@ -46,11 +46,20 @@ function(inflow_add_test name)
   endif()
   set_tests_properties(${name} PROPERTIES TIMEOUT ${ARG_TIMEOUT}
     LABELS "${ARG_LABELS}"
-    ENVIRONMENT "INFLOW_SHARED_DIR=${PROJECT_SOURCE_DIR}/../shared;INFLOW_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+    ENVIRONMENT "INFLOW_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
   # The sanitizer builds run `ctest -LE release-only`: not built there.
   if(INFLOW_SANITIZE AND "release-only" IN_LIST ARG_LABELS)
     set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL ON)
   endif()
+endfunction()
+
+# inflow_tf_testdata_sources(<source>...): the test sources, in the calling
+# directory, that read the TensorFlow-written files of tests/testdata/tf
+# (through tests/tf_testdata.h): they get INFLOW_TF_TESTDATA_DIR, that
+# folder's absolute path, so the binaries find it however they are run.
+function(inflow_tf_testdata_sources)
+  set_property(SOURCE ${ARGN} APPEND PROPERTY COMPILE_DEFINITIONS
+    "INFLOW_TF_TESTDATA_DIR=\"${PROJECT_SOURCE_DIR}/tests/testdata/tf\"")
 endfunction()
 
 # inflow_add_bench(<name> SOURCES ... [LIBS ...] [KERNELS] [JSON_NAME n]):

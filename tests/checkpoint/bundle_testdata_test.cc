@@ -1,13 +1,10 @@
 // Copyright 2026 The inflow Authors.
 //
-// Every TensorFlow-written checkpoint in the shared test vectors reads with
-// the names, dtypes, shapes, offsets, sizes, CRCs and values that
-// expected.json lists for it.
+// Every TensorFlow-written checkpoint in tests/testdata/tf reads with the
+// names, dtypes, shapes, offsets, sizes, CRCs and values that expected.json
+// lists for it.
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,24 +14,15 @@
 #include "inflow/checkpoint/bundle.h"
 
 #include "io/sha256.h"
+#include "tf_testdata.h"
 
 namespace inflow {
 namespace {
 
 using json = nlohmann::json;
 
-std::filesystem::path TfDir() {
-  const char* env = std::getenv("INFLOW_SHARED_DIR");
-  return (env ? std::filesystem::path(env)
-              : std::filesystem::path("../shared")) /
-         "testdata" / "tf";
-}
-
-json Expected() {
-  std::ifstream in(TfDir() / "expected.json");
-  EXPECT_TRUE(in.good()) << "missing " << (TfDir() / "expected.json");
-  return json::parse(in);
-}
+using testing::ReadTfExpected;
+using testing::TfTestDataDir;
 
 const std::map<std::string, DType>& DTypesByProtoName() {
   static const auto* names = new std::map<std::string, DType>{
@@ -44,11 +32,41 @@ const std::map<std::string, DType>& DTypesByProtoName() {
   return *names;
 }
 
+// The first values exactly, and the sum of all in float64.
+template <typename T>
+void CheckFloats(const json& want, const Tensor& got) {
+  const json& first = want.at("first_values");
+  std::span<const T> v = got.flat<T>();
+  ASSERT_LE(first.size(), v.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(v[i], static_cast<T>(first[i].get<double>())) << i;
+  }
+  double sum = 0;
+  for (T x : v) sum += x;
+  const double want_sum = want.at("sum_float64").get<double>();
+  EXPECT_NEAR(sum, want_sum, 1e-9 * std::max(1.0, std::abs(want_sum)));
+}
+
+// The first values and the sum of all.
+template <typename T>
+void CheckInts(const json& want, const Tensor& got) {
+  const json& first = want.at("first_values");
+  std::span<const T> v = got.flat<T>();
+  ASSERT_LE(first.size(), v.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(v[i], first[i].get<T>()) << i;
+  }
+  int64_t sum = 0;
+  for (T x : v) sum += x;
+  EXPECT_EQ(sum, want.at("sum").get<int64_t>());
+}
+
 void CheckValues(const json& want, const Tensor& got) {
   if (got.dtype() == DType::kString) {
     std::span<const std::string> s = got.flat<std::string>();
     const json& lengths = want.at("string_lengths_first");
     ASSERT_LE(lengths.size(), s.size());
+    ASSERT_FALSE(s.empty());
     for (size_t i = 0; i < lengths.size(); ++i) {
       EXPECT_EQ(s[i].size(), lengths[i].get<size_t>());
     }
@@ -58,20 +76,18 @@ void CheckValues(const json& want, const Tensor& got) {
   }
   const json& first = want.at("first_values");
   if (got.dtype() == DType::kFloat32) {
-    std::span<const float> v = got.flat<float>();
-    ASSERT_LE(first.size(), v.size());
-    for (size_t i = 0; i < first.size(); ++i) {
-      EXPECT_EQ(v[i], static_cast<float>(first[i].get<double>())) << i;
-    }
-    double sum = 0;
-    for (float x : v) sum += x;
-    const double want_sum = want.at("sum_float64").get<double>();
-    EXPECT_NEAR(sum, want_sum, 1e-9 * std::max(1.0, std::abs(want_sum)));
+    CheckFloats<float>(want, got);
+  } else if (got.dtype() == DType::kFloat64) {
+    CheckFloats<double>(want, got);
   } else if (got.dtype() == DType::kInt64) {
-    std::span<const int64_t> v = got.flat<int64_t>();
+    CheckInts<int64_t>(want, got);
+  } else if (got.dtype() == DType::kInt32) {
+    CheckInts<int32_t>(want, got);
+  } else if (got.dtype() == DType::kBool) {
+    std::span<const bool> v = got.flat<bool>();
     ASSERT_LE(first.size(), v.size());
     for (size_t i = 0; i < first.size(); ++i) {
-      EXPECT_EQ(v[i], first[i].get<int64_t>());
+      EXPECT_EQ(v[i], first[i].get<bool>()) << i;
     }
   } else {
     ADD_FAILURE() << "no value check for " << DTypeName(got.dtype());
@@ -79,13 +95,14 @@ void CheckValues(const json& want, const Tensor& got) {
 }
 
 TEST(BundleTestdataTest, EveryTensorFlowCheckpointReadsAsExpected) {
-  const json expected = Expected();
+  json expected;
+  ASSERT_TRUE(ReadTfExpected(&expected));
   int bundles = 0;
   for (const auto& [file, facts] : expected.at("files").items()) {
     if (facts.value("format", "") != "tensor_bundle_v2") continue;
     ++bundles;
     SCOPED_TRACE(file);
-    const std::string prefix = (TfDir() / file).string();
+    const std::string prefix = (TfTestDataDir() / file).string();
     Result<std::unique_ptr<BundleReader>> reader = BundleReader::Open(prefix);
     ASSERT_TRUE(reader.ok()) << reader.status();
     const BundleReader& r = **reader;
@@ -125,8 +142,18 @@ TEST(BundleTestdataTest, EveryTensorFlowCheckpointReadsAsExpected) {
 }
 
 TEST(BundleTestdataTest, KnownValuesOfTheEstimatorCheckpoint) {
+  json expected;
+  ASSERT_TRUE(ReadTfExpected(&expected));
+  int64_t kernel_offset = -1;
+  for (const json& t :
+       expected["files"]["checkpoint/estimator/model.ckpt-1000"]["tensors"]) {
+    if (t.at("name") == "dnn/hiddenlayer_1/kernel") {
+      kernel_offset = t.at("offset").get<int64_t>();
+    }
+  }
+  ASSERT_GE(kernel_offset, 0) << "expected.json lists no estimator kernel";
   Result<std::unique_ptr<BundleReader>> reader = BundleReader::Open(
-      (TfDir() / "checkpoint/estimator/model.ckpt-1000").string());
+      (TfTestDataDir() / "checkpoint/estimator/model.ckpt-1000").string());
   ASSERT_TRUE(reader.ok()) << reader.status();
   Result<Tensor> step = (*reader)->Read("global_step");
   ASSERT_TRUE(step.ok()) << step.status();
@@ -135,7 +162,7 @@ TEST(BundleTestdataTest, KnownValuesOfTheEstimatorCheckpoint) {
       (*reader)->Lookup("dnn/hiddenlayer_1/kernel");
   ASSERT_TRUE(kernel.ok());
   EXPECT_EQ((*kernel)->shape, TensorShape({100, 70}));
-  EXPECT_EQ((*kernel)->offset, 1880);
+  EXPECT_EQ((*kernel)->offset, kernel_offset);
 }
 
 }  // namespace

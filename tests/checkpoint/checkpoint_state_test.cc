@@ -8,7 +8,6 @@
 #include "inflow/checkpoint/checkpoint_state.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -19,6 +18,7 @@
 #include "inflow/io/mem_env.h"
 
 #include "checkpoint/recording_env.h"
+#include "tf_testdata.h"
 
 namespace inflow {
 namespace {
@@ -271,10 +271,12 @@ TEST(GetCheckpointStateTest, LatestFilenameWithAPathSeparatorIsInvalid) {
 }
 
 TEST(GetCheckpointStateTest, ReadsTheEstimatorsStateFile) {
-  const char* shared = std::getenv("INFLOW_SHARED_DIR");
+  // TF's Saver wrote it (save_relative_paths) after steps 0, 999 and 1000;
+  // only step 1000's files were kept.
   const std::filesystem::path dir =
-      std::filesystem::path(shared != nullptr ? shared : "../shared") /
-      "testdata" / "tf" / "checkpoint" / "estimator";
+      testing::TfTestDataDir() / "checkpoint" / "estimator";
+  std::string text;
+  ASSERT_TRUE(testing::ReadTfTestFile(dir / "checkpoint", &text));
   Result<std::optional<CheckpointState>> state =
       GetCheckpointState(dir.string());
   ASSERT_TRUE(state.ok()) << state.status();

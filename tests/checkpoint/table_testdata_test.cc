@@ -1,12 +1,9 @@
 // Copyright 2026 The inflow Authors.
 //
-// The `.index` files TensorFlow wrote (the shared test vectors, described
-// by expected.json) open, iterate in key order and seek.
+// The `.index` files TensorFlow wrote (tests/testdata/tf, described by
+// expected.json) open, iterate in key order and seek.
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +16,7 @@
 #include "checkpoint/table.h"
 #include "checkpoint/table_format.h"
 #include "table_test_util.h"
+#include "tf_testdata.h"
 
 namespace inflow::internal {
 namespace {
@@ -27,36 +25,32 @@ using json = nlohmann::json;
 using testing::DataBlockTypes;
 using testing::ReadAll;
 
-std::filesystem::path TestdataDir() {
-  const char* env = std::getenv("INFLOW_SHARED_DIR");
-  return (env ? std::filesystem::path(env)
-              : std::filesystem::path("../shared")) /
-         "testdata" / "tf";
-}
-
-json Expected() {
-  std::ifstream in(TestdataDir() / "expected.json");
-  EXPECT_TRUE(in.good()) << "missing " << TestdataDir() / "expected.json";
-  return json::parse(in);
-}
-
+// TensorFlow's DataType enum values (types.proto).
 const std::map<std::string, int>& DTypeEnums() {
   static const auto* kEnums = new std::map<std::string, int>{
-      {"DT_FLOAT", 1}, {"DT_INT64", 9}, {"DT_STRING", 7}};
+      {"DT_FLOAT", 1},  {"DT_DOUBLE", 2}, {"DT_INT32", 3},
+      {"DT_STRING", 7}, {"DT_INT64", 9},  {"DT_BOOL", 10}};
   return *kEnums;
 }
 
 TEST(TableTestdataTest, EveryTensorFlowIndexIteratesItsKeysInOrder) {
-  const json expected = Expected();
+  json expected;
+  ASSERT_TRUE(inflow::testing::ReadTfExpected(&expected));
   int checkpoints = 0;
   for (const auto& [key, file] : expected["files"].items()) {
-    if (file["kind"] != "checkpoint") continue;
+    if (file.value("format", "") != "tensor_bundle_v2") continue;
     ++checkpoints;
     SCOPED_TRACE(key);
-    const std::string path = (TestdataDir() / key).string() + ".index";
+    const std::string path =
+        (inflow::testing::TfTestDataDir() / key).string() + ".index";
+    std::string bytes;
+    ASSERT_TRUE(inflow::testing::ReadTfTestFile(path, &bytes));
     Env& env = Env::Default();
-    const uint64_t size = env.GetFileSize(path).value();
-    auto table = Table::Open(env.NewRandomAccessFile(path).value(), size);
+    Result<uint64_t> size = env.GetFileSize(path);
+    ASSERT_TRUE(size.ok()) << size.status();
+    auto file_or = env.NewRandomAccessFile(path);
+    ASSERT_TRUE(file_or.ok()) << file_or.status();
+    auto table = Table::Open(std::move(*file_or), *size);
     ASSERT_TRUE(table.ok()) << table.status();
     auto entries = ReadAll(**table);
     ASSERT_TRUE(entries.ok()) << entries.status();
@@ -71,22 +65,22 @@ TEST(TableTestdataTest, EveryTensorFlowIndexIteratesItsKeysInOrder) {
     std::sort(want.begin(), want.end());
     std::vector<std::string> got;
     for (const auto& [k, v] : *entries) got.push_back(k);
-    EXPECT_EQ(got, want);
-    ASSERT_FALSE(entries->empty());
-    // BundleHeaderProto{num_shards: 1, version{producer: 1}}.
-    EXPECT_EQ((*entries)[0].second, testing::FromHex("08 01 1a 02 08 01"));
+    ASSERT_EQ(got, want);
+    // BundleHeaderProto{num_shards, version{producer: 1}}, as TF wrote it.
+    EXPECT_EQ((*entries)[0].second,
+              testing::FromHex(file.at("header").at("hex").get<std::string>()));
     // Each BundleEntryProto starts with its dtype (field 1, varint).
     for (size_t i = 1; i < entries->size(); ++i) {
       const std::string& v = (*entries)[i].second;
       ASSERT_GE(v.size(), 2u);
       EXPECT_EQ(v[0], '\x08');
+      ASSERT_TRUE(DTypeEnums().count(dtypes[(*entries)[i].first]))
+          << (*entries)[i].first << " " << dtypes[(*entries)[i].first];
       EXPECT_EQ(v[1], DTypeEnums().at(dtypes[(*entries)[i].first]))
           << (*entries)[i].first;
     }
 
-    // The block types expected.json lists (two are Snappy-compressed).
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes(std::istreambuf_iterator<char>(in), {});
+    // The block types expected.json lists (TF writes bundles uncompressed).
     std::vector<std::string> types;
     for (BlockCompression t : DataBlockTypes(bytes)) {
       types.push_back(t == BlockCompression::kSnappy ? "snappy" : "none");

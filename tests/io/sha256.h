@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
 // SHA-256 (FIPS 180-4), for checking records against the hashes in the
-// shared test data's expected.json. Test-only; not fast.
+// expected.json of tests/testdata/tf. Test-only; not fast.
 
 #ifndef INFLOW_TESTS_IO_SHA256_H_
 #define INFLOW_TESTS_IO_SHA256_H_

@@ -1,9 +1,11 @@
-"""Shared fixtures: where the built CLI and the shared test data live.
+"""Shared fixtures: where the built CLI and the TensorFlow-written test data
+(tests/testdata/tf, from scripts/make-tf-testdata) live.
 
 The suite needs TensorFlow (the reference) and the built programs; `make
 test` installs and builds both. When either is missing the session stops
 with an error before any test runs: nothing is skipped.
 """
+import json
 import os
 import pathlib
 import signal
@@ -19,7 +21,7 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD = pathlib.Path(os.environ.get("INFLOW_BUILD_DIR", ROOT / "build" / "release"))
-SHARED = pathlib.Path(os.environ.get("INFLOW_SHARED_DIR", ROOT.parent / "shared"))
+TF_TESTDATA = ROOT / "tests" / "testdata" / "tf"
 
 # The programs tests/py drives, relative to the build directory.
 PROGRAMS = ["bin/inflow", "tests/example_tf_driver", "tests/queue_tf_replay",
@@ -64,6 +66,23 @@ def run_inflow(inflow_bin):
     return run
 
 
+def tf_testdata_file(relative):
+    """TF_TESTDATA / relative; a missing or empty file fails the test that
+    asks, naming the file."""
+    path = TF_TESTDATA / relative
+    assert path.is_file() and path.stat().st_size > 0, (
+        f"{path} is missing or empty: rerun `.venv/bin/python scripts/make-tf-testdata`")
+    return path
+
+
 @pytest.fixture(scope="session")
-def shared_dir():
-    return SHARED
+def tf_testdata():
+    """tests/testdata/tf; fails when its expected.json is not there."""
+    tf_testdata_file("expected.json")
+    return TF_TESTDATA
+
+
+@pytest.fixture(scope="session")
+def tf_expected(tf_testdata):
+    """tests/testdata/tf/expected.json, parsed."""
+    return json.loads((tf_testdata / "expected.json").read_text())

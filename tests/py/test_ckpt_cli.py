@@ -1,6 +1,6 @@
 """`inflow ckpt` against TensorFlow: what `list`, `dump`, `state` and
-`verify` print for checkpoints TF wrote (the shared test vectors and one
-written here with every dtype) equals what tf.train.list_variables,
+`verify` print for checkpoints TF wrote (tests/testdata/tf/checkpoint, from
+scripts/make-tf-testdata, and one written here with every dtype) equals what tf.train.list_variables,
 load_checkpoint and get_checkpoint_state say; damage exits 1 with
 DATA_LOSS naming the file and offset, where TF fails too."""
 import base64
@@ -16,9 +16,19 @@ PREFIXES = ["half_plus_two_tf1", "half_plus_two_tf2", "keras_adam",
             "objgraph_only", "estimator/model.ckpt-1000"]
 
 
+# The Keras model's first kernel, as tf.train.Checkpoint names it.
+KERAS_KERNEL = "optimizer/_trainable_variables/0/.ATTRIBUTES/VARIABLE_VALUE"
+
+
 @pytest.fixture(scope="module")
-def ckpt_dir(shared_dir):
-    return shared_dir / "testdata" / "tf" / "checkpoint"
+def ckpt_dir(tf_testdata):
+    return tf_testdata / "checkpoint"
+
+
+def tensor_facts(tf_expected, prefix, name):
+    [facts] = [t for t in tf_expected["files"]["checkpoint/" + prefix]["tensors"]
+               if t["name"] == name]
+    return facts
 
 
 def ckpt_json(run_inflow, *args):
@@ -74,11 +84,13 @@ def test_list_text_is_one_line_per_tensor(run_inflow, ckpt_dir):
     assert out.splitlines() == [f"{n} float32 []" for n in ["a", "a2", "b", "c", "c2"]]
 
 
-def test_a_directory_stands_for_its_latest_checkpoint(run_inflow, ckpt_dir):
+def test_a_directory_stands_for_its_latest_checkpoint(run_inflow, ckpt_dir, tf_expected):
     d = ckpt_dir / "estimator"
     listed = ckpt_json(run_inflow, "list", "--json", d)
     assert listed["prefix"] == tf.train.latest_checkpoint(str(d))
-    assert len(listed["tensors"]) == 60
+    assert listed["prefix"] == str(d / "model.ckpt-1000")
+    assert len(listed["tensors"]) == \
+        tf_expected["files"]["checkpoint/estimator/model.ckpt-1000"]["num_tensors"]
 
 
 @pytest.mark.parametrize("name", PREFIXES)
@@ -193,25 +205,28 @@ def damaged_copy(ckpt_dir, tmp_path, suffix, offset):
 
 
 def test_damaged_data_file_is_data_loss_naming_file_and_offset(run_inflow, ckpt_dir,
-                                                               tmp_path):
-    # Byte 100 lies in the first kernel (offset 0, 128 bytes).
-    prefix, damaged = damaged_copy(ckpt_dir, tmp_path, ".data-00000-of-00001", 100)
+                                                               tmp_path, tf_expected):
+    # A byte inside the first kernel ([4, 8] float32: 128 bytes).
+    kernel = tensor_facts(tf_expected, "keras_adam", KERAS_KERNEL)
+    assert kernel["size"] == 128
+    prefix, damaged = damaged_copy(ckpt_dir, tmp_path, ".data-00000-of-00001",
+                                   kernel["offset"] + 100)
     for command in (["verify"], ["dump", "--json"]):
         args = command + [prefix]
         if command[0] == "dump":
-            args.append("layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")
+            args.append(KERAS_KERNEL)
         proc = run_inflow("ckpt", *args, check=False)
         assert proc.returncode == 1, command
         assert proc.stderr.startswith("DATA_LOSS: "), proc.stderr
         assert str(damaged) in proc.stderr
         assert "offset" in proc.stderr
     with pytest.raises(tf.errors.OpError, match="Checksum does not match"):
-        tf.train.load_checkpoint(str(prefix)).get_tensor(
-            "layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE")
+        tf.train.load_checkpoint(str(prefix)).get_tensor(KERAS_KERNEL)
 
 
 def test_damaged_index_is_data_loss_naming_file_and_offset(run_inflow, ckpt_dir,
                                                            tmp_path):
+    # Byte 200 lies in the first data block (at offset 0).
     prefix, damaged = damaged_copy(ckpt_dir, tmp_path, ".index", 200)
     for command in ("list", "verify"):
         proc = run_inflow("ckpt", command, prefix, check=False)

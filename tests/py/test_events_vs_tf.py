@@ -11,7 +11,7 @@ import subprocess
 import pytest
 import tensorflow as tf
 
-from conftest import BUILD
+from conftest import BUILD, tf_testdata_file
 
 DRIVER = BUILD / "tests" / "events_tf_driver"
 
@@ -92,11 +92,12 @@ def test_tensorboard_file_writer_output_reads_back_in_tensorflow_like_ours(tmp_p
     assert tf_events[1].summary == our_events[1].summary
 
 
-def test_events_cat_prints_what_summary_iterator_reads(run_inflow, shared_dir):
-    """`inflow events cat` on TF-written files: every event's wall time,
-    step, kind and simple values as TF's summary_iterator gives them."""
-    for name in ("events.out.tfevents.lingvo", "events.out.tfevents.tfx_eval"):
-        path = str(shared_dir / "testdata" / "tf" / "events" / name)
+def test_events_cat_prints_what_summary_iterator_reads(run_inflow):
+    """`inflow events cat` on TF-written files (TF1's FileWriter, TF2's
+    tf.summary): every event's wall time, step, kind and simple values as
+    TF's summary_iterator gives them."""
+    for name in ("events.out.tfevents.tf1_file_writer", "events.out.tfevents.tf2_summary"):
+        path = str(tf_testdata_file("events/" + name))
         lines = [json.loads(l) for l in run_inflow("events", "cat", path).stdout.splitlines()]
         events = list(tf.compat.v1.train.summary_iterator(path))
         assert len(lines) == len(events)

@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 from google.protobuf import json_format
 
-TF_DIR = "testdata/tf/tfrecord"
+from conftest import tf_testdata_file
 
 
 def records_of(path, compression=""):
@@ -32,9 +32,8 @@ def cat(run_inflow, *args):
     ("wmt14.tfrecord", "", "example"),
     ("seqex.tfrecord.gz", "GZIP", "sequence_example"),
 ])
-def test_cat_matches_json_format_on_tensorflow_files(run_inflow, shared_dir, name, compression,
-                                                     kind):
-    path = shared_dir / TF_DIR / name
+def test_cat_matches_json_format_on_tensorflow_files(run_inflow, name, compression, kind):
+    path = tf_testdata_file("tfrecord/" + name)
     proto = tf.train.Example if kind == "example" else tf.train.SequenceExample
     want = [canonical(proto.FromString(r)) for r in records_of(path, compression)]
     assert cat(run_inflow, "--as", kind, path) == want
@@ -42,10 +41,9 @@ def test_cat_matches_json_format_on_tensorflow_files(run_inflow, shared_dir, nam
     assert cat(run_inflow, path) == want
 
 
-def test_cat_values_match_expected_json_hashes(run_inflow, shared_dir):
-    expected = json.loads((shared_dir / "testdata/tf/expected.json").read_text())
-    facts = expected["files"]["tfrecord/images.tfrecord"]
-    lines = cat(run_inflow, "--as", "example", shared_dir / TF_DIR / "images.tfrecord")
+def test_cat_values_match_expected_json_hashes(run_inflow, tf_expected):
+    facts = tf_expected["files"]["tfrecord/images.tfrecord"]
+    lines = cat(run_inflow, "--as", "example", tf_testdata_file("tfrecord/images.tfrecord"))
     assert len(lines) == facts["records"]
     for line, which in ((lines[0], "first_record"), (lines[-1], "last_record")):
         data = base64.b64decode(line["features"]["feature"]["data"]["bytesList"]["value"][0])
@@ -90,24 +88,24 @@ def test_cat_matches_json_format_on_random_examples(run_inflow, tmp_path):
     assert got == want
 
 
-def test_features_flag_selects_keys(run_inflow, shared_dir):
-    path = shared_dir / TF_DIR / "wmt14.tfrecord"
+def test_features_flag_selects_keys(run_inflow):
+    path = tf_testdata_file("tfrecord/wmt14.tfrecord")
     got = cat(run_inflow, "--as", "example", "--features", "source_id,example_index", path)
     for line, record in zip(got, records_of(path)):
         full = canonical(tf.train.Example.FromString(record))
         keep = {k: v for k, v in full["features"]["feature"].items()
                 if k in ("source_id", "example_index")}
         assert line == {"features": {"feature": keep}}
-    seq = cat(run_inflow, "--features", "s,i", shared_dir / TF_DIR / "seqex.tfrecord.gz")
+    seq = cat(run_inflow, "--features", "s,i", tf_testdata_file("tfrecord/seqex.tfrecord.gz"))
     assert set(seq[1]["context"]["feature"]) == {"i"}
     assert set(seq[1]["featureLists"]["featureList"]) == {"s"}
 
 
-def test_raw_record_as_example_is_invalid_argument(run_inflow, shared_dir):
-    proc = run_inflow("records", "cat", "--as", "example", shared_dir / TF_DIR / "fox.tfrecord",
-                      check=False)
+def test_raw_record_as_example_is_invalid_argument(run_inflow):
+    fox = tf_testdata_file("tfrecord/fox.tfrecord")
+    proc = run_inflow("records", "cat", "--as", "example", fox, check=False)
     assert proc.returncode == 1
     assert proc.stderr.startswith("INVALID_ARGUMENT")
     # auto falls back to raw.
-    assert cat(run_inflow, shared_dir / TF_DIR / "fox.tfrecord") == [
+    assert cat(run_inflow, fox) == [
         {"raw": base64.b64encode(b"The Quick Brown Fox").decode()}]

@@ -1,13 +1,11 @@
 // Copyright 2026 The inflow Authors.
 //
-// EventsReader reads the event files TensorFlow wrote in the shared test
-// data with the contents expected.json lists: record count, the first
-// event, how many events of each kind, the largest step, and for every
-// tag its count, first and last step and value.
+// EventsReader reads the event files TensorFlow wrote in tests/testdata/tf
+// (one by TF1's FileWriter, one by TF2's tf.summary) with the contents
+// expected.json lists: record count, the first event, how many events of
+// each kind, the largest step, and for every tag its count, first and last
+// step and value.
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,13 +15,20 @@
 #include "inflow/io/record_reader.h"
 #include "inflow/train/events_reader.h"
 
+#include "tf_testdata.h"
+
 namespace inflow {
 namespace {
 
-std::filesystem::path TestDataDir() {
-  const char* shared = std::getenv("INFLOW_SHARED_DIR");
-  std::filesystem::path root = shared != nullptr ? shared : "../shared";
-  return root / "testdata" / "tf";
+using testing::ReadTfExpected;
+using testing::TfTestDataDir;
+
+std::string FromHex(const std::string& hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  return out;
 }
 
 struct TagFacts {
@@ -40,26 +45,31 @@ void ExpectValue(const SummaryValue& v, const nlohmann::json& want,
   } else {
     ASSERT_TRUE(want.contains("tensor")) << where;
     ASSERT_EQ(v.kind, SummaryValue::Kind::kTensor) << where;
-    // The TensorProto's string_val bytes appear in the payload.
-    for (const auto& s : want["tensor"]["string_val"]) {
+    // The TensorProto's string_val bytes and its tensor_content appear in
+    // the payload.
+    const nlohmann::json& tensor = want.at("tensor");
+    for (const auto& s : tensor.at("string_val")) {
       EXPECT_NE(v.payload.find(s.get<std::string>()), std::string::npos)
           << where;
     }
+    const std::string content = FromHex(tensor.at("tensor_content_hex"));
+    EXPECT_NE(v.payload.find(content), std::string::npos) << where;
   }
 }
 
 TEST(EventsTestDataTest, TensorFlowEventFilesReadAsExpectedJsonSays) {
-  std::ifstream in(TestDataDir() / "expected.json");
-  const nlohmann::json expected = nlohmann::json::parse(in);
+  nlohmann::json expected;
+  ASSERT_TRUE(ReadTfExpected(&expected));
   int files = 0;
   for (const auto& [name, facts] : expected["files"].items()) {
     if (facts["kind"] != "events") continue;
     ++files;
-    const std::string path = (TestDataDir() / name).string();
+    const std::string path = (TfTestDataDir() / name).string();
     Result<std::vector<Event>> events =
         EventsReader::ReadAll(Env::Default(), path);
     ASSERT_TRUE(events.ok()) << events.status();
     ASSERT_EQ(events->size(), facts["records"].get<size_t>()) << name;
+    ASSERT_FALSE(events->empty()) << path << " holds no event";
     const Event& first = events->front();
     EXPECT_EQ(first.wall_time, facts["first_event"]["wall_time"].get<double>());
     EXPECT_EQ(first.step, facts["first_event"]["step"].get<int64_t>());
@@ -102,9 +112,9 @@ TEST(EventsTestDataTest, TensorFlowEventFilesReadAsExpectedJsonSays) {
 }
 
 TEST(EventsTestDataTest, EveryTensorFlowRecordReEncodesToTheSameBytes) {
-  for (const char* name :
-       {"events.out.tfevents.lingvo", "events.out.tfevents.tfx_eval"}) {
-    const std::string path = (TestDataDir() / "events" / name).string();
+  for (const char* name : {"events.out.tfevents.tf1_file_writer",
+                           "events.out.tfevents.tf2_summary"}) {
+    const std::string path = (TfTestDataDir() / "events" / name).string();
     RecordReaderOptions options;
     options.buffer_size = 1 << 20;
     auto reader = RecordReader::Open(Env::Default(), path, options);
