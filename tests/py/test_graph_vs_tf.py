@@ -29,7 +29,6 @@ import inflow
 from inflow import errors
 
 tf1 = tf.compat.v1
-tf1.disable_eager_execution()
 
 WAIT_S = 60
 
