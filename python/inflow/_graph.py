@@ -22,6 +22,7 @@ with its ``start_queue_runners``.
 """
 
 import contextlib
+import hashlib
 import re
 import threading
 
@@ -271,6 +272,18 @@ def get_seed(op_seed):
     if seeds == (0, 0):
         return 0, _MAXINT32
     return seeds
+
+
+def _queue_seeds(op_seed, shared_name):
+    """A RandomShuffleQueue's (seed, seed2), as TF's constructor makes them:
+    get_seed(op_seed), except that a graph seed without an op seed and a
+    shared_name take seed2 from an MD5 of the graph seed and the name (the
+    count still advances); (None, None) when unseeded."""
+    seed1, seed2 = get_seed(op_seed)
+    if seed1 is not None and op_seed is None and shared_name is not None:
+        digest = hashlib.md5((str(seed1) + shared_name).encode("utf-8")).hexdigest()
+        seed2 = int(digest[:8], 16) & 0x7FFFFFFF
+    return seed1, seed2
 
 
 def _collection():

@@ -77,13 +77,13 @@ def _as_name_list(names, dtypes):
     return [str(n) for n in names]
 
 
-def _seeds(seed):
-    """(seed, seed2) of the queue op, as TF's get_seed gives them in the
-    default graph ((0, 0): unseeded); a pair is taken as it is."""
+def _seeds(seed, shared_name=None):
+    """(seed, seed2) of the queue op, as TF's RandomShuffleQueue makes them
+    in the default graph ((0, 0): unseeded); a pair is taken as it is."""
     if isinstance(seed, (tuple, list)):
         s1, s2 = seed
         return int(s1), int(s2)
-    s1, s2 = _graph.get_seed(seed)
+    s1, s2 = _graph._queue_seeds(seed, shared_name)
     if s1 is None:
         return 0, 0
     return s1, s2
@@ -304,7 +304,7 @@ class RandomShuffleQueue(QueueBase):
                  names=None, seed=None, shared_name=None,
                  name="random_shuffle_queue"):
         dtypes = _as_type_list(dtypes)
-        seed1, seed2 = _seeds(seed)
+        seed1, seed2 = _seeds(seed, shared_name)
         super().__init__(_create(
             "RandomShuffleQueue", capacity, dtypes,
             _as_shape_list(shapes, dtypes), _as_name_list(names, dtypes),

@@ -211,10 +211,27 @@ def op_seeded_producer_and_graph_seeded_shuffle_batch(api):
     return [("batch", out, api.batch_queue(out), 24)]
 
 
+def shared_name_queues_seed2_from_the_name(api):
+    # A graph seed, no op seed and a shared_name: seed2 is an MD5 of the
+    # graph seed and the name (TF's RandomShuffleQueue), the count still
+    # advances (the last queue gets (8, 2)).
+    api.set_random_seed(8)
+    q = api.RandomShuffleQueue(50, 0, [np.int64], shapes=[[]], shared_name="graph_sq")
+    x, = api.train.slice_input_producer([np.arange(16, dtype=np.int64)], num_epochs=1,
+                                        shuffle=False)
+    out = api.train.shuffle_batch([x], batch_size=4, capacity=20, min_after_dequeue=2,
+                                  shared_name="graph_sb")
+    q2 = api.RandomShuffleQueue(50, 0, [np.int64], shapes=[[]])
+    return [("rsq", q, np.arange(30, dtype=np.int64)),
+            ("batch", out, api.batch_queue(out), 16),
+            ("rsq", q2, np.arange(30, dtype=np.int64))]
+
+
 PROGRAMS = [producer_shuffled_by_the_graph_seed, two_producers_count_0_and_1,
             slice_producer_then_shuffle_batch, unshuffled_and_op_seeded_ops_do_not_count,
             queues_before_and_after_set_random_seed, graph_seed_zero_and_a_reset_seed,
-            op_seeded_producer_and_graph_seeded_shuffle_batch]
+            op_seeded_producer_and_graph_seeded_shuffle_batch,
+            shared_name_queues_seed2_from_the_name]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)

@@ -356,7 +356,11 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
         if k != keys or len(nodes) != len(parts[0][2]):
             raise ValueError("Expected all inputs of a *_join call to have the same "
                              "structure")
-    graph_seed, seed, collection = _graph_args(kind == "shuffle_batch", seed)
+    if kind == "shuffle_batch":  # TF's RandomShuffleQueue(seed, shared_name)
+        graph_seed, seed = _graph._queue_seeds(seed, shared_name)
+    else:
+        graph_seed, seed = None, None
+    collection = _graph._collection()
     batcher = _inflow._batch(
         kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
         _keep(keep_input, len(parts)), join, int(batch_size), int(num_threads),
