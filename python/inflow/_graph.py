@@ -228,6 +228,11 @@ def get_default_graph():
     return _STATE.global_default
 
 
+# The importing thread's global default graph is the first: it holds C++'s
+# default collection.
+get_default_graph()
+
+
 def reset_default_graph():
     """Replaces the calling thread's global default graph by a new, empty
     one (tf.compat.v1.reset_default_graph). AssertionError inside an
@@ -237,7 +242,6 @@ def reset_default_graph():
         raise AssertionError("Do not use tf.reset_default_graph() to clear "
                              "nested graphs. If you need a cleared graph, "
                              "exit the nesting and create a new graph.")
-    get_default_graph()  # the first graph is made (and kept aside) once
     _STATE.global_default = Graph()
 
 

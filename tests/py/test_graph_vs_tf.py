@@ -318,6 +318,18 @@ def test_default_graph_scoping_is_tfs():
     assert want["reset nested"].startswith("Do not use tf.reset_default_graph()")
 
 
+def test_the_importing_threads_default_graph_holds_cpps_default_collection():
+    # pytest imports inflow on the main thread, and no test resets its graph.
+    assert threading.current_thread() is threading.main_thread()
+    assert inflow.get_default_graph()._native.is_default
+    box = {}
+    t = threading.Thread(target=lambda: box.update(g=inflow.get_default_graph()))
+    t.start()
+    t.join()
+    assert not box["g"]._native.is_default
+    assert not inflow.Graph()._native.is_default
+
+
 def test_pipelines_register_their_runners_in_the_default_graph_as_tf():
     def count(api_train, get_collection, Graph, queue_runners):
         counts = []
