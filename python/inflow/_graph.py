@@ -121,9 +121,12 @@ class Graph:
         """Adds `value` to collection `name`. A QueueRunner goes into the
         graph's runner collection, which start_queue_runners starts."""
         if _is_queue_runner(value):
+            if not isinstance(name, str):
+                raise TypeError("a collection of queue runners is named by a "
+                                "string, got %r" % (name,))
             with self._lock:
                 self._runner_objects[value._native._key] = value
-            self._native.add(value._native, str(name))
+            self._native.add(value._native, name)
             return
         with self._lock:
             self._collections.setdefault(name, []).append(value)

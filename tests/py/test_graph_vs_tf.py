@@ -371,6 +371,10 @@ def test_collections_hold_the_objects_added():
         assert sorted(g.get_all_collection_keys()) == ["more", "notes", "queue_runners"]
     assert inflow.get_collection("notes") == []
     assert g.get_collection("notes") == ["a", "b"]
+    with pytest.raises(TypeError, match="expected an inflow.train.QueueRunner, got str"):
+        inflow.train.add_queue_runner("not a runner")
+    with pytest.raises(TypeError, match="named by a string"):
+        g.add_to_collection(3, qr)
 
 
 def train_then_eval(new_graph_for_eval):

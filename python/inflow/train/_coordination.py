@@ -414,8 +414,11 @@ class QueueRunner:
 def add_queue_runner(qr, collection=QUEUE_RUNNERS):
     """Adds `qr` to collection `collection` of the default graph, which
     start_queue_runners() starts (tf.train.add_queue_runner)."""
-    if not isinstance(qr, QueueRunner):
+    if isinstance(qr, _inflow._QueueRunner):  # a runner C++ made
         qr = QueueRunner._from_native(qr)
+    if not isinstance(qr, QueueRunner):
+        raise TypeError("add_queue_runner: expected an inflow.train.QueueRunner, "
+                        "got %s" % type(qr).__name__)
     _graph.get_default_graph().add_to_collection(collection, qr)
 
 
