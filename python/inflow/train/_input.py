@@ -18,11 +18,13 @@ A TF1 pipeline ports line by line::
     images, labels = inflow.run([image_batch, label_batch])   # sess.run
 
 Producers return their queue (a FIFOQueue filled by a QueueRunner in the
-default graph's collection); readers and parsing build C++ steps; each batching call
-creates its queue and a QueueRunner whose threads run those steps (read +
-parse + decode, no GIL) and enqueue the results. start_queue_runners starts
-every runner of the default graph (inflow.Graph). Shuffling ops take their
-seeds as TF's get_seed gives them (inflow.set_random_seed). Python functions join in through ``inflow.py_func``.
+default graph's collection); readers and parsing build C++ steps; each
+batching call creates its queue and a QueueRunner whose threads run those
+steps (read + parse + decode, no GIL) and enqueue the results.
+start_queue_runners starts every runner of the default graph (inflow.Graph).
+Shuffling calls take their seeds as TF's get_seed gives them
+(inflow.set_random_seed). Python functions join in through
+``inflow.py_func``.
 """
 
 import numpy as np
