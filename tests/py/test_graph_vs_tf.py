@@ -243,6 +243,43 @@ def test_graph_seeded_orders_are_tfs(program):
     assert any(len(t) > 1 and t != sorted(t, key=str) for t in want)
 
 
+def test_graph_seeded_reading_pipeline_is_tfs(tmp_path):
+    # The common TF1 program: set_random_seed, string_input_producer over
+    # files (op seed 0), a reader, parse_single_example, shuffle_batch (1).
+    files = []
+    for f in range(3):
+        path = str(tmp_path / f"part-{f}.tfrecord")
+        with tf.io.TFRecordWriter(path) as w:
+            for i in range(10):
+                ex = tf.train.Example(features=tf.train.Features(feature={
+                    "i": tf.train.Feature(int64_list=tf.train.Int64List(
+                        value=[100 * f + i]))}))
+                w.write(ex.SerializeToString())
+        files.append(path)
+
+    def program(api):
+        api.set_random_seed(1234)
+        q = api.train.string_input_producer(files, num_epochs=2)
+        _, value = api.TFRecordReader().read(q)
+        features = api.parse_single_example(
+            value, {"i": api.FixedLenFeature([], api.int64)})
+        out = api.train.shuffle_batch([features["i"]], batch_size=5, capacity=80,
+                                      min_after_dequeue=10)
+        return [("batch", out, api.batch_queue(out), 60)]
+
+    tf_side, inflow_side = TfSide(), InflowSide()
+    tf_side.TFRecordReader, tf_side.parse_single_example = (tf1.TFRecordReader,
+                                                            tf1.parse_single_example)
+    tf_side.FixedLenFeature, tf_side.int64 = tf1.FixedLenFeature, tf.int64
+    inflow_side.TFRecordReader, inflow_side.parse_single_example = (
+        inflow.TFRecordReader, inflow.parse_single_example)
+    inflow_side.FixedLenFeature, inflow_side.int64 = inflow.FixedLenFeature, inflow.int64
+    want = tf_side.run(program)
+    assert inflow_side.run(program) == want
+    assert len(want[0]) == 12 and sorted(sum(want[0], [])) == sorted(
+        [100 * f + i for f in range(3) for i in range(10)] * 2)
+
+
 def test_get_seed_follows_tfs_count():
     def calls(get_seed, set_random_seed):
         out = [get_seed(None), get_seed(3)]
