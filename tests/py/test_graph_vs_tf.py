@@ -365,6 +365,30 @@ def test_the_importing_threads_default_graph_holds_cpps_default_collection():
     t.join()
     assert not box["g"]._native.is_default
     assert not inflow.Graph()._native.is_default
+    # A runner C++ code adds to QueueRunnerCollection::Default() starts
+    # with the main thread's start_queue_runners (and appears in its
+    # collection).
+    q = inflow.FIFOQueue(8, [np.int64], shapes=[[]])
+    items = iter(range(3))
+
+    def produce():
+        for i in items:
+            return np.int64(i)
+        raise errors.OutOfRangeError(None, None, "no more items")
+    qr = inflow.train.QueueRunner(q, [produce])
+    inflow._inflow._QueueRunnerCollection.default().add(qr._native, "cpp_side")
+    try:
+        [runner] = inflow.get_collection("cpp_side")
+        assert runner._native._key == qr._native._key
+        coord = inflow.train.Coordinator()
+        threads = inflow.train.start_queue_runners(coord=coord, collection="cpp_side")
+        assert len(threads) == 2
+        got = [int(q.dequeue(timeout=WAIT_S)) for _ in range(3)]
+        assert got == [0, 1, 2]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=WAIT_S)
+    finally:
+        inflow.get_default_graph().clear_collection("cpp_side")
 
 
 def test_pipelines_register_their_runners_in_the_default_graph_as_tf():
