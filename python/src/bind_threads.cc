@@ -101,15 +101,33 @@ class PyRef {
   PyObject* const obj_;
 };
 
+// The exception object of `e` (GIL held), with its traceback on it. Before
+// Python 3.12 an exception set from C (next()'s StopIteration, a dict's
+// KeyError, int()'s ValueError) may still be a type and a bare value, or no
+// value at all, as nanobind fetched it: it is normalized first.
+nb::object ExceptionObject(nb::python_error& e) {
+#if PY_VERSION_HEX < 0x030C0000
+  PyObject* type = e.type().inc_ref().ptr();
+  PyObject* value = e.value().ptr();
+  Py_XINCREF(value);
+  PyObject* tb = e.traceback().release().ptr();
+  PyErr_NormalizeException(&type, &value, &tb);
+  nb::object exc = nb::steal(value);
+  if (tb != nullptr) PyException_SetTraceback(exc.ptr(), tb);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  return exc;
+#else
+  return nb::borrow(e.value());
+#endif
+}
+
 // The Status for the Python exception `e` (GIL held): its OpError code or
 // UNKNOWN, and the message _coordination._register_exception gives it.
 Status StatusFromPythonError(nb::python_error& e) {
-  nb::handle value = e.value();
-  // Keep the traceback on the object, which join() re-raises.
-  nb::object tb = e.traceback();
-  if (tb.is_valid() && !tb.is_none()) {
-    PyException_SetTraceback(value.ptr(), tb.ptr());
-  }
+  // The object itself (traceback and all) is what join() re-raises.
+  nb::object exc = ExceptionObject(e);
+  nb::handle value = exc;
   StatusCode code = StatusCode::kUnknown;
   nb::handle op_error = ErrorClass(StatusCode::kUnknown).attr("__base__");
   if (PyObject_IsInstance(value.ptr(), op_error.ptr()) == 1) {
