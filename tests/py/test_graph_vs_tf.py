@@ -56,6 +56,8 @@ class TfSide:
         self.set_random_seed = tf1.set_random_seed
         self.train = tf1.train
         self.RandomShuffleQueue = tf1.RandomShuffleQueue
+        # A seedless random op inflow does not have.
+        self.other_random_op = lambda: tf.random.uniform([1])
 
     def batch_queue(self, out):
         return tf1.get_collection(tf1.GraphKeys.QUEUE_RUNNERS)[-1].queue
@@ -102,6 +104,8 @@ class InflowSide:
         self.set_random_seed = inflow.set_random_seed
         self.train = inflow.train
         self.RandomShuffleQueue = inflow.RandomShuffleQueue
+        # What a port puts in place of it: the count advances as TF's does.
+        self.other_random_op = lambda: inflow.get_seed(None)
 
     def batch_queue(self, out):
         return out.queue
@@ -227,11 +231,20 @@ def shared_name_queues_seed2_from_the_name(api):
             ("rsq", q2, np.arange(30, dtype=np.int64))]
 
 
+def a_seedless_tf_op_before_the_pipeline(api):
+    # TF's tf.random.uniform takes 0; the producer 1, the queue 2.
+    api.set_random_seed(21)
+    api.other_random_op()
+    x, = api.train.slice_input_producer([np.arange(10, dtype=np.int64)], num_epochs=2)
+    out = api.train.shuffle_batch([x], batch_size=5, capacity=30, min_after_dequeue=5)
+    return [("batch", out, api.batch_queue(out), 20)]
+
+
 PROGRAMS = [producer_shuffled_by_the_graph_seed, two_producers_count_0_and_1,
             slice_producer_then_shuffle_batch, unshuffled_and_op_seeded_ops_do_not_count,
             queues_before_and_after_set_random_seed, graph_seed_zero_and_a_reset_seed,
             op_seeded_producer_and_graph_seeded_shuffle_batch,
-            shared_name_queues_seed2_from_the_name]
+            shared_name_queues_seed2_from_the_name, a_seedless_tf_op_before_the_pipeline]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p.__name__)
