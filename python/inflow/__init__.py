@@ -8,6 +8,9 @@ The names follow TF1's: ``inflow.FIFOQueue`` is ``tf.queue.FIFOQueue``,
 
 from inflow import _inflow
 from inflow import errors
+# Graph, get_default_graph, reset_default_graph, set_random_seed, get_seed,
+# get_collection, add_to_collection, GraphKeys (tf.compat.v1's names).
+from inflow._graph import *  # noqa: F401,F403
 from inflow._queues import *  # noqa: F401,F403  FIFOQueue, ...
 from inflow import io
 # TF1 also has the parsing names at the top level (tf.parse_example, ...).

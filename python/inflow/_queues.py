@@ -12,15 +12,11 @@ forever, 0 or less never blocks) and releases the GIL; Ctrl-C interrupts it
 
 import numbers
 
+from inflow import _graph
 from inflow import _inflow
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
            "PriorityQueue"]
-
-# TF's DEFAULT_GRAPH_SEED: TF's Python layer passes (87654321, seed) for an op
-# seed without a graph seed.
-_DEFAULT_GRAPH_SEED = 87654321
-
 
 def _as_type_list(dtypes):
     if isinstance(dtypes, (list, tuple)):
@@ -81,14 +77,16 @@ def _as_name_list(names, dtypes):
     return [str(n) for n in names]
 
 
-def _seeds(seed):
-    """(seed, seed2) of the queue op, as TF's get_seed gives them."""
-    if seed is None:
-        return 0, 0
+def _seeds(seed, shared_name=None):
+    """(seed, seed2) of the queue op, as TF's RandomShuffleQueue makes them
+    in the default graph ((0, 0): unseeded); a pair is taken as it is."""
     if isinstance(seed, (tuple, list)):
         s1, s2 = seed
         return int(s1), int(s2)
-    return _DEFAULT_GRAPH_SEED, int(seed)
+    s1, s2 = _graph._queue_seeds(seed, shared_name)
+    if s1 is None:
+        return 0, 0
+    return s1, s2
 
 
 class QueueBase:
@@ -294,9 +292,10 @@ class RandomShuffleQueue(QueueBase):
     (tf.queue.RandomShuffleQueue).
 
     While open, an element only leaves when more than `min_after_dequeue`
-    are stored; once closed the queue drains. `seed` None seeds randomly; an
-    int gives the order TF gives for the same op seed (no graph seed) and
-    the same operations; a pair (seed, seed2) sets the op's two attributes.
+    are stored; once closed the queue drains. The seeds are TF's get_seed
+    of `seed` in the default graph (inflow.set_random_seed): the same op
+    seed, graph seed and operations give TF's order; neither seed seeds
+    randomly. A pair (seed, seed2) sets the op's two attributes.
     """
 
     _kind = "RandomShuffleQueue"
@@ -305,7 +304,7 @@ class RandomShuffleQueue(QueueBase):
                  names=None, seed=None, shared_name=None,
                  name="random_shuffle_queue"):
         dtypes = _as_type_list(dtypes)
-        seed1, seed2 = _seeds(seed)
+        seed1, seed2 = _seeds(seed, shared_name)
         super().__init__(_create(
             "RandomShuffleQueue", capacity, dtypes,
             _as_shape_list(shapes, dtypes), _as_name_list(names, dtypes),

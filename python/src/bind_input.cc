@@ -486,11 +486,15 @@ ProducerOptions ProducerOptionsFrom(std::optional<int64_t> num_epochs,
                                     bool shuffle, std::optional<int64_t> seed,
                                     int64_t capacity,
                                     std::optional<std::string> shared_name,
-                                    std::optional<std::string> name) {
+                                    std::optional<std::string> name,
+                                    std::optional<int64_t> graph_seed,
+                                    nb::handle collection) {
   ProducerOptions o;
   o.num_epochs = num_epochs;
   o.shuffle = shuffle;
   o.seed = seed;
+  o.graph_seed = graph_seed;
+  o.collection = QueueRunnerCollectionFromPython(collection);
   o.capacity = capacity;
   o.shared_name = shared_name.value_or("");
   o.name = name.value_or("");
@@ -609,7 +613,8 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
     bool enqueue_many, nb::handle shapes, bool dynamic_pad,
     bool allow_smaller_final_batch, std::optional<std::string> shared_name,
     std::optional<std::string> name, int64_t min_after_dequeue,
-    std::optional<int64_t> seed) {
+    std::optional<int64_t> seed, std::optional<int64_t> graph_seed,
+    nb::handle collection) {
   if (keep && keep->size() != inputs.size()) {
     ThrowStatus(InvalidArgumentError("keep_input: one per input"));
   }
@@ -633,6 +638,8 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
   o.name = name.value_or("");
   o.min_after_dequeue = min_after_dequeue;
   o.seed = seed;
+  o.graph_seed = graph_seed;
+  o.collection = QueueRunnerCollectionFromPython(collection);
   const bool shuffle = kind == "shuffle_batch";
   Result<std::shared_ptr<Batcher>> b =
       [&]() -> Result<std::shared_ptr<Batcher>> {
@@ -959,69 +966,79 @@ void BindInput(nb::module_& m) {
   m.def("_whole_file_reader",
         [] { return PyReader(NewWholeFileReader(Env::Default())); });
 
-  // Producers: each returns its queue (the runner is in the default
-  // collection, started by start_queue_runners).
+  // Producers: each returns its queue (the runner is in `collection`, the
+  // graph's, started by start_queue_runners). `graph_seed` and `seed` are
+  // the pair Python's get_seed gave.
   m.def(
       "_string_input_producer",
       [](std::vector<std::string> strings, std::optional<int64_t> num_epochs,
          bool shuffle, std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
-         std::optional<std::string> name) {
+         std::optional<std::string> name, std::optional<int64_t> graph_seed,
+         nb::handle collection) {
         return ProducerQueue(ValueOrThrow(StringInputProducer(
             std::move(strings),
             ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                shared_name, name))));
+                                shared_name, name, graph_seed, collection))));
       },
       nb::arg("strings"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
-      nb::arg("shared_name").none(), nb::arg("name").none());
+      nb::arg("shared_name").none(), nb::arg("name").none(),
+      nb::arg("graph_seed").none(), nb::arg("collection").none());
   m.def(
       "_range_input_producer",
       [](int32_t limit, std::optional<int64_t> num_epochs, bool shuffle,
          std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
-         std::optional<std::string> name) {
+         std::optional<std::string> name, std::optional<int64_t> graph_seed,
+         nb::handle collection) {
         return ProducerQueue(ValueOrThrow(RangeInputProducer(
-            limit, ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                       shared_name, name))));
+            limit,
+            ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
+                                shared_name, name, graph_seed, collection))));
       },
       nb::arg("limit"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
-      nb::arg("shared_name").none(), nb::arg("name").none());
+      nb::arg("shared_name").none(), nb::arg("name").none(),
+      nb::arg("graph_seed").none(), nb::arg("collection").none());
   m.def(
       "_input_producer",
       [](nb::handle input, nb::handle element_shape,
          std::optional<int64_t> num_epochs, bool shuffle,
          std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
-         std::optional<std::string> name) {
+         std::optional<std::string> name, std::optional<int64_t> graph_seed,
+         nb::handle collection) {
         Tensor t = TensorFromPython(input);
-        return ProducerQueue(ValueOrThrow(
-            InputProducer(std::move(t), PartialShapeFromPython(element_shape),
-                          ProducerOptionsFrom(num_epochs, shuffle, seed,
-                                              capacity, shared_name, name))));
+        return ProducerQueue(ValueOrThrow(InputProducer(
+            std::move(t), PartialShapeFromPython(element_shape),
+            ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
+                                shared_name, name, graph_seed, collection))));
       },
       nb::arg("input"), nb::arg("element_shape").none(),
       nb::arg("num_epochs").none(), nb::arg("shuffle"), nb::arg("seed").none(),
       nb::arg("capacity"), nb::arg("shared_name").none(),
-      nb::arg("name").none());
+      nb::arg("name").none(), nb::arg("graph_seed").none(),
+      nb::arg("collection").none());
   m.def(
       "_slice_input_producer",
       [](nb::handle tensors, std::optional<int64_t> num_epochs, bool shuffle,
          std::optional<int64_t> seed, int64_t capacity,
          std::optional<std::string> shared_name,
-         std::optional<std::string> name) {
+         std::optional<std::string> name, std::optional<int64_t> graph_seed,
+         nb::handle collection) {
         SliceProducer p = ValueOrThrow(SliceInputProducer(
             TupleFromPython(tensors),
             ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
-                                shared_name, name)));
+                                shared_name, name, graph_seed, collection)));
         return NodesOf(std::make_shared<FunctionStep>(
             "slice_input_producer", std::move(p.step), std::move(p.dtypes),
             std::move(p.shapes)));
       },
       nb::arg("tensors"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
-      nb::arg("shared_name").none(), nb::arg("name").none());
+      nb::arg("shared_name").none(), nb::arg("name").none(),
+      nb::arg("graph_seed").none(), nb::arg("collection").none());
   m.def(
       "_limit_epochs",
       [](nb::handle tensor, std::optional<int64_t> num_epochs) {
@@ -1061,7 +1078,8 @@ void BindInput(nb::module_& m) {
         nb::arg("enqueue_many"), nb::arg("shapes").none(),
         nb::arg("dynamic_pad"), nb::arg("allow_smaller_final_batch"),
         nb::arg("shared_name").none(), nb::arg("name").none(),
-        nb::arg("min_after_dequeue"), nb::arg("seed").none());
+        nb::arg("min_after_dequeue"), nb::arg("seed").none(),
+        nb::arg("graph_seed").none(), nb::arg("collection").none());
 
   // Pipeline.
   nb::class_<PyPipeline>(m, "_Pipeline")

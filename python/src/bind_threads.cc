@@ -2,8 +2,9 @@
 //
 // BindThreads: the native objects under inflow.train.Coordinator,
 // QueueRunner and the threads start_queue_runners returns, the enqueue ops
-// that run Python callables on inflow threads, and the process-wide queue
-// runner collection (QueueRunnerCollection::Default(), shared with C++).
+// that run Python callables on inflow threads, and the queue runner
+// collections of inflow.Graph objects (the first default graph's is
+// QueueRunnerCollection::Default(), shared with C++).
 // python/inflow/train/_coordination.py gives them TF's Python API.
 //
 // Python exceptions cross C++ as Status values: an exception a callable
@@ -100,15 +101,33 @@ class PyRef {
   PyObject* const obj_;
 };
 
+// The exception object of `e` (GIL held), with its traceback on it. Before
+// Python 3.12 an exception set from C (next()'s StopIteration, a dict's
+// KeyError, int()'s ValueError) may still be a type and a bare value, or no
+// value at all, as nanobind fetched it: it is normalized first.
+nb::object ExceptionObject(nb::python_error& e) {
+#if PY_VERSION_HEX < 0x030C0000
+  PyObject* type = e.type().inc_ref().ptr();
+  PyObject* value = e.value().ptr();
+  Py_XINCREF(value);
+  PyObject* tb = e.traceback().release().ptr();
+  PyErr_NormalizeException(&type, &value, &tb);
+  nb::object exc = nb::steal(value);
+  if (tb != nullptr) PyException_SetTraceback(exc.ptr(), tb);
+  Py_XDECREF(type);
+  Py_XDECREF(tb);
+  return exc;
+#else
+  return nb::borrow(e.value());
+#endif
+}
+
 // The Status for the Python exception `e` (GIL held): its OpError code or
 // UNKNOWN, and the message _coordination._register_exception gives it.
 Status StatusFromPythonError(nb::python_error& e) {
-  nb::handle value = e.value();
-  // Keep the traceback on the object, which join() re-raises.
-  nb::object tb = e.traceback();
-  if (tb.is_valid() && !tb.is_none()) {
-    PyException_SetTraceback(value.ptr(), tb.ptr());
-  }
+  // The object itself (traceback and all) is what join() re-raises.
+  nb::object exc = ExceptionObject(e);
+  nb::handle value = exc;
   StatusCode code = StatusCode::kUnknown;
   nb::handle op_error = ErrorClass(StatusCode::kUnknown).attr("__base__");
   if (PyObject_IsInstance(value.ptr(), op_error.ptr()) == 1) {
@@ -252,6 +271,10 @@ struct NativeRunner {
   std::shared_ptr<QueueRunner> runner;
 };
 
+struct NativeCollection {
+  std::shared_ptr<QueueRunnerCollection> collection;
+};
+
 nb::list WrapThreads(const std::vector<std::shared_ptr<Thread>>& threads,
                      bool daemon) {
   nb::list out;
@@ -324,6 +347,16 @@ nb::object QueueRunnerToPython(std::shared_ptr<QueueRunner> runner) {
   return nb::module_::import_("inflow.train._coordination")
       .attr("QueueRunner")
       .attr("_from_native")(native);
+}
+
+QueueRunnerCollection* QueueRunnerCollectionFromPython(nb::handle value) {
+  if (value.is_none()) return &QueueRunnerCollection::Default();
+  if (!nb::isinstance<NativeCollection>(value)) {
+    throw nb::type_error(("expected an inflow queue runner collection, got " +
+                          nb::cast<std::string>(nb::repr(value.type())))
+                             .c_str());
+  }
+  return nb::cast<NativeCollection&>(value).collection.get();
 }
 
 nb::list ThreadsToPython(const std::vector<std::shared_ptr<Thread>>& threads,
@@ -571,52 +604,76 @@ void BindThreads(nb::module_& m) {
       .def_prop_ro(
           "queue",
           [](NativeRunner& r) { return QueueToPython(r.runner->queue()); })
-      .def("_same", [](const NativeRunner& a, const NativeRunner& b) {
-        return a.runner == b.runner;
+      .def("_same", [](const NativeRunner& a,
+                       const NativeRunner& b) { return a.runner == b.runner; })
+      .def_prop_ro("_key", [](const NativeRunner& r) {
+        return reinterpret_cast<uintptr_t>(r.runner.get());
       });
 
-  m.def(
-      "_add_queue_runner",
-      [](const NativeRunner& r, const std::string& collection) {
-        nb::gil_scoped_release release;
-        QueueRunnerCollection::Default().Add(r.runner, collection);
-      },
-      nb::arg("runner"), nb::arg("collection"));
-  m.def(
-      "_get_queue_runners",
-      [](const std::string& collection) {
-        std::vector<std::shared_ptr<QueueRunner>> runners;
-        {
-          nb::gil_scoped_release release;
-          runners = QueueRunnerCollection::Default().Get(collection);
-        }
-        nb::list out;
-        for (auto& r : runners) out.append(nb::cast(NativeRunner{r}));
-        return out;
-      },
-      nb::arg("collection"));
-  m.def(
-      "_clear_queue_runners",
-      [](const std::string& collection) {
-        nb::gil_scoped_release release;
-        QueueRunnerCollection::Default().Clear(collection);
-      },
-      nb::arg("collection"));
-  m.def(
-      "_start_queue_runners",
-      [](nb::handle coord, bool start, const std::string& collection,
-         bool daemon) {
-        Coordinator* c = CoordinatorFromPython(coord);
-        std::vector<std::shared_ptr<Thread>> threads;
-        {
-          nb::gil_scoped_release release;
-          threads =
-              QueueRunnerCollection::Default().Start(c, start, collection);
-        }
-        return WrapThreads(threads, daemon);
-      },
-      nb::arg("coord").none(), nb::arg("start"), nb::arg("collection"),
-      nb::arg("daemon"));
+  nb::class_<NativeCollection>(
+      m, "_QueueRunnerCollection",
+      "The queue runners of one inflow.Graph, by collection name; default() "
+      "is C++'s QueueRunnerCollection::Default().")
+      .def("__init__",
+           [](NativeCollection* self) {
+             new (self)
+                 NativeCollection{std::make_shared<QueueRunnerCollection>()};
+           })
+      .def_static(
+          "default",
+          [] {
+            // Not owned: the process-wide collection lives forever.
+            return NativeCollection{std::shared_ptr<QueueRunnerCollection>(
+                &QueueRunnerCollection::Default(),
+                [](QueueRunnerCollection*) {})};
+          })
+      .def_prop_ro("is_default",
+                   [](const NativeCollection& c) {
+                     return c.collection.get() ==
+                            &QueueRunnerCollection::Default();
+                   })
+      .def(
+          "add",
+          [](NativeCollection& c, const NativeRunner& r,
+             const std::string& collection) {
+            nb::gil_scoped_release release;
+            c.collection->Add(r.runner, collection);
+          },
+          nb::arg("runner"), nb::arg("collection"))
+      .def(
+          "get",
+          [](NativeCollection& c, const std::string& collection) {
+            std::vector<std::shared_ptr<QueueRunner>> runners;
+            {
+              nb::gil_scoped_release release;
+              runners = c.collection->Get(collection);
+            }
+            nb::list out;
+            for (auto& r : runners) out.append(nb::cast(NativeRunner{r}));
+            return out;
+          },
+          nb::arg("collection"))
+      .def(
+          "clear",
+          [](NativeCollection& c, const std::string& collection) {
+            nb::gil_scoped_release release;
+            c.collection->Clear(collection);
+          },
+          nb::arg("collection"))
+      .def(
+          "start",
+          [](NativeCollection& c, nb::handle coord, bool start,
+             const std::string& collection, bool daemon) {
+            Coordinator* co = CoordinatorFromPython(coord);
+            std::vector<std::shared_ptr<Thread>> threads;
+            {
+              nb::gil_scoped_release release;
+              threads = c.collection->Start(co, start, collection);
+            }
+            return WrapThreads(threads, daemon);
+          },
+          nb::arg("coord").none(), nb::arg("start"), nb::arg("collection"),
+          nb::arg("daemon"));
 }
 
 }  // namespace inflow::py

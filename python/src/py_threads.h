@@ -2,7 +2,8 @@
 //
 // Threads between the bindings: C++ enqueue ops that a Python QueueRunner
 // runs (CppQueueOp), and the C++ objects under inflow.train.Coordinator,
-// QueueRunner and the thread objects start_queue_runners returns.
+// QueueRunner, the thread objects start_queue_runners returns, and the
+// queue runner collection of an inflow.Graph.
 //
 //   // In a Bind* function: a read+parse op for QueueRunner(queue, [op]).
 //   m.def("_read_op", [](...) { return CppQueueOp{MakeEnqueueOp(...),
@@ -42,6 +43,11 @@ Coordinator* CoordinatorFromPython(nanobind::handle value);
 std::shared_ptr<QueueRunner> QueueRunnerFromPython(nanobind::handle value);
 // An inflow.train.QueueRunner object over a runner C++ made.
 nanobind::object QueueRunnerToPython(std::shared_ptr<QueueRunner> runner);
+
+// The collection under an inflow.Graph's runners (its native
+// _inflow._QueueRunnerCollection); None gives QueueRunnerCollection::
+// Default(). Only for the call it is passed to (the Python object owns it).
+QueueRunnerCollection* QueueRunnerCollectionFromPython(nanobind::handle value);
 
 // Thread objects (name, is_alive(), join()) over inflow threads, as
 // start_queue_runners returns them.

@@ -446,3 +446,21 @@ def test_looper_thread_calls_its_target_until_stop():
         train.LooperThread(object(), 1.0)
     with pytest.raises(ValueError):
         train.LooperThread(train.Coordinator(), 1.0, args=(1,))
+
+
+@pytest.mark.parametrize("raising, kind, text", [
+    (lambda: next(iter(())), StopIteration, ""),
+    (lambda: {}["k"], KeyError, "'k'"),
+    (lambda: int("x"), ValueError, "invalid literal for int() with base 10: 'x'"),
+], ids=["next_of_an_empty_iterator", "dict_key_error", "int_value_error"])
+def test_exceptions_raised_from_c_are_reraised_by_join(raising, kind, text):
+    # Python 3.11 leaves exceptions set from C unnormalized (no exception
+    # object yet); join() still gets the exception itself, traceback and all.
+    q = inflow.FIFOQueue(4, [np.int64], shapes=[[]])
+    coord = train.Coordinator()
+    threads = train.QueueRunner(q, [raising]).create_threads(coord=coord, start=True)
+    with pytest.raises(kind) as info:
+        coord.join(threads, stop_grace_period_secs=10)
+    assert type(info.value) is kind and str(info.value) == text
+    frames = [f.name for f in traceback.extract_tb(info.value.__traceback__)]
+    assert "<lambda>" in frames

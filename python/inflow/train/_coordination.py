@@ -2,10 +2,10 @@
 
 tf.compat.v1.train's thread coordination, over inflow's C++ Coordinator and
 QueueRunner. A queue runner's threads are inflow threads: they never hold
-the GIL, except while they call a Python callable enqueue op. The queue
-runner collection is the process-wide one C++ uses too, so runners that C++
-producers register (string_input_producer, batch, ...) start with
-start_queue_runners() like those added from Python.
+the GIL, except while they call a Python callable enqueue op. Queue runner
+collections belong to the default graph (inflow.Graph), whose collection is
+a C++ one, so runners that C++ producers register (string_input_producer,
+batch, ...) start with start_queue_runners() like those added from Python.
 """
 
 import atexit
@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 
+from inflow import _graph
 from inflow import _inflow
 from inflow import errors
 
@@ -22,7 +23,7 @@ __all__ = ["Coordinator", "LooperThread", "QueueRunner", "add_queue_runner",
            "start_queue_runners", "QUEUE_RUNNERS"]
 
 # TF's GraphKeys.QUEUE_RUNNERS.
-QUEUE_RUNNERS = "queue_runners"
+QUEUE_RUNNERS = _graph.GraphKeys.QUEUE_RUNNERS
 
 # Python exceptions that crossed C++ as a Status, by the Status message
 # (newest kept; bounded, since each holds a traceback and its frames).
@@ -315,7 +316,7 @@ class QueueRunner:
                  queue_runner_def=None, import_scope=None,
                  enqueue_many=False, name=None):
         if queue_runner_def is not None or import_scope is not None:
-            raise ValueError("inflow has no graph: queue_runner_def and "
+            raise ValueError("inflow has no GraphDef: queue_runner_def and "
                              "import_scope are not supported")
         if queue is None:
             raise ValueError("QueueRunner needs a queue")
@@ -411,25 +412,41 @@ class QueueRunner:
 
 
 def add_queue_runner(qr, collection=QUEUE_RUNNERS):
-    """Adds `qr` to the process-wide collection that start_queue_runners()
-    starts (tf.train.add_queue_runner)."""
-    _inflow._add_queue_runner(qr._native if isinstance(qr, QueueRunner)
-                              else qr, collection)
+    """Adds `qr` to collection `collection` of the default graph, which
+    start_queue_runners() starts (tf.train.add_queue_runner)."""
+    if isinstance(qr, _inflow._QueueRunner):  # a runner C++ made
+        qr = QueueRunner._from_native(qr)
+    if not isinstance(qr, QueueRunner):
+        raise TypeError("add_queue_runner: expected an inflow.train.QueueRunner, "
+                        "got %s" % type(qr).__name__)
+    _graph.get_default_graph().add_to_collection(collection, qr)
+
+
+def _graph_of(sess):
+    """The graph start_queue_runners starts: `sess` itself when it is an
+    inflow.Graph, its ``graph`` when that is one, else the default graph."""
+    if isinstance(sess, _graph.Graph):
+        return sess
+    graph = getattr(sess, "graph", None)
+    if isinstance(graph, _graph.Graph):
+        return graph
+    return _graph.get_default_graph()
 
 
 def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
                         collection=QUEUE_RUNNERS):
-    """Starts the threads of every queue runner in `collection`
-    (tf.train.start_queue_runners): those added from Python and those C++
-    producers registered. Returns their thread objects; pass them to
+    """Starts the threads of every queue runner in collection `collection`
+    of the default graph (tf.train.start_queue_runners, which starts
+    sess.graph's): those added from Python and those C++ producers and
+    batching calls registered. Returns their thread objects; pass them to
     coord.join().
 
-    `sess` is accepted for TF code and ignored. Runners whose threads still
-    run add none.
+    `sess`: an inflow.Graph (or an object whose ``graph`` is one) starts
+    that graph's runners; anything else (a TF program's session) is
+    ignored. Runners whose threads still run add none.
     """
-    del sess
-    threads = _inflow._start_queue_runners(coord, bool(start), collection,
-                                           bool(daemon))
+    graph = _graph_of(sess)
+    threads = graph._native.start(coord, bool(start), collection, bool(daemon))
     _keep_alive(coord, threads)
     if not daemon:
         _track_non_daemon(threads)
@@ -437,14 +454,15 @@ def start_queue_runners(sess=None, coord=None, daemon=True, start=True,
 
 
 def _get_queue_runners(collection=QUEUE_RUNNERS):
-    """The runners in `collection` (for tests and tools)."""
-    return [QueueRunner._from_native(r)
-            for r in _inflow._get_queue_runners(collection)]
+    """The runners in `collection` of the default graph (for tests and
+    tools)."""
+    return [r for r in _graph.get_default_graph().get_collection(collection)
+            if isinstance(r, QueueRunner)]
 
 
 def _clear_queue_runners(collection=QUEUE_RUNNERS):
-    """Empties `collection` (for tests)."""
-    _inflow._clear_queue_runners(collection)
+    """Empties `collection` of the default graph (for tests)."""
+    _graph.get_default_graph().clear_collection(collection)
 
 
 # Coordinators with inflow threads, kept until joined: the threads use the

@@ -18,14 +18,18 @@ A TF1 pipeline ports line by line::
     images, labels = inflow.run([image_batch, label_batch])   # sess.run
 
 Producers return their queue (a FIFOQueue filled by a QueueRunner in the
-default collection); readers and parsing build C++ steps; each batching call
-creates its queue and a QueueRunner whose threads run those steps (read +
-parse + decode, no GIL) and enqueue the results. start_queue_runners starts
-every runner. Python functions join in through ``inflow.py_func``.
+default graph's collection); readers and parsing build C++ steps; each
+batching call creates its queue and a QueueRunner whose threads run those
+steps (read + parse + decode, no GIL) and enqueue the results.
+start_queue_runners starts every runner of the default graph (inflow.Graph).
+Shuffling calls take their seeds as TF's get_seed gives them
+(inflow.set_random_seed). Python functions join in through
+``inflow.py_func``.
 """
 
 import numpy as np
 
+from inflow import _graph
 from inflow import _inflow
 from inflow._steps import Node, _as_node
 from inflow.io._parsing import SparseTensorValue
@@ -51,6 +55,14 @@ def _strings(values):
     return out
 
 
+def _graph_args(shuffle, seed):
+    """(graph_seed, seed, collection) of a native producer or batcher: TF's
+    get_seed in the default graph (asked only when shuffling, as TF), and
+    the graph's runner collection."""
+    graph_seed, seed = _graph.get_seed(seed) if shuffle else (None, None)
+    return graph_seed, seed, _graph._collection()
+
+
 def _check_no_cancel_op(cancel_op):
     if cancel_op is not None:
         raise NotImplementedError("cancel_op is not supported; the producer's "
@@ -62,19 +74,23 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     """A queue of the strings, each epoch in a fresh order when ``shuffle``
     (``tf.compat.v1.train.string_input_producer``). After ``num_epochs``
     epochs the queue closes; readers then end with OutOfRangeError. With an
-    op ``seed`` the order is TF's. An empty list raises
+    op ``seed`` or a graph seed the order is TF's. An empty list raises
     InvalidArgumentError."""
     _check_no_cancel_op(cancel_op)
+    graph_seed, seed, collection = _graph_args(shuffle, seed)
     return (_inflow._string_input_producer(
-        _strings(string_tensor), num_epochs, shuffle, seed, capacity, shared_name, name))
+        _strings(string_tensor), num_epochs, shuffle, seed, capacity, shared_name, name,
+        graph_seed, collection))
 
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
                          shared_name=None, name=None):
     """A queue of the int32 scalars 0 .. limit-1
     (``tf.compat.v1.train.range_input_producer``)."""
+    graph_seed, seed, collection = _graph_args(shuffle, seed)
     return (_inflow._range_input_producer(
-        int(limit), num_epochs, shuffle, seed, capacity, shared_name, name))
+        int(limit), num_epochs, shuffle, seed, capacity, shared_name, name, graph_seed,
+        collection))
 
 
 def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True,
@@ -85,8 +101,10 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     _check_no_cancel_op(cancel_op)
     shape = None if element_shape is None else [None if d is None else int(d)
                                                 for d in element_shape]
+    graph_seed, seed, collection = _graph_args(shuffle, seed)
     return (_inflow._input_producer(
-        input_tensor, shape, num_epochs, shuffle, seed, capacity, shared_name, name))
+        input_tensor, shape, num_epochs, shuffle, seed, capacity, shared_name, name,
+        graph_seed, collection))
 
 
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
@@ -95,8 +113,10 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
     fresh order when ``shuffle`` (``tf.compat.v1.train.slice_input_producer``):
     the rows of each array share their first dimension. End of epochs:
     OutOfRangeError."""
+    graph_seed, seed, collection = _graph_args(shuffle, seed)
     return _inflow._slice_input_producer(list(tensor_list), num_epochs, shuffle, seed,
-                                         capacity, shared_name, name)
+                                         capacity, shared_name, name, graph_seed,
+                                         collection)
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -338,11 +358,17 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
         if k != keys or len(nodes) != len(parts[0][2]):
             raise ValueError("Expected all inputs of a *_join call to have the same "
                              "structure")
+    if kind == "shuffle_batch":  # TF's RandomShuffleQueue(seed, shared_name)
+        graph_seed, seed = _graph._queue_seeds(seed, shared_name)
+    else:
+        graph_seed, seed = None, None
+    collection = _graph._collection()
     batcher = _inflow._batch(
         kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
         _keep(keep_input, len(parts)), join, int(batch_size), int(num_threads),
         int(capacity), bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
-        bool(allow_smaller_final_batch), shared_name, name, int(min_after_dequeue), seed)
+        bool(allow_smaller_final_batch), shared_name, name, int(min_after_dequeue), seed,
+        graph_seed, collection)
     return BatchOutput(batcher, keys, single)
 
 
@@ -371,7 +397,7 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
                   seed=None, enqueue_many=False, shapes=None,
                   allow_smaller_final_batch=False, shared_name=None, name=None):
     """Batches in a RandomShuffleQueue (``tf.compat.v1.train.shuffle_batch``);
-    with one thread and an op ``seed`` the batches are TF's."""
+    with one thread and an op ``seed`` or a graph seed the batches are TF's."""
     return _make("shuffle_batch", [tensors], False, batch_size, None, num_threads,
                  capacity, enqueue_many, shapes, False, allow_smaller_final_batch,
                  shared_name, name, min_after_dequeue, seed)
