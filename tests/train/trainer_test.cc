@@ -7,6 +7,7 @@
 #include "inflow/train/trainer.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -60,9 +61,11 @@ void WriteSplit(const std::string& dir, const std::string& name, int64_t n,
 class TrainerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    root_ = ::testing::TempDir() + "/trainer_test_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(root_);
+    // A folder of its own (mkdtemp), so that runs of the suite side by side
+    // never share files.
+    std::string tmpl = ::testing::TempDir() + "/trainer_test_XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << tmpl;
+    root_ = tmpl;
     fs::create_directories(root_ + "/data");
     WriteSplit(root_ + "/data", "train", 640, 1);
     WriteSplit(root_ + "/data", "test", 200, 2);
