@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -220,8 +222,31 @@ Status Saver::Restore(const std::string& prefix) {
                                      ": the tensor is read-only");
     }
   }
+  // Every value is read and its CRC checked before the first write (as
+  // TF's RestoreV2 reads all before any assign): damage or an I/O error
+  // anywhere leaves every tensor as it was. The values are held meanwhile,
+  // so a restore needs memory for the checkpoint's registered tensors.
+  std::vector<Tensor> values;
+  values.reserve(rep_->tensors.size());
   for (const auto& [name, tensor] : rep_->tensors) {
-    INFLOW_RETURN_IF_ERROR(reader->ReadInto(name, tensor));
+    Result<Tensor> value = reader->Read(name);
+    if (!value.ok()) {
+      return value.status().WithContext("restoring " + name + " from " +
+                                        prefix + " (nothing was restored)");
+    }
+    values.push_back(*std::move(value));
+  }
+  // Nothing below fails: every destination was checked writable above.
+  for (size_t i = 0; i < values.size(); ++i) {
+    Tensor* tensor = rep_->tensors[i].second;
+    if (tensor->dtype() == DType::kString) {
+      std::span<std::string> to = *tensor->mutable_flat<std::string>();
+      std::span<std::string> from = *values[i].mutable_flat<std::string>();
+      for (size_t k = 0; k < to.size(); ++k) to[k].swap(from[k]);
+    } else if (tensor->num_bytes() > 0) {
+      std::memcpy(*tensor->mutable_raw_data(), values[i].raw_data(),
+                  tensor->num_bytes());
+    }
   }
   return OkStatus();
 }

@@ -378,6 +378,83 @@ TEST_F(SaverTest, RestoreChecksEveryTensorBeforeWritingAny) {
   EXPECT_THAT(three.flat<float>(), ElementsAre(0.0f, 0.0f, 0.0f));
 }
 
+// A byte flipped in any one tensor's data fails the restore before
+// anything is written: every registered tensor keeps its value, those
+// before the damaged one in name order as well as those after it.
+TEST_F(SaverTest, ADamagedTensorAnywhereRestoresNothing) {
+  Saver writer(Options());
+  Tensor a = Tensor::FromVector<float>({1.0f, 2.0f, 3.0f});
+  Tensor b = Tensor::Scalar<int64_t>(468);
+  Tensor c = Tensor::FromVector<std::string>({"xy", "z"});
+  Tensor d = Tensor::FromVector<double>({0.5, 0.25});
+  ASSERT_TRUE(writer.Register("a", &a).ok());
+  ASSERT_TRUE(writer.Register("b", &b).ok());
+  ASSERT_TRUE(writer.Register("c", &c).ok());
+  ASSERT_TRUE(writer.Register("d", &d).ok());
+  const std::string prefix = writer.Save("/d/model.ckpt", 1).value();
+  const std::string data_path = BundleDataFilename(prefix, 0, 1);
+  const std::string good = env_.mem().Contents(data_path).value();
+  std::unique_ptr<BundleReader> bundle =
+      BundleReader::Open(prefix, &env_).value();
+  for (const BundleEntry& e : bundle->entries()) {
+    SCOPED_TRACE(e.name);
+    std::string bad = good;
+    bad[static_cast<size_t>(e.offset + e.size - 1)] ^= 0x10;
+    ASSERT_TRUE(WriteStringToFile(env_, data_path, bad).ok());
+    Tensor ra = Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f});
+    Tensor rb = Tensor::Scalar<int64_t>(-1);
+    Tensor rc = Tensor::FromVector<std::string>({"old", "old"});
+    Tensor rd = Tensor::FromVector<double>({-1.0, -1.0});
+    Saver reader(Options());
+    ASSERT_TRUE(reader.Register("a", &ra).ok());
+    ASSERT_TRUE(reader.Register("b", &rb).ok());
+    ASSERT_TRUE(reader.Register("c", &rc).ok());
+    ASSERT_TRUE(reader.Register("d", &rd).ok());
+    Status status = reader.Restore(prefix);
+    EXPECT_TRUE(IsDataLoss(status)) << status;
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("restoring " + e.name + " from " + prefix));
+    EXPECT_THAT(ra.flat<float>(), ElementsAre(-1.0f, -1.0f, -1.0f));
+    EXPECT_EQ(rb.flat<int64_t>()[0], -1);
+    EXPECT_THAT(rc.flat<std::string>(), ElementsAre("old", "old"));
+    EXPECT_THAT(rd.flat<double>(), ElementsAre(-1.0, -1.0));
+  }
+  // Undamaged, the same restore writes all four.
+  ASSERT_TRUE(WriteStringToFile(env_, data_path, good).ok());
+  Tensor ra = Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f});
+  Tensor rb = Tensor::Scalar<int64_t>(-1);
+  Tensor rc = Tensor::FromVector<std::string>({"old", "old"});
+  Tensor rd = Tensor::FromVector<double>({-1.0, -1.0});
+  Saver reader(Options());
+  ASSERT_TRUE(reader.Register("a", &ra).ok());
+  ASSERT_TRUE(reader.Register("b", &rb).ok());
+  ASSERT_TRUE(reader.Register("c", &rc).ok());
+  ASSERT_TRUE(reader.Register("d", &rd).ok());
+  ASSERT_TRUE(reader.Restore(prefix).ok());
+  EXPECT_THAT(ra.flat<float>(), ElementsAre(1.0f, 2.0f, 3.0f));
+  EXPECT_EQ(rb.flat<int64_t>()[0], 468);
+  EXPECT_THAT(rc.flat<std::string>(), ElementsAre("xy", "z"));
+  EXPECT_THAT(rd.flat<double>(), ElementsAre(0.5, 0.25));
+}
+
+// An I/O error part way through (here while reading the last tensor)
+// restores nothing either.
+TEST_F(SaverTest, AReadErrorRestoresNothing) {
+  auto saver = NewSaver(Options());
+  const std::string prefix = saver->Save("/d/model.ckpt", 7).value();
+  std::unique_ptr<BundleReader> bundle =
+      BundleReader::Open(prefix, &env_).value();
+  const BundleEntry* step = bundle->Lookup("global_step").value();
+  env_.mem().InjectReadError(BundleDataFilename(prefix, 0, 1), step->offset,
+                             UnavailableError("injected"));
+  (*kernel_.mutable_flat<float>())[0] = 42.0f;
+  (*step_.mutable_flat<int64_t>())[0] = 43;
+  Status status = saver->Restore(prefix);
+  EXPECT_TRUE(IsUnavailable(status)) << status;
+  EXPECT_THAT(kernel_.flat<float>(), ElementsAre(42.0f, -2.0f, 3.25f));
+  EXPECT_EQ(step_.flat<int64_t>()[0], 43);
+}
+
 TEST_F(SaverTest, RegisterRejectsEmptyDuplicateAndUninitialized) {
   Saver saver(Options());
   Tensor t = Tensor::Scalar<float>(1.0f);

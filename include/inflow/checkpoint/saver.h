@@ -111,9 +111,11 @@ class Saver {
   // Restores every registered tensor from `prefix` in place. A name absent
   // from the checkpoint is NOT_FOUND naming it; another dtype or shape is
   // INVALID_ARGUMENT naming it and both; a read-only tensor is
-  // FAILED_PRECONDITION. Nothing is written unless every registered tensor
-  // is present with the right dtype and shape; damage found while reading
-  // (DATA_LOSS) may leave the tensors read before it restored.
+  // FAILED_PRECONDITION. All or nothing: every value is read and its CRC
+  // checked before the first tensor is written, so any error (a mismatch,
+  // DATA_LOSS for damage, an I/O error) leaves every tensor as it was. The
+  // values read are held until then: a Restore needs memory for the
+  // registered tensors once more (as TF's RestoreV2 before its assigns).
   [[nodiscard]] Status Restore(const std::string& prefix);
 
   // The retention list (prefix, seconds since the epoch), oldest first.
