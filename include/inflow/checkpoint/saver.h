@@ -67,6 +67,14 @@ struct SaverOptions {
   std::string latest_filename = "checkpoint";
   // Sync files and directories (off only in benchmarks that say so).
   bool sync = true;
+  // The first Save() to each save_path removes what killed saves of that
+  // save_path left in its directory (temporaries, unreadable data files,
+  // checkpoints they were evicting: docs/conformance.md, "Leftovers of
+  // killed saves"); temporaries and data files only when not modified for
+  // leftover_grace_seconds, so that a concurrent writer's are never
+  // touched.
+  bool remove_leftovers = true;
+  double leftover_grace_seconds = 3600.0;
   // Seconds since the epoch; tests replace it.
   std::function<double()> now = nullptr;
 };
