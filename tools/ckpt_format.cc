@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -102,6 +103,14 @@ std::string ElementJson(const Tensor& t, int64_t i) {
       return Number(t.data<uint64_t>()[i]);
     case DType::kBool:
       return t.data<bool>()[i] ? "true" : "false";
+    case DType::kComplex64: {
+      const std::complex<float> c = t.data<std::complex<float>>()[i];
+      return "[" + Number(c.real()) + ", " + Number(c.imag()) + "]";
+    }
+    case DType::kComplex128: {
+      const std::complex<double> c = t.data<std::complex<double>>()[i];
+      return "[" + Number(c.real()) + ", " + Number(c.imag()) + "]";
+    }
     case DType::kBFloat16:
       return Number(BFloat16ToFloat(t.data<BFloat16>()[i]));
     case DType::kFloat16:
