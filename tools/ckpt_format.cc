@@ -35,6 +35,17 @@ std::string Number(T v) {
   return out;
 }
 
+// [re, im].
+template <typename T>
+std::string ComplexJson(std::complex<T> c) {
+  std::string out(1, '[');
+  out.append(Number(c.real()));
+  out.append(", ");
+  out.append(Number(c.imag()));
+  out.push_back(']');
+  return out;
+}
+
 float BFloat16ToFloat(BFloat16 v) {
   const uint32_t bits = uint32_t{v.bits} << 16;
   float f;
@@ -103,14 +114,10 @@ std::string ElementJson(const Tensor& t, int64_t i) {
       return Number(t.data<uint64_t>()[i]);
     case DType::kBool:
       return t.data<bool>()[i] ? "true" : "false";
-    case DType::kComplex64: {
-      const std::complex<float> c = t.data<std::complex<float>>()[i];
-      return "[" + Number(c.real()) + ", " + Number(c.imag()) + "]";
-    }
-    case DType::kComplex128: {
-      const std::complex<double> c = t.data<std::complex<double>>()[i];
-      return "[" + Number(c.real()) + ", " + Number(c.imag()) + "]";
-    }
+    case DType::kComplex64:
+      return ComplexJson(t.data<std::complex<float>>()[i]);
+    case DType::kComplex128:
+      return ComplexJson(t.data<std::complex<double>>()[i]);
     case DType::kBFloat16:
       return Number(BFloat16ToFloat(t.data<BFloat16>()[i]));
     case DType::kFloat16:

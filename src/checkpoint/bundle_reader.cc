@@ -395,18 +395,27 @@ Result<Tensor> BundleReader::Read(std::string_view name) const {
   INFLOW_ASSIGN_OR_RETURN(size_t i, rep_->Find(name));
   const internal::StoredEntry& stored = rep_->stored[i];
   const BundleEntry& e = stored.entry;
-  if (e.partitioned && e.dtype == DType::kInvalid) {
-    return rep_->Prepare(stored).status();  // UNIMPLEMENTED naming the type
+  // Every check that can fail without reading comes before the
+  // allocation: a damaged shape must not allocate what it claims.
+  const Shard* shard = nullptr;
+  if (e.partitioned && e.dtype != DType::kInvalid) {
+    INFLOW_ASSIGN_OR_RETURN(std::vector<SlicePlacement> plan,
+                            rep_->PlanSlices(stored));
+    for (const SlicePlacement& place : plan) {
+      INFLOW_RETURN_IF_ERROR(
+          rep_->Prepare(rep_->stored[place.stored]).status());
+    }
+  } else {
+    INFLOW_ASSIGN_OR_RETURN(shard, rep_->Prepare(stored));
   }
   Tensor out = e.dtype == DType::kString
                    ? Tensor(e.dtype, e.shape)
                    : Tensor::Uninitialized(e.dtype, e.shape);
-  if (e.partitioned) {
+  if (shard == nullptr) {
     INFLOW_RETURN_IF_ERROR(rep_->ReadPartitioned(stored, &out));
-    return out;
+  } else {
+    INFLOW_RETURN_IF_ERROR(rep_->Fill(e, *shard, &out));
   }
-  INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(stored));
-  INFLOW_RETURN_IF_ERROR(rep_->Fill(e, *shard, &out));
   return out;
 }
 
