@@ -205,6 +205,15 @@ struct BundleReader::Rep {
       const internal::StoredEntry& full) const {
     const BundleEntry& e = full.entry;
     const int rank = e.shape.rank();
+    // The overlap check compares every pair: bounded so that a damaged
+    // index cannot make it run for hours (TF's partitioners make tens to
+    // thousands of slices).
+    constexpr size_t kMaxSlices = size_t{1} << 14;
+    if (full.slice_extents.size() > kMaxSlices) {
+      return BadSlices(e, std::to_string(full.slice_extents.size()) +
+                              " slices, more than the " +
+                              std::to_string(kMaxSlices) + " inflow reads");
+    }
     std::vector<SlicePlacement> plan;
     std::vector<std::vector<int64_t>> lengths;
     int64_t covered = 0;

@@ -282,6 +282,23 @@ TEST_F(BadSlicesTest, AMissingSliceEntryIsDataLoss) {
               HasSubstr("slice 1: its data entry is missing"));
 }
 
+TEST_F(BadSlicesTest, MoreThan16384SlicesIsDataLossAtOnce) {
+  ASSERT_TRUE(Make({{{0, 4}}}, {4}).ok());
+  internal::BundleIndex index = internal::ReadBundleIndex(env_, "/b/p").value();
+  std::map<std::string, internal::StoredEntry> entries;
+  for (internal::StoredEntry& e : index.entries) {
+    entries[e.entry.name] = std::move(e);
+  }
+  const std::vector<internal::SliceExtent> one = {{0, 1}};
+  entries["t"].slices.assign(16385, internal::EncodeTensorSlice(one));
+  ASSERT_TRUE(internal::WriteBundleIndex(env_, "/b/p.index", index.header,
+                                         entries, false)
+                  .ok());
+  Status s = ReadT();
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("16385 slices"));
+}
+
 TEST_F(BadSlicesTest, ADamagedSliceIsDataLoss) {
   ASSERT_TRUE(Make({{{0, 2}}, {{2, 2}}}, {2, 2}).ok());
   std::string data = env_.Contents("/b/p.data-00000-of-00001").value();
