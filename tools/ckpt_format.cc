@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -31,6 +32,17 @@ std::string Number(T v) {
       out.find_first_of(".e") == std::string::npos) {
     out += ".0";
   }
+  return out;
+}
+
+// [re, im].
+template <typename T>
+std::string ComplexJson(std::complex<T> c) {
+  std::string out(1, '[');
+  out.append(Number(c.real()));
+  out.append(", ");
+  out.append(Number(c.imag()));
+  out.push_back(']');
   return out;
 }
 
@@ -102,6 +114,10 @@ std::string ElementJson(const Tensor& t, int64_t i) {
       return Number(t.data<uint64_t>()[i]);
     case DType::kBool:
       return t.data<bool>()[i] ? "true" : "false";
+    case DType::kComplex64:
+      return ComplexJson(t.data<std::complex<float>>()[i]);
+    case DType::kComplex128:
+      return ComplexJson(t.data<std::complex<double>>()[i]);
     case DType::kBFloat16:
       return Number(BFloat16ToFloat(t.data<BFloat16>()[i]));
     case DType::kFloat16:

@@ -175,9 +175,13 @@ class PySaver {
       if (view.IsInitialized()) {
         *slots_[i] = std::move(view);
       } else if (writable) {
-        // An owned tensor of the array's dtype and shape to restore into.
-        Tensor like = TensorFromPython(a);
-        *slots_[i] = Tensor(like.dtype(), like.shape());
+        // An owned tensor of the array's dtype and shape to restore into
+        // (its values are not read: an object array may hold anything).
+        std::vector<int64_t> dims;
+        for (nb::handle d : a.attr("shape"))
+          dims.push_back(nb::cast<int64_t>(d));
+        *slots_[i] =
+            Tensor(DTypeFromPython(a.attr("dtype")), TensorShape(dims));
       } else {
         *slots_[i] = TensorFromPython(a);
       }

@@ -105,6 +105,10 @@ const char* TypeStr(DType dtype) {
       return "<u4";
     case DType::kUInt64:
       return "<u8";
+    case DType::kComplex64:
+      return "<c8";
+    case DType::kComplex128:
+      return "<c16";
     default:
       return nullptr;
   }
@@ -117,6 +121,8 @@ std::optional<DType> DTypeFromFormat(std::string_view format,
                           format[0] == '@' || format[0] == '|')) {
     format.remove_prefix(1);
   }
+  if (format == "Zf" && itemsize == 8) return DType::kComplex64;
+  if (format == "Zd" && itemsize == 16) return DType::kComplex128;
   if (format.size() != 1) return std::nullopt;
   const char c = format[0];
   const bool is_signed =
@@ -191,6 +197,9 @@ char TypeKind(DType dtype) {
       return 'i';
     case DType::kBool:
       return 'b';
+    case DType::kComplex64:
+    case DType::kComplex128:
+      return 'c';
     default:
       return 'u';  // unsigned, and bfloat16 as uint16
   }

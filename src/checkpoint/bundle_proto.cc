@@ -29,6 +29,9 @@ constexpr uint32_t kEntrySlices = 7;
 constexpr uint32_t kShapeDim = 2;
 constexpr uint32_t kShapeUnknownRank = 3;
 constexpr uint32_t kDimSize = 1;
+constexpr uint32_t kSliceExtent = 1;
+constexpr uint32_t kExtentStart = 1;
+constexpr uint32_t kExtentLength = 2;
 
 // Calls `on_field(field, type, reader)` for every field; it consumes the
 // value and returns false for malformed input, or returns true without
@@ -253,7 +256,8 @@ Status DecodeBundleEntry(std::string_view bytes, StoredEntry* stored) {
       std::string_view slice;
       if (!r.ReadLengthDelimited(&slice)) return false;
       stored->slices.emplace_back(slice);
-      return true;
+      stored->slice_extents.emplace_back();
+      return DecodeTensorSlice(slice, &stored->slice_extents.back()).ok();
     }
     return true;
   });
@@ -275,6 +279,111 @@ Status DecodeBundleEntry(std::string_view bytes, StoredEntry* stored) {
   e.dtype = dtype ? *dtype : DType::kInvalid;
   e.partitioned = !stored->slices.empty();
   return OkStatus();
+}
+
+std::string EncodeTensorSlice(std::span<const SliceExtent> extents) {
+  std::string out;
+  for (const SliceExtent& x : extents) {
+    std::string extent;
+    PutVarintField(&extent, kExtentStart, x.start);
+    if (x.length != kFullExtent) {
+      PutVarintField(&extent, kExtentLength, x.length);
+    }
+    PutMessageField(&out, kSliceExtent, extent);
+  }
+  return out;
+}
+
+Status DecodeTensorSlice(std::string_view bytes,
+                         std::vector<SliceExtent>* extents) {
+  extents->clear();
+  const bool ok = ForEachField(bytes, [&](uint32_t field, WireType type,
+                                          ProtoReader& r, bool* consumed) {
+    if (field != kSliceExtent || type != WireType::kLen) return true;
+    *consumed = true;
+    std::string_view bytes;
+    if (!r.ReadLengthDelimited(&bytes)) return false;
+    SliceExtent x;
+    const bool extent_ok = ForEachField(
+        bytes, [&](uint32_t f, WireType t, ProtoReader& e, bool* used) {
+          if (t != WireType::kVarint) return true;
+          if (f == kExtentStart) {
+            *used = true;
+            return ReadInt64(e, &x.start);
+          }
+          if (f == kExtentLength) {
+            *used = true;
+            return ReadInt64(e, &x.length);
+          }
+          return true;
+        });
+    extents->push_back(x);
+    return extent_ok;
+  });
+  if (!ok) return DataLossError("malformed TensorSliceProto");
+  return OkStatus();
+}
+
+namespace {
+
+// OrderedCode (TF's lib/strings/ordered_code): encodings whose bytewise
+// order is the order of the values.
+void WriteNumIncreasing(std::string* out, uint64_t v) {
+  char buf[8];
+  int n = 0;
+  for (; v > 0; v >>= 8) buf[7 - n++] = static_cast<char>(v & 0xff);
+  out->push_back(static_cast<char>(n));
+  out->append(buf + 8 - n, static_cast<size_t>(n));
+}
+
+void WriteString(std::string* out, std::string_view s) {
+  for (char c : s) {
+    out->push_back(c);
+    if (c == '\x00') out->push_back('\xff');
+    if (c == '\xff') out->push_back('\x00');
+  }
+  out->append("\x00\x01", 2);
+}
+
+// A length byte prefix in unary (the first `len` bits set, then a zero),
+// then the value in two's complement, big-endian, in 7 * len - 1 bits.
+void WriteSignedNumIncreasing(std::string* out, int64_t v) {
+  const uint64_t x =
+      v < 0 ? ~static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  // Significant bits of x, plus the sign bit, in 7-bit groups.
+  int bits = 0;
+  while (bits < 64 && (x >> bits) != 0) ++bits;
+  const int len = bits == 0 ? 1 : (bits + 1 + 6) / 7;
+  unsigned char buf[10];
+  const unsigned char sign = v < 0 ? 0xff : 0x00;
+  buf[0] = sign;
+  buf[1] = sign;
+  for (int i = 0; i < 8; ++i) {
+    buf[2 + i] =
+        static_cast<unsigned char>(static_cast<uint64_t>(v) >> (8 * (7 - i)));
+  }
+  unsigned char* begin = buf + 10 - len;
+  // The header: `len` one bits from the top, xor'ed in (a negative value's
+  // leading ones become zeros).
+  for (int i = 0; i < len; ++i) {
+    begin[i / 8] ^= static_cast<unsigned char>(0x80u >> (i % 8));
+  }
+  out->append(reinterpret_cast<const char*>(begin), static_cast<size_t>(len));
+}
+
+}  // namespace
+
+std::string EncodeTensorNameSlice(std::string_view name,
+                                  std::span<const SliceExtent> extents) {
+  std::string out;
+  WriteNumIncreasing(&out, 0);
+  WriteString(&out, name);
+  WriteNumIncreasing(&out, extents.size());
+  for (const SliceExtent& x : extents) {
+    WriteSignedNumIncreasing(&out, x.start);
+    WriteSignedNumIncreasing(&out, x.length);
+  }
+  return out;
 }
 
 }  // namespace inflow::internal

@@ -16,6 +16,7 @@
 #define INFLOW_CHECKPOINT_BUNDLE_PROTO_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,14 +43,25 @@ struct BundleHeader {
   std::vector<int32_t> bad_consumers;
 };
 
+// One dimension of a TensorSliceProto: [start, start + length), or the
+// whole dimension when length is kFullExtent (the proto's length unset).
+inline constexpr int64_t kFullExtent = -1;
+struct SliceExtent {
+  int64_t start = 0;
+  int64_t length = kFullExtent;
+  friend bool operator==(const SliceExtent&, const SliceExtent&) = default;
+};
+
 // A BundleEntryProto as stored: the public entry plus what it cannot hold.
 struct StoredEntry {
   BundleEntry entry;  // entry.name is not part of the message
   // The DataType number; entry.dtype is kInvalid when inflow has no such
   // type.
   int32_t dtype_enum = 0;
-  // Serialized TensorSliceProto messages, kept as they were.
+  // Serialized TensorSliceProto messages, kept as they were, and decoded
+  // (one extent per dimension each).
   std::vector<std::string> slices;
+  std::vector<std::vector<SliceExtent>> slice_extents;
 };
 
 std::string EncodeBundleHeader(const BundleHeader& header);
@@ -64,6 +76,21 @@ std::string EncodeBundleEntry(const StoredEntry& stored);
 // DATA_LOSS when `bytes` is not a BundleEntryProto or its shape is
 // invalid (a negative dimension, unknown rank, too many elements).
 Status DecodeBundleEntry(std::string_view bytes, StoredEntry* stored);
+
+// A TensorSliceProto (an extent's start and length are written when not
+// zero and not full, as TF's TensorSlice::AsProto).
+std::string EncodeTensorSlice(std::span<const SliceExtent> extents);
+// DATA_LOSS when `bytes` is not a TensorSliceProto.
+Status DecodeTensorSlice(std::string_view bytes,
+                         std::vector<SliceExtent>* extents);
+
+// The key under which a partitioned tensor's slice is stored, hidden from
+// listings (TF's checkpoint::EncodeTensorNameSlice, docs/formats.md,
+// "Partitioned tensors"): OrderedCode's NumIncreasing(0), String(name),
+// NumIncreasing(rank), then SignedNumIncreasing(start) and
+// SignedNumIncreasing(length, -1 for a full extent) per dimension.
+std::string EncodeTensorNameSlice(std::string_view name,
+                                  std::span<const SliceExtent> extents);
 
 }  // namespace inflow::internal
 

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,12 +36,24 @@ std::string Hex(uint32_t v) {
 
 }  // namespace
 
+// Where one stored slice of a partitioned tensor goes.
+struct SlicePlacement {
+  size_t stored = 0;            // its entry in Rep::stored
+  std::vector<int64_t> starts;  // per dimension
+  bool whole = false;           // the slice is the whole tensor
+};
+
 struct BundleReader::Rep {
   std::string prefix;
   Env* env = nullptr;
   int num_shards = 1;
+  std::string index_path;
+  // Every entry of the index, in key order, the slices' hidden keys too.
+  std::vector<internal::StoredEntry> stored;
+  // The listed ones (all but the hidden slice keys), and where each is in
+  // `stored`.
   std::vector<BundleEntry> entries;
-  std::vector<int32_t> dtype_enums;  // parallel to entries
+  std::vector<size_t> stored_of;
 
   mutable Mutex mu;
   // Data files are opened on first use; a node, once inserted, is never
@@ -70,19 +86,16 @@ struct BundleReader::Rep {
 
   // What a read of `e` needs before any allocation: a readable dtype, a
   // size that fits the shape, and bytes that lie inside the data file.
-  Result<const Shard*> Prepare(const BundleEntry& e, size_t index) const {
+  Result<const Shard*> Prepare(
+      const internal::StoredEntry& stored_entry) const {
+    const BundleEntry& e = stored_entry.entry;
     // Messages are built only on the error paths (a read is often 1 MiB
     // or less).
     auto name = [&] { return "tensor '" + e.name + "' in bundle " + prefix; };
     auto path = [&] { return DataPath(e.shard_id); };
-    if (e.partitioned) {
-      return UnimplementedError(
-          name() +
-          " is partitioned (stored as slices), which is not supported");
-    }
     if (e.dtype == DType::kInvalid) {
       return UnimplementedError(name() + " has DataType " +
-                                std::to_string(dtype_enums[index]) +
+                                std::to_string(stored_entry.dtype_enum) +
                                 ", which inflow does not support");
     }
     if (e.dtype != DType::kString) {
@@ -155,6 +168,17 @@ struct BundleReader::Rep {
     return OkStatus();
   }
 
+  // The index of `name` in `stored` (any key, hidden or not).
+  std::optional<size_t> FindStored(std::string_view name) const {
+    auto it =
+        std::lower_bound(stored.begin(), stored.end(), name,
+                         [](const internal::StoredEntry& e,
+                            std::string_view n) { return e.entry.name < n; });
+    if (it == stored.end() || it->entry.name != name) return std::nullopt;
+    return static_cast<size_t>(it - stored.begin());
+  }
+
+  // The index in `stored` of the listed tensor `name`.
   Result<size_t> Find(std::string_view name) const {
     auto it = std::lower_bound(
         entries.begin(), entries.end(), name,
@@ -163,7 +187,174 @@ struct BundleReader::Rep {
       return NotFoundError("Key " + std::string(name) +
                            " not found in checkpoint");
     }
-    return static_cast<size_t>(it - entries.begin());
+    return stored_of[static_cast<size_t>(it - entries.begin())];
+  }
+
+  Status BadSlices(const BundleEntry& e, const std::string& what) const {
+    return DataLossError("partitioned tensor '" + e.name + "' " +
+                         e.shape.DebugString() + " in bundle index " +
+                         index_path + ": " + what);
+  }
+
+  // Where each stored slice of the partitioned tensor `full` goes, after
+  // checking them as TF does: each slice lies inside the shape, no two
+  // overlap, together they cover it, and each is stored (under its hidden
+  // key) with the tensor's dtype and the slice's shape. DATA_LOSS
+  // otherwise.
+  Result<std::vector<SlicePlacement>> PlanSlices(
+      const internal::StoredEntry& full) const {
+    const BundleEntry& e = full.entry;
+    const int rank = e.shape.rank();
+    // The overlap check compares every pair: bounded so that a damaged
+    // index cannot make it run for hours (TF's partitioners make tens to
+    // thousands of slices).
+    constexpr size_t kMaxSlices = size_t{1} << 14;
+    if (full.slice_extents.size() > kMaxSlices) {
+      return BadSlices(e, std::to_string(full.slice_extents.size()) +
+                              " slices, more than the " +
+                              std::to_string(kMaxSlices) + " inflow reads");
+    }
+    std::vector<SlicePlacement> plan;
+    std::vector<std::vector<int64_t>> lengths;
+    int64_t covered = 0;
+    for (size_t k = 0; k < full.slice_extents.size(); ++k) {
+      const std::vector<internal::SliceExtent>& extents = full.slice_extents[k];
+      const std::string which = "slice " + std::to_string(k);
+      if (static_cast<int>(extents.size()) != rank) {
+        return BadSlices(e, which + " has " + std::to_string(extents.size()) +
+                                " dimensions");
+      }
+      SlicePlacement place;
+      std::vector<int64_t> len(static_cast<size_t>(rank));
+      int64_t elements = 1;
+      bool whole = true;
+      for (int d = 0; d < rank; ++d) {
+        const internal::SliceExtent& x = extents[static_cast<size_t>(d)];
+        const int64_t dim = e.shape.dim(d);
+        const int64_t start = x.length == internal::kFullExtent ? 0 : x.start;
+        const int64_t length =
+            x.length == internal::kFullExtent ? dim : x.length;
+        if (start < 0 || length < 0 || start > dim || length > dim - start) {
+          return BadSlices(e, which + " spans [" + std::to_string(x.start) +
+                                  ", +" + std::to_string(x.length) +
+                                  ") of dimension " + std::to_string(d));
+        }
+        place.starts.push_back(start);
+        len[static_cast<size_t>(d)] = length;
+        elements *= length;
+        whole = whole && start == 0 && length == dim;
+      }
+      place.whole = whole;
+      const std::string key = internal::EncodeTensorNameSlice(e.name, extents);
+      std::optional<size_t> at = FindStored(key);
+      if (!at) return BadSlices(e, which + ": its data entry is missing");
+      const internal::StoredEntry& part = stored[*at];
+      if (!part.slices.empty() || part.dtype_enum != full.dtype_enum ||
+          part.entry.shape.dims() != len) {
+        return BadSlices(e, which + " is stored as " +
+                                std::string(DTypeName(part.entry.dtype)) + " " +
+                                part.entry.shape.DebugString());
+      }
+      place.stored = *at;
+      for (size_t j = 0; j < plan.size(); ++j) {
+        bool overlap = true;
+        for (int d = 0; d < rank && overlap; ++d) {
+          const size_t u = static_cast<size_t>(d);
+          overlap = place.starts[u] < plan[j].starts[u] + lengths[j][u] &&
+                    plan[j].starts[u] < place.starts[u] + len[u];
+        }
+        if (overlap && elements > 0) {
+          return BadSlices(e, "slices " + std::to_string(j) + " and " +
+                                  std::to_string(k) + " overlap");
+        }
+      }
+      covered += elements;
+      plan.push_back(std::move(place));
+      lengths.push_back(std::move(len));
+    }
+    if (covered != e.shape.num_elements()) {
+      return BadSlices(
+          e, "its slices cover " + std::to_string(covered) + " of its " +
+                 std::to_string(e.shape.num_elements()) + " elements");
+    }
+    return plan;
+  }
+
+  // Reads a partitioned tensor into `out` (of its dtype and shape): each
+  // slice is read and CRC-checked, then copied to its place.
+  Status ReadPartitioned(const internal::StoredEntry& full, Tensor* out) const {
+    INFLOW_ASSIGN_OR_RETURN(std::vector<SlicePlacement> plan, PlanSlices(full));
+    for (const SlicePlacement& place : plan) {
+      const internal::StoredEntry& part = stored[place.stored];
+      INFLOW_ASSIGN_OR_RETURN(const Shard* shard, Prepare(part));
+      if (place.whole) {
+        INFLOW_RETURN_IF_ERROR(Fill(part.entry, *shard, out));
+        continue;
+      }
+      if (part.entry.shape.num_elements() == 0) continue;
+      Tensor slice =
+          part.entry.dtype == DType::kString
+              ? Tensor(part.entry.dtype, part.entry.shape)
+              : Tensor::Uninitialized(part.entry.dtype, part.entry.shape);
+      INFLOW_RETURN_IF_ERROR(Fill(part.entry, *shard, &slice));
+      INFLOW_RETURN_IF_ERROR(CopySlice(&slice, place.starts, out));
+    }
+    return OkStatus();
+  }
+
+  // Copies `*slice` into `*out` at `starts`, row by row (strings are moved
+  // out of `*slice`).
+  static Status CopySlice(Tensor* slice, const std::vector<int64_t>& starts,
+                          Tensor* out) {
+    const int rank = out->rank();
+    const bool strings = out->dtype() == DType::kString;
+    const size_t elem = strings ? 0 : DTypeSize(out->dtype());
+    char* dst = nullptr;
+    std::string* dst_s = nullptr;
+    std::string* src_s = nullptr;
+    const char* src = nullptr;
+    if (strings) {
+      INFLOW_ASSIGN_OR_RETURN(std::span<std::string> d,
+                              out->mutable_flat<std::string>());
+      INFLOW_ASSIGN_OR_RETURN(std::span<std::string> s,
+                              slice->mutable_flat<std::string>());
+      dst_s = d.data();
+      src_s = s.data();
+    } else {
+      INFLOW_ASSIGN_OR_RETURN(void* d, out->mutable_raw_data());
+      dst = static_cast<char*>(d);
+      src = static_cast<const char*>(slice->raw_data());
+    }
+    // Row-major strides of the whole tensor.
+    std::vector<int64_t> stride(static_cast<size_t>(rank), 1);
+    for (int d = rank - 2; d >= 0; --d) {
+      stride[static_cast<size_t>(d)] =
+          stride[static_cast<size_t>(d) + 1] * out->dim_size(d + 1);
+    }
+    const int64_t row = rank == 0 ? 1 : slice->dim_size(rank - 1);
+    const int64_t rows = row == 0 ? 0 : slice->num_elements() / row;
+    std::vector<int64_t> index(static_cast<size_t>(std::max(rank - 1, 0)), 0);
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t at = rank == 0 ? 0 : starts[static_cast<size_t>(rank) - 1];
+      for (int d = 0; d + 1 < rank; ++d) {
+        at += (starts[static_cast<size_t>(d)] + index[static_cast<size_t>(d)]) *
+              stride[static_cast<size_t>(d)];
+      }
+      const int64_t from = r * row;
+      if (strings) {
+        for (int64_t i = 0; i < row; ++i) dst_s[at + i].swap(src_s[from + i]);
+      } else {
+        std::memcpy(dst + static_cast<size_t>(at) * elem,
+                    src + static_cast<size_t>(from) * elem,
+                    static_cast<size_t>(row) * elem);
+      }
+      for (int d = rank - 2; d >= 0; --d) {
+        const size_t u = static_cast<size_t>(d);
+        if (++index[u] < slice->dim_size(d)) break;
+        index[u] = 0;
+      }
+    }
+    return OkStatus();
   }
 };
 
@@ -175,11 +366,22 @@ Result<std::unique_ptr<BundleReader>> BundleReader::Open(std::string prefix,
   rep->prefix = std::move(prefix);
   rep->env = env;
   rep->num_shards = index.header.num_shards;
-  rep->entries.reserve(index.entries.size());
-  rep->dtype_enums.reserve(index.entries.size());
-  for (internal::StoredEntry& stored : index.entries) {
-    rep->dtype_enums.push_back(stored.dtype_enum);
-    rep->entries.push_back(std::move(stored.entry));
+  rep->index_path = index.path;
+  rep->stored = std::move(index.entries);
+  // A partitioned tensor's slices are stored under keys made from its name
+  // and each slice; exactly those keys are hidden (as TF's
+  // CheckpointReader filters them).
+  std::set<std::string> hidden;
+  for (const internal::StoredEntry& stored : rep->stored) {
+    for (const auto& extents : stored.slice_extents) {
+      hidden.insert(
+          internal::EncodeTensorNameSlice(stored.entry.name, extents));
+    }
+  }
+  for (size_t i = 0; i < rep->stored.size(); ++i) {
+    if (hidden.count(rep->stored[i].entry.name) > 0) continue;
+    rep->entries.push_back(rep->stored[i].entry);
+    rep->stored_of.push_back(i);
   }
   return std::unique_ptr<BundleReader>(new BundleReader(std::move(rep)));
 }
@@ -195,23 +397,41 @@ const std::vector<BundleEntry>& BundleReader::entries() const {
 
 Result<const BundleEntry*> BundleReader::Lookup(std::string_view name) const {
   INFLOW_ASSIGN_OR_RETURN(size_t i, rep_->Find(name));
-  return &rep_->entries[i];
+  return &rep_->stored[i].entry;
 }
 
 Result<Tensor> BundleReader::Read(std::string_view name) const {
   INFLOW_ASSIGN_OR_RETURN(size_t i, rep_->Find(name));
-  const BundleEntry& e = rep_->entries[i];
-  INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(e, i));
+  const internal::StoredEntry& stored = rep_->stored[i];
+  const BundleEntry& e = stored.entry;
+  // Every check that can fail without reading comes before the
+  // allocation: a damaged shape must not allocate what it claims.
+  const Shard* shard = nullptr;
+  if (e.partitioned && e.dtype != DType::kInvalid) {
+    INFLOW_ASSIGN_OR_RETURN(std::vector<SlicePlacement> plan,
+                            rep_->PlanSlices(stored));
+    for (const SlicePlacement& place : plan) {
+      INFLOW_RETURN_IF_ERROR(
+          rep_->Prepare(rep_->stored[place.stored]).status());
+    }
+  } else {
+    INFLOW_ASSIGN_OR_RETURN(shard, rep_->Prepare(stored));
+  }
   Tensor out = e.dtype == DType::kString
                    ? Tensor(e.dtype, e.shape)
                    : Tensor::Uninitialized(e.dtype, e.shape);
-  INFLOW_RETURN_IF_ERROR(rep_->Fill(e, *shard, &out));
+  if (shard == nullptr) {
+    INFLOW_RETURN_IF_ERROR(rep_->ReadPartitioned(stored, &out));
+  } else {
+    INFLOW_RETURN_IF_ERROR(rep_->Fill(e, *shard, &out));
+  }
   return out;
 }
 
 Status BundleReader::ReadInto(std::string_view name, Tensor* out) const {
   INFLOW_ASSIGN_OR_RETURN(size_t i, rep_->Find(name));
-  const BundleEntry& e = rep_->entries[i];
+  const internal::StoredEntry& stored = rep_->stored[i];
+  const BundleEntry& e = stored.entry;
   if (!out->IsInitialized()) {
     return InvalidArgumentError("ReadInto tensor '" + e.name +
                                 "': the output tensor is uninitialized");
@@ -227,22 +447,33 @@ Status BundleReader::ReadInto(std::string_view name, Tensor* out) const {
                                 "': stored " + e.shape.DebugString() +
                                 " vs. requested " + out->shape().DebugString());
   }
-  INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(e, i));
+  if (e.partitioned && e.dtype != DType::kInvalid) {
+    return rep_->ReadPartitioned(stored, out);
+  }
+  INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(stored));
   return rep_->Fill(e, *shard, out);
 }
 
 Status BundleReader::Verify() const {
   std::vector<char> scratch;
-  for (size_t i = 0; i < rep_->entries.size(); ++i) {
-    const BundleEntry& e = rep_->entries[i];
-    if (e.partitioned || e.dtype == DType::kInvalid) continue;
+  // Every stored entry, the hidden slices too; a partitioned tensor's
+  // slices are checked to fit together.
+  for (const internal::StoredEntry& stored : rep_->stored) {
+    const BundleEntry& e = stored.entry;
+    if (e.dtype == DType::kInvalid) continue;
+    if (e.partitioned) {
+      INFLOW_RETURN_IF_ERROR(rep_->PlanSlices(stored).status());
+      continue;
+    }
     if (e.dtype == DType::kString) {
-      INFLOW_RETURN_IF_ERROR(Read(e.name).status());
+      Tensor value(e.dtype, e.shape);
+      INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(stored));
+      INFLOW_RETURN_IF_ERROR(rep_->Fill(e, *shard, &value));
       continue;
     }
     // Numeric values are only checksummed, a chunk at a time, so that
     // verifying a large tensor needs no tensor-sized buffer.
-    INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(e, i));
+    INFLOW_ASSIGN_OR_RETURN(const Shard* shard, rep_->Prepare(stored));
     scratch.resize(internal::kTensorChunkBytes);
     uint32_t crc = 0;
     for (int64_t done = 0; done < e.size;) {

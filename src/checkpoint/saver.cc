@@ -10,8 +10,10 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,7 +56,16 @@ struct Saver::Rep {
     }
   }
 
-  // TF's _MaybeDeleteOldCheckpoints: at most one evicted checkpoint.
+  // The evicted checkpoint MaybeDeleteOldCheckpoint will delete, if any.
+  const std::string* NextToDelete() const {
+    if (to_delete.empty() || to_delete.front().second > next_keep_time) {
+      return nullptr;
+    }
+    return &to_delete.front().first;
+  }
+
+  // TF's _MaybeDeleteOldCheckpoints: at most one evicted checkpoint. Its
+  // eviction marker goes after its files.
   Status MaybeDeleteOldCheckpoint() {
     if (to_delete.empty()) return OkStatus();
     const auto [prefix, time] = std::move(to_delete.front());
@@ -63,7 +74,36 @@ struct Saver::Rep {
       next_keep_time += options.keep_checkpoint_every_n_hours * 3600.0;
       return OkStatus();
     }
-    return internal::DeleteCheckpointFiles(env(), prefix);
+    INFLOW_RETURN_IF_ERROR(internal::DeleteCheckpointFiles(env(), prefix));
+    const std::string marker = internal::EvictionMarkerFilename(prefix);
+    Status s = env().DeleteFile(marker);
+    if (!s.ok() && !IsNotFound(s)) {
+      return s.WithContext("removing the eviction marker " + marker);
+    }
+    return OkStatus();
+  }
+
+  // Once per save_path: what a killed Save of this base left in its
+  // directory (internal::RemoveSaverLeftovers; docs/conformance.md,
+  // "Leftovers of killed saves").
+  void RemoveLeftovers(const std::string& save_path, const std::string& dir) {
+    if (!options.remove_leftovers || !cleaned.insert(save_path).second) return;
+    Result<std::optional<CheckpointState>> state = GetCheckpointState(
+        dir, {.env = options.env, .latest_filename = options.latest_filename});
+    if (!state.ok()) return;  // an unreadable state: touch nothing
+    std::vector<std::string> listed;
+    if (state->has_value()) {
+      listed.push_back(Basename((*state)->model_checkpoint_path));
+      for (const std::string& p : (*state)->all_model_checkpoint_paths) {
+        listed.push_back(Basename(p));
+      }
+    }
+    for (const auto& [p, time] : last_checkpoints)
+      listed.push_back(Basename(p));
+    for (const auto& [p, time] : to_delete) listed.push_back(Basename(p));
+    internal::RemoveSaverLeftovers(env(), save_path, options.latest_filename,
+                                   listed, options.now(),
+                                   options.leftover_grace_seconds);
   }
 
   SaverOptions options;
@@ -72,6 +112,7 @@ struct Saver::Rep {
   std::vector<std::pair<std::string, double>> last_checkpoints;
   std::deque<std::pair<std::string, double>> to_delete;
   double next_keep_time = 0;
+  std::set<std::string> cleaned;  // save_paths RemoveLeftovers has done
 };
 
 Saver::Saver(SaverOptions options)
@@ -131,6 +172,8 @@ Result<std::string> Saver::Save(const std::string& save_path,
     }
   }
 
+  rep_->RemoveLeftovers(save_path, dir);
+
   // A prefix that exists already is overwritten: a failed Save must not
   // delete it afterwards.
   const bool existed = rep_->env().FileExists(BundleIndexFilename(prefix)).ok();
@@ -159,13 +202,26 @@ Result<std::string> Saver::Save(const std::string& save_path,
   for (const auto& [path, time] : rep_->last_checkpoints) {
     state.all_model_checkpoint_paths.push_back(path);
   }
+  // The checkpoint this Save evicts and deletes is marked first: killed
+  // after the state file drops it but before its files are gone, the next
+  // Saver finds the marker and finishes the deletion.
+  const std::string* evicting = rep_->NextToDelete();
+  const std::string marker =
+      evicting ? internal::EvictionMarkerFilename(*evicting) : "";
   bool replaced = false;
-  Status updated = internal::UpdateCheckpointState(
-      dir, state,
-      {.env = options.env,
-       .latest_filename = options.latest_filename,
-       .sync = options.sync},
-      options.save_relative_paths, &replaced);
+  Status updated =
+      marker.empty()
+          ? OkStatus()
+          : WriteStringToFile(rep_->env(), marker, "")
+                .WithContext("marking " + *evicting + " for deletion");
+  if (updated.ok()) {
+    updated = internal::UpdateCheckpointState(
+        dir, state,
+        {.env = options.env,
+         .latest_filename = options.latest_filename,
+         .sync = options.sync},
+        options.save_relative_paths, &replaced);
+  }
   if (!updated.ok() && replaced) {
     // Readers see the new state already (only the directory sync failed):
     // the list stays as the file says, nothing is deleted.
@@ -178,6 +234,7 @@ Result<std::string> Saver::Save(const std::string& save_path,
     // files are overwritten; the old state file may name it).
     rep_->last_checkpoints = saved_last;
     rep_->to_delete = saved_to_delete;
+    if (!marker.empty()) rep_->env().DeleteFile(marker).IgnoreError();
     if (!existed) {
       internal::DeleteCheckpointFiles(rep_->env(), prefix).IgnoreError();
     }
@@ -220,8 +277,31 @@ Status Saver::Restore(const std::string& prefix) {
                                      ": the tensor is read-only");
     }
   }
+  // Every value is read and its CRC checked before the first write (as
+  // TF's RestoreV2 reads all before any assign): damage or an I/O error
+  // anywhere leaves every tensor as it was. The values are held meanwhile,
+  // so a restore needs memory for the checkpoint's registered tensors.
+  std::vector<Tensor> values;
+  values.reserve(rep_->tensors.size());
   for (const auto& [name, tensor] : rep_->tensors) {
-    INFLOW_RETURN_IF_ERROR(reader->ReadInto(name, tensor));
+    Result<Tensor> value = reader->Read(name);
+    if (!value.ok()) {
+      return value.status().WithContext("restoring " + name + " from " +
+                                        prefix + " (nothing was restored)");
+    }
+    values.push_back(*std::move(value));
+  }
+  // Nothing below fails: every destination was checked writable above.
+  for (size_t i = 0; i < values.size(); ++i) {
+    Tensor* tensor = rep_->tensors[i].second;
+    if (tensor->dtype() == DType::kString) {
+      std::span<std::string> to = *tensor->mutable_flat<std::string>();
+      std::span<std::string> from = *values[i].mutable_flat<std::string>();
+      for (size_t k = 0; k < to.size(); ++k) to[k].swap(from[k]);
+    } else if (tensor->num_bytes() > 0) {
+      std::memcpy(*tensor->mutable_raw_data(), values[i].raw_data(),
+                  tensor->num_bytes());
+    }
   }
   return OkStatus();
 }

@@ -13,7 +13,7 @@ struct DTypeInfo {
   size_t size;
 };
 
-constexpr std::array<DTypeInfo, 14> kInfo = {{
+constexpr std::array<DTypeInfo, 16> kInfo = {{
     {DType::kFloat32, "float32", 4},
     {DType::kFloat64, "float64", 8},
     {DType::kInt32, "int32", 4},
@@ -21,10 +21,12 @@ constexpr std::array<DTypeInfo, 14> kInfo = {{
     {DType::kInt16, "int16", 2},
     {DType::kInt8, "int8", 1},
     {DType::kString, "string", 0},
+    {DType::kComplex64, "complex64", 8},
     {DType::kInt64, "int64", 8},
     {DType::kBool, "bool", 1},
     {DType::kBFloat16, "bfloat16", 2},
     {DType::kUInt16, "uint16", 2},
+    {DType::kComplex128, "complex128", 16},
     {DType::kFloat16, "float16", 2},
     {DType::kUInt32, "uint32", 4},
     {DType::kUInt64, "uint64", 8},

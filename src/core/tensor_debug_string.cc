@@ -96,6 +96,12 @@ void AppendValue(std::ostringstream& os, const Tensor& t, int64_t i) {
     case DType::kUInt64:
       os << t.data<uint64_t>()[i];
       break;
+    case DType::kComplex64:
+      os << t.data<std::complex<float>>()[i];
+      break;
+    case DType::kComplex128:
+      os << t.data<std::complex<double>>()[i];
+      break;
     case DType::kInvalid:
       break;
   }

@@ -14,7 +14,10 @@ namespace inflow {
 namespace {
 
 Result<size_t> ElementSize(DType dtype) {
-  if (dtype == DType::kString || !IsValidDType(dtype)) {
+  // Complex values are not decoded (their halves would need swapping
+  // apart for big-endian input).
+  if (dtype == DType::kString || dtype == DType::kComplex64 ||
+      dtype == DType::kComplex128 || !IsValidDType(dtype)) {
     return InvalidArgumentError("DecodeRaw: unsupported out_type " +
                                 std::string(DTypeName(dtype)));
   }

@@ -121,11 +121,11 @@ TEST(BundleProtoTest, SlicesMakeAnEntryPartitionedAndAreKept) {
 
 TEST(BundleProtoTest, DataTypeInflowLacksDecodesAsInvalidKeepingTheNumber) {
   StoredEntry in = FloatScalarEntry();
-  in.dtype_enum = 8;  // DT_COMPLEX64
+  in.dtype_enum = 20;  // DT_RESOURCE
   StoredEntry out;
   ASSERT_TRUE(DecodeBundleEntry(EncodeBundleEntry(in), &out).ok());
   EXPECT_EQ(out.entry.dtype, DType::kInvalid);
-  EXPECT_EQ(out.dtype_enum, 8);
+  EXPECT_EQ(out.dtype_enum, 20);
 }
 
 TEST(BundleProtoTest, NegativeDimensionIsDataLoss) {

@@ -239,7 +239,9 @@ TEST(BundleErrorsTest, BigEndianBundleIsUnimplemented) {
   EXPECT_TRUE(IsUnimplemented(BundleReader::Open("m", &env).status()));
 }
 
-TEST(BundleErrorsTest, PartitionedEntryIsListedButUnimplementedToRead) {
+// A partitioned entry whose slice is not stored under its hidden key
+// (bundle_sliced_test.cc reads real ones): listed, DATA_LOSS to read.
+TEST(BundleErrorsTest, PartitionedEntryWithoutItsSliceIsDataLossToRead) {
   MemEnv env;
   ASSERT_TRUE(WriteOne(&env, "m", Tensor::FromVector<float>({1, 2})).ok());
   RewriteIndex(env, "m", [](internal::StoredEntry& e) {
@@ -248,19 +250,21 @@ TEST(BundleErrorsTest, PartitionedEntryIsListedButUnimplementedToRead) {
   std::unique_ptr<BundleReader> reader = BundleReader::Open("m", &env).value();
   ASSERT_EQ(reader->entries().size(), 1u);
   EXPECT_TRUE(reader->entries()[0].partitioned);
-  EXPECT_TRUE(IsUnimplemented(reader->Read("t").status()));
-  EXPECT_TRUE(reader->Verify().ok());  // nothing it can check
+  Status s = reader->Read("t").status();
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("data entry is missing"));
+  EXPECT_TRUE(IsDataLoss(reader->Verify()));
 }
 
 TEST(BundleErrorsTest, DataTypeInflowLacksIsListedButUnimplementedToRead) {
   MemEnv env;
   ASSERT_TRUE(WriteOne(&env, "m", Tensor::FromVector<float>({1, 2})).ok());
-  RewriteIndex(env, "m", [](internal::StoredEntry& e) { e.dtype_enum = 8; });
+  RewriteIndex(env, "m", [](internal::StoredEntry& e) { e.dtype_enum = 20; });
   std::unique_ptr<BundleReader> reader = BundleReader::Open("m", &env).value();
   EXPECT_EQ(reader->entries()[0].dtype, DType::kInvalid);
   Status s = reader->Read("t").status();
   EXPECT_TRUE(IsUnimplemented(s));
-  EXPECT_THAT(std::string(s.message()), HasSubstr("DataType 8"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("DataType 20"));
 }
 
 TEST(BundleErrorsTest, FailedDataWriteLeavesNoFiles) {

@@ -12,6 +12,7 @@
 // are numbers; strings are hex; float16 and bfloat16 are their uint16
 // bits. "read" adds "offset", "size", "crc32c" (masked) and "shard_id".
 
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <iostream>
@@ -49,6 +50,10 @@ void Fill(const json& values, Tensor* t) {
   for (size_t i = 0; i < out.size(); ++i) {
     if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
       out[i].bits = values[i].get<uint16_t>();
+    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                         std::is_same_v<T, std::complex<double>>) {
+      out[i] = T(values[i][0].get<typename T::value_type>(),
+                 values[i][1].get<typename T::value_type>());
     } else {
       out[i] = static_cast<T>(values[i].get<J>());
     }
@@ -65,6 +70,10 @@ json Values(const Tensor& t) {
       out.push_back(Hex(v));
     } else if constexpr (std::is_same_v<T, float>) {
       out.push_back(static_cast<double>(v));
+    } else if constexpr (std::is_same_v<T, std::complex<float>> ||
+                         std::is_same_v<T, std::complex<double>>) {
+      out.push_back(json::array(
+          {static_cast<double>(v.real()), static_cast<double>(v.imag())}));
     } else {
       out.push_back(v);
     }
@@ -117,6 +126,12 @@ Tensor Make(const json& spec) {
     case DType::kUInt64:
       Fill<uint64_t>(v, &t);
       break;
+    case DType::kComplex64:
+      Fill<std::complex<float>>(v, &t);
+      break;
+    case DType::kComplex128:
+      Fill<std::complex<double>>(v, &t);
+      break;
     case DType::kString: {
       std::span<std::string> s = t.mutable_flat<std::string>().value();
       for (size_t i = 0; i < s.size(); ++i)
@@ -159,6 +174,10 @@ json Dump(const Tensor& t) {
       return Values<uint64_t>(t);
     case DType::kString:
       return Values<std::string>(t);
+    case DType::kComplex64:
+      return Values<std::complex<float>>(t);
+    case DType::kComplex128:
+      return Values<std::complex<double>>(t);
     case DType::kInvalid:
       break;
   }

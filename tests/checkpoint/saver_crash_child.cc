@@ -23,7 +23,12 @@ namespace inflow {
 namespace {
 
 int Run(const std::string& dir, int64_t first_step) {
-  testing::StepModel model(&Env::Default(), /*max_to_keep=*/3);
+  // The real clock: with StepModel's fixed one (2023) the adopted
+  // checkpoints' modification times would lie past
+  // keep_checkpoint_every_n_hours' next keep time, and each evicted one
+  // would be preserved rather than deleted.
+  testing::StepModel model(&Env::Default(), /*max_to_keep=*/3,
+                           [](SaverOptions& o) { o.now = nullptr; });
   auto state = GetCheckpointState(dir);
   if (!state.ok()) {
     std::fprintf(stderr, "GetCheckpointState: %s\n",

@@ -109,8 +109,21 @@ TEST_P(SaverFaultTest, AnIOErrorAtAnyStepFailsTheSaveAndKeepsThePrevious) {
       ASSERT_TRUE(latest->has_value());
       EXPECT_EQ(**latest, Prefix(2));
       EXPECT_EQ(*world.model.RestoreStep(**latest), 2);
+      // At most the evicted checkpoint's marker, which the next Saver's
+      // first Save acts on (deleting what is left of model.ckpt-1, which
+      // the state file no longer lists).
+      const std::vector<std::string> left =
+          Leftovers(world.env, kDir, "model.ckpt");
+      EXPECT_TRUE(left.empty() ||
+                  left == std::vector<std::string>{"model.ckpt-1.evicting"})
+          << left.size();
+      StepModel next(&world.env);
+      ASSERT_TRUE(next.saver().Save(kPath, 3, /*write_state=*/false).ok());
       EXPECT_EQ(Leftovers(world.env, kDir, "model.ckpt"),
                 std::vector<std::string>{});
+      // Evicted (max_to_keep 1) it is gone; listed (5) it stays.
+      EXPECT_EQ(world.env.FileExists(kDir + "/model.ckpt-1.index").ok(),
+                max_to_keep() > 1);
       continue;
     }
     EXPECT_EQ(*world.env.Contents(kStateFile), world.state_before);

@@ -8,6 +8,7 @@
 #define INFLOW_TESTS_CHECKPOINT_SAVER_CRASH_UTIL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <regex>
 #include <string>
@@ -33,11 +34,15 @@ inline Tensor WeightsFor(int64_t step) {
 // A Saver over two tensors, "dense/kernel" and "global_step".
 class StepModel {
  public:
-  explicit StepModel(Env* env, int max_to_keep = 5) {
+  // `tweak`, if given, changes the options last.
+  explicit StepModel(
+      Env* env, int max_to_keep = 5,
+      const std::function<void(SaverOptions&)>& tweak = nullptr) {
     SaverOptions options;
     options.env = env;
     options.max_to_keep = max_to_keep;
     options.now = [] { return 1.7e9; };
+    if (tweak) tweak(options);
     saver_ = std::make_unique<Saver>(std::move(options));
     saver_->Register("dense/kernel", &weights_).IgnoreError();
     saver_->Register("global_step", &step_).IgnoreError();

@@ -196,19 +196,49 @@ TEST(SaverKillTest, AKilledSaveLeavesTheLastReportedCheckpointOrTheNext) {
   // Kills must land after saves too, or the test shows little.
   EXPECT_GT(reported_trials, trials / 4);
 
-  // The directory takes the next Save.
-  testing::StepModel model(&Env::Default());
+  // The directory takes the next Save, whose Saver (with no grace period
+  // and the real clock) removes every leftover of the killed ones: no
+  // temporaries, markers or unreadable data files, and no checkpoint the
+  // state file does not list.
+  const size_t leftovers_before =
+      testing::Leftovers(Env::Default(), dir, "model.ckpt").size();
+  testing::StepModel model(&Env::Default(), 3, [](SaverOptions& o) {
+    o.now = nullptr;
+    o.leftover_grace_seconds = 0;
+  });
+  auto listed = GetCheckpointState(dir);
+  ASSERT_TRUE(listed.ok() && listed->has_value());
+  ASSERT_TRUE(model.saver()
+                  .RecoverLastCheckpoints((*listed)->all_model_checkpoint_paths)
+                  .ok());
   const int64_t next = latest_step.value_or(0) + 1;
   ASSERT_TRUE(model.Save(dir + "/model.ckpt", next).ok());
   auto latest = LatestCheckpoint(dir);
   ASSERT_TRUE(latest.ok() && latest->has_value());
   EXPECT_EQ(*model.RestoreStep(**latest), next);
+  EXPECT_EQ(testing::Leftovers(Env::Default(), dir, "model.ckpt"),
+            std::vector<std::string>{});
+  auto final_state = GetCheckpointState(dir);
+  ASSERT_TRUE(final_state.ok() && final_state->has_value());
+  const auto& paths = (*final_state)->all_model_checkpoint_paths;
+  size_t orphans = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.ends_with(".index")) continue;
+    const std::string prefix = dir + "/" + name.substr(0, name.size() - 6);
+    if (std::find(paths.begin(), paths.end(), prefix) == paths.end()) {
+      ++orphans;
+      ADD_FAILURE() << "orphaned checkpoint " << prefix;
+    }
+  }
   std::printf(
       "%d kills in %.1f s (a Save took %.1f ms, median), %d after at least "
       "one completed save, %d with the state file a step ahead of the "
-      "report; %zu leftover files; %lld saves in all\n",
+      "report; %zu leftover files before the last Saver, %zu files and %zu "
+      "orphaned checkpoints after it; %lld saves in all\n",
       trials, seconds, save_seconds * 1e3, reported_trials, ahead,
-      testing::Leftovers(Env::Default(), dir, "model.ckpt").size(),
+      leftovers_before,
+      testing::Leftovers(Env::Default(), dir, "model.ckpt").size(), orphans,
       static_cast<long long>(next));
   std::filesystem::remove_all(dir);
 }

@@ -6,6 +6,8 @@
 
 #include "inflow/checkpoint/saver.h"
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 #include <string>
 #include <vector>
@@ -171,13 +173,14 @@ TEST_F(SaverTest, TheStateFileIsReplacedBeforeTheEvictedFilesAreDeleted) {
     }
   }
   // The two bundle renames, the state file's, then the old files in TF's
-  // order (.meta, .index, .data).
-  ASSERT_GE(tail.size(), 6u);
-  EXPECT_THAT(tail[tail.size() - 4], HasSubstr(" -> /d/checkpoint"));
-  EXPECT_EQ(tail[tail.size() - 3], "delete /d/model.ckpt-1.meta");
-  EXPECT_EQ(tail[tail.size() - 2], "delete /d/model.ckpt-1.index");
-  EXPECT_EQ(tail[tail.size() - 1],
+  // order (.meta, .index, .data), then the eviction marker.
+  ASSERT_GE(tail.size(), 7u);
+  EXPECT_THAT(tail[tail.size() - 5], HasSubstr(" -> /d/checkpoint"));
+  EXPECT_EQ(tail[tail.size() - 4], "delete /d/model.ckpt-1.meta");
+  EXPECT_EQ(tail[tail.size() - 3], "delete /d/model.ckpt-1.index");
+  EXPECT_EQ(tail[tail.size() - 2],
             "delete /d/model.ckpt-1.data-00000-of-00001");
+  EXPECT_EQ(tail[tail.size() - 1], "delete /d/model.ckpt-1.evicting");
 }
 
 TEST_F(SaverTest, EvictionDeletesTheMetaGraphToo) {
@@ -378,6 +381,184 @@ TEST_F(SaverTest, RestoreChecksEveryTensorBeforeWritingAny) {
   EXPECT_THAT(three.flat<float>(), ElementsAre(0.0f, 0.0f, 0.0f));
 }
 
+// A byte flipped in any one tensor's data fails the restore before
+// anything is written: every registered tensor keeps its value, those
+// before the damaged one in name order as well as those after it.
+TEST_F(SaverTest, ADamagedTensorAnywhereRestoresNothing) {
+  Saver writer(Options());
+  Tensor a = Tensor::FromVector<float>({1.0f, 2.0f, 3.0f});
+  Tensor b = Tensor::Scalar<int64_t>(468);
+  Tensor c = Tensor::FromVector<std::string>({"xy", "z"});
+  Tensor d = Tensor::FromVector<double>({0.5, 0.25});
+  ASSERT_TRUE(writer.Register("a", &a).ok());
+  ASSERT_TRUE(writer.Register("b", &b).ok());
+  ASSERT_TRUE(writer.Register("c", &c).ok());
+  ASSERT_TRUE(writer.Register("d", &d).ok());
+  const std::string prefix = writer.Save("/d/model.ckpt", 1).value();
+  const std::string data_path = BundleDataFilename(prefix, 0, 1);
+  const std::string good = env_.mem().Contents(data_path).value();
+  std::unique_ptr<BundleReader> bundle =
+      BundleReader::Open(prefix, &env_).value();
+  for (const BundleEntry& e : bundle->entries()) {
+    SCOPED_TRACE(e.name);
+    std::string bad = good;
+    bad[static_cast<size_t>(e.offset + e.size - 1)] ^= 0x10;
+    ASSERT_TRUE(WriteStringToFile(env_, data_path, bad).ok());
+    Tensor ra = Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f});
+    Tensor rb = Tensor::Scalar<int64_t>(-1);
+    Tensor rc = Tensor::FromVector<std::string>({"old", "old"});
+    Tensor rd = Tensor::FromVector<double>({-1.0, -1.0});
+    Saver reader(Options());
+    ASSERT_TRUE(reader.Register("a", &ra).ok());
+    ASSERT_TRUE(reader.Register("b", &rb).ok());
+    ASSERT_TRUE(reader.Register("c", &rc).ok());
+    ASSERT_TRUE(reader.Register("d", &rd).ok());
+    Status status = reader.Restore(prefix);
+    EXPECT_TRUE(IsDataLoss(status)) << status;
+    EXPECT_THAT(std::string(status.message()),
+                HasSubstr("restoring " + e.name + " from " + prefix));
+    EXPECT_THAT(ra.flat<float>(), ElementsAre(-1.0f, -1.0f, -1.0f));
+    EXPECT_EQ(rb.flat<int64_t>()[0], -1);
+    EXPECT_THAT(rc.flat<std::string>(), ElementsAre("old", "old"));
+    EXPECT_THAT(rd.flat<double>(), ElementsAre(-1.0, -1.0));
+  }
+  // Undamaged, the same restore writes all four.
+  ASSERT_TRUE(WriteStringToFile(env_, data_path, good).ok());
+  Tensor ra = Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f});
+  Tensor rb = Tensor::Scalar<int64_t>(-1);
+  Tensor rc = Tensor::FromVector<std::string>({"old", "old"});
+  Tensor rd = Tensor::FromVector<double>({-1.0, -1.0});
+  Saver reader(Options());
+  ASSERT_TRUE(reader.Register("a", &ra).ok());
+  ASSERT_TRUE(reader.Register("b", &rb).ok());
+  ASSERT_TRUE(reader.Register("c", &rc).ok());
+  ASSERT_TRUE(reader.Register("d", &rd).ok());
+  ASSERT_TRUE(reader.Restore(prefix).ok());
+  EXPECT_THAT(ra.flat<float>(), ElementsAre(1.0f, 2.0f, 3.0f));
+  EXPECT_EQ(rb.flat<int64_t>()[0], 468);
+  EXPECT_THAT(rc.flat<std::string>(), ElementsAre("xy", "z"));
+  EXPECT_THAT(rd.flat<double>(), ElementsAre(0.5, 0.25));
+}
+
+// An I/O error part way through (here while reading the last tensor)
+// restores nothing either.
+TEST_F(SaverTest, AReadErrorRestoresNothing) {
+  auto saver = NewSaver(Options());
+  const std::string prefix = saver->Save("/d/model.ckpt", 7).value();
+  std::unique_ptr<BundleReader> bundle =
+      BundleReader::Open(prefix, &env_).value();
+  const BundleEntry* step = bundle->Lookup("global_step").value();
+  env_.mem().InjectReadError(BundleDataFilename(prefix, 0, 1), step->offset,
+                             UnavailableError("injected"));
+  (*kernel_.mutable_flat<float>())[0] = 42.0f;
+  (*step_.mutable_flat<int64_t>())[0] = 43;
+  Status status = saver->Restore(prefix);
+  EXPECT_TRUE(IsUnavailable(status)) << status;
+  EXPECT_THAT(kernel_.flat<float>(), ElementsAre(42.0f, -2.0f, 3.25f));
+  EXPECT_EQ(step_.flat<int64_t>()[0], 43);
+}
+
+// What killed saves of model.ckpt leave, and what is not theirs: the first
+// Save of a new Saver removes the former (once old enough) and nothing else.
+TEST_F(SaverTest, TheFirstSaveRemovesTheLeftoversOfKilledSavesOfItsBase) {
+  auto saver = NewSaver(Options());
+  for (int step : {0, 1, 2})
+    ASSERT_TRUE(saver->Save("/d/model.ckpt", step).ok());
+  const std::string hex16 = "0123456789abcdef";
+  const std::string hex32 = hex16 + hex16;
+  const std::vector<std::string> garbage = {
+      "model.ckpt-3.index.tempstate" + hex16,
+      "model.ckpt-3.data-00000-of-00001.tempstate" + hex16,
+      "model.ckpt.index.tempstate" + hex16,
+      "checkpoint.tmp" + hex32,
+      "model.ckpt-4.data-00000-of-00001",  // no index
+  };
+  const std::vector<std::string> not_ours = {
+      "other.ckpt-3.index.tempstate" + hex16,  // another base
+      "model.ckpt-3.index.tempstate12345",     // not our temporary's name
+      "checkpoint.tmp" + hex16,
+      "model.ckpt-best.data-00000-of-00001",
+      "notes.txt",
+  };
+  Saver preserved_writer(Options());
+  ASSERT_TRUE(preserved_writer.Register("dense/kernel", &kernel_).ok());
+  ASSERT_TRUE(preserved_writer.Save("/d/model.ckpt", 9, false).ok());
+  for (const auto& name : garbage) {
+    ASSERT_TRUE(WriteStringToFile(env_, "/d/" + name, "x").ok());
+    env_.SetModificationTime("/d/" + name, 900.0);
+  }
+  for (const auto& name : not_ours) {
+    ASSERT_TRUE(WriteStringToFile(env_, "/d/" + name, "x").ok());
+    env_.SetModificationTime("/d/" + name, 900.0);
+  }
+  // An evicted checkpoint whose deletion was killed: unlisted, marked. A
+  // marked one still listed (killed before the state file dropped it)
+  // keeps its files. An unlisted one without a marker (preserved by
+  // keep_checkpoint_every_n_hours, or saved without write_state) stays.
+  ASSERT_TRUE(WriteStringToFile(env_, "/d/model.ckpt-0.evicting", "").ok());
+  ASSERT_TRUE(WriteStringToFile(env_, "/d/model.ckpt-1.evicting", "").ok());
+  ASSERT_TRUE(WriteStringToFile(env_, "/d/checkpoint", StateOf({1, 2})).ok());
+  const std::vector<std::string> before = Files();
+
+  // Younger than the grace period (an hour): only the marked checkpoint
+  // and the markers go.
+  auto next = NewSaver(Options());
+  ASSERT_TRUE(next->Save("/d/model.ckpt", 5, false).ok());
+  std::vector<std::string> want = before;
+  std::erase_if(want, [](const std::string& f) {
+    return f.starts_with("model.ckpt-0.") || f.ends_with(".evicting");
+  });
+  want.push_back("model.ckpt-5.data-00000-of-00001");
+  want.push_back("model.ckpt-5.index");
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(Files(), want);
+
+  // Older than it (by the clock a new Saver is given): the temporaries and
+  // the index-less data file go too.
+  SaverOptions later = Options();
+  later.now = [] { return 900.0 + 3600.0; };
+  auto last = NewSaver(later);
+  ASSERT_TRUE(last->Save("/d/model.ckpt", 6, false).ok());
+  std::erase_if(want, [&](const std::string& f) {
+    return std::find(garbage.begin(), garbage.end(), f) != garbage.end();
+  });
+  want.push_back("model.ckpt-6.data-00000-of-00001");
+  want.push_back("model.ckpt-6.index");
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(Files(), want);
+  for (const auto& name : not_ours) {
+    EXPECT_TRUE(env_.FileExists("/d/" + name).ok()) << name;
+  }
+  EXPECT_TRUE(env_.FileExists("/d/model.ckpt-1.index").ok());
+  EXPECT_FALSE(env_.FileExists("/d/model.ckpt-1.evicting").ok());
+  EXPECT_TRUE(env_.FileExists("/d/model.ckpt-9.index").ok());
+}
+
+// An eviction writes its marker before the state file drops the
+// checkpoint and removes it after the files.
+TEST_F(SaverTest, AnEvictionIsMarkedUntilItsFilesAreGone) {
+  SaverOptions options = Options();
+  options.max_to_keep = 1;
+  auto saver = NewSaver(options);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 1).ok());
+  env_.mem().set_log_mutations(true);
+  ASSERT_TRUE(saver->Save("/d/model.ckpt", 2).ok());
+  const std::vector<std::string> log = env_.mem().mutation_log();
+  auto at = [&](const std::string& needle) {
+    for (size_t i = 0; i < log.size(); ++i) {
+      if (log[i].find(needle) != std::string::npos) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  const int marker = at("model.ckpt-1.evicting");
+  const int state = at("/d/checkpoint");
+  const int index_gone = at("model.ckpt-1.index");
+  ASSERT_GE(marker, 0);
+  EXPECT_LT(marker, state);
+  EXPECT_LT(state, index_gone);
+  EXPECT_EQ(Files(), FilesOf({2}));
+}
+
 TEST_F(SaverTest, RegisterRejectsEmptyDuplicateAndUninitialized) {
   Saver saver(Options());
   Tensor t = Tensor::Scalar<float>(1.0f);
@@ -437,10 +618,15 @@ TEST_F(SaverTest, AStateFileRenamedButNotSyncedKeepsTheNewCheckpoint) {
   EXPECT_THAT(std::string(saved.status().message()),
               HasSubstr("saved /d/model.ckpt-3 and listed it"));
   // What readers see is consistent: the new state names a checkpoint
-  // that is there; the evicted one is not deleted yet.
+  // that is there; the evicted one is not deleted yet (the state file may
+  // not be durable), only marked: the next Saver deletes it if the state
+  // file it finds does not list it.
   EXPECT_EQ(StateText(), StateOf({3}));
   EXPECT_EQ(LatestCheckpoint("/d", {.env = &env_}).value(), "/d/model.ckpt-3");
-  EXPECT_EQ(Files(), FilesOf({2, 3}));
+  std::vector<std::string> files = FilesOf({2, 3});
+  files.push_back("model.ckpt-2.evicting");
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(Files(), files);
   EXPECT_THAT(saver->last_checkpoints(),
               ElementsAre(Pair("/d/model.ckpt-3", 1000.0)));
 }

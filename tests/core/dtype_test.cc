@@ -16,13 +16,22 @@ TEST(DTypeTest, TableMatchesTensorFlow) {
     size_t size;
   };
   const Row rows[] = {
-      {DType::kFloat32, 1, "float32", 4}, {DType::kFloat64, 2, "float64", 8},
-      {DType::kInt32, 3, "int32", 4},     {DType::kUInt8, 4, "uint8", 1},
-      {DType::kInt16, 5, "int16", 2},     {DType::kInt8, 6, "int8", 1},
-      {DType::kString, 7, "string", 0},   {DType::kInt64, 9, "int64", 8},
-      {DType::kBool, 10, "bool", 1},      {DType::kBFloat16, 14, "bfloat16", 2},
-      {DType::kUInt16, 17, "uint16", 2},  {DType::kFloat16, 19, "float16", 2},
-      {DType::kUInt32, 22, "uint32", 4},  {DType::kUInt64, 23, "uint64", 8},
+      {DType::kFloat32, 1, "float32", 4},
+      {DType::kFloat64, 2, "float64", 8},
+      {DType::kInt32, 3, "int32", 4},
+      {DType::kUInt8, 4, "uint8", 1},
+      {DType::kInt16, 5, "int16", 2},
+      {DType::kInt8, 6, "int8", 1},
+      {DType::kString, 7, "string", 0},
+      {DType::kInt64, 9, "int64", 8},
+      {DType::kBool, 10, "bool", 1},
+      {DType::kBFloat16, 14, "bfloat16", 2},
+      {DType::kUInt16, 17, "uint16", 2},
+      {DType::kFloat16, 19, "float16", 2},
+      {DType::kUInt32, 22, "uint32", 4},
+      {DType::kUInt64, 23, "uint64", 8},
+      {DType::kComplex64, 8, "complex64", 8},
+      {DType::kComplex128, 18, "complex128", 16},
   };
   for (const Row& r : rows) {
     EXPECT_EQ(static_cast<int>(r.dtype), r.tf_enum) << r.name;
@@ -35,7 +44,7 @@ TEST(DTypeTest, TableMatchesTensorFlow) {
 }
 
 TEST(DTypeTest, UnknownNamesAndNumbersAreRejected) {
-  EXPECT_EQ(DTypeFromName("complex64"), std::nullopt);
+  EXPECT_EQ(DTypeFromName("complex32"), std::nullopt);
   EXPECT_EQ(DTypeFromEnum(0), std::nullopt);
   EXPECT_EQ(DTypeFromEnum(20), std::nullopt);  // DT_RESOURCE
   EXPECT_EQ(DTypeFromEnum(21), std::nullopt);  // DT_VARIANT
@@ -57,6 +66,8 @@ TEST(DTypeTest, DTypeOfMapsCxxTypes) {
   static_assert(kDTypeOf<Float16> == DType::kFloat16);
   static_assert(kDTypeOf<uint32_t> == DType::kUInt32);
   static_assert(kDTypeOf<uint64_t> == DType::kUInt64);
+  static_assert(kDTypeOf<std::complex<float>> == DType::kComplex64);
+  static_assert(kDTypeOf<std::complex<double>> == DType::kComplex128);
   SUCCEED();
 }
 

@@ -19,7 +19,8 @@ def test_dtype_list_includes_uint32_and_uint64(run_inflow):
     names = [d["name"] for d in info["dtypes"]]
     assert names == [
         "float32", "float64", "int32", "uint8", "int16", "int8", "string",
-        "int64", "bool", "bfloat16", "uint16", "float16", "uint32", "uint64",
+        "complex64", "int64", "bool", "bfloat16", "uint16", "complex128",
+        "float16", "uint32", "uint64",
     ]
     by_name = {d["name"]: d for d in info["dtypes"]}
     for name in ("uint32", "uint64"):

@@ -105,7 +105,7 @@ def test_real_failures_raise_their_classes():
     assert info.value.error_code == 11
     assert "closed" in info.value.message
     with pytest.raises(errors.InvalidArgumentError):
-        inflow.FIFOQueue(1, ["complex64"])
+        inflow.FIFOQueue(1, ["qint8"])
     with pytest.raises(errors.InvalidArgumentError):
         inflow.FIFOQueue(2**31, [np.int64])
     shared = inflow.FIFOQueue(2, [np.int64], shared_name="errors_shared")

@@ -150,10 +150,13 @@ def test_dtype_spellings():
     assert _inflow.dtype_name("double") == "float64"
     assert _inflow.as_numpy_dtype("string") == np.dtype(object)
     assert _inflow.as_numpy_dtype("bfloat16") == np.dtype(ml_dtypes.bfloat16)
+    assert _inflow.dtype_name(np.complex64) == "complex64"
+    assert _inflow.dtype_name(tf.complex128) == "complex128"
+    assert _inflow.as_numpy_dtype("complex128") == np.dtype(np.complex128)
     with pytest.raises(errors.InvalidArgumentError):
-        _inflow.dtype_name("complex64")
+        _inflow.dtype_name("qint8")
     with pytest.raises(errors.InvalidArgumentError):
-        _inflow.dtype_name(np.complex64)
+        _inflow.dtype_name(np.datetime64)
 
 
 def test_tf_dtype_names_at_the_top_level():

@@ -51,8 +51,10 @@ struct BundleEntry {
   int64_t offset = 0;
   int64_t size = 0;
   uint32_t masked_crc32c = 0;
-  // A partitioned tensor (TF's slices field): listed, but reading it is
-  // UNIMPLEMENTED.
+  // A partitioned tensor (TF's slices field): listed once, with its full
+  // shape; its slices are stored under hidden keys (docs/formats.md,
+  // "Partitioned tensors") and reading it assembles them. shard_id,
+  // offset, size and masked_crc32c are then unused.
   bool partitioned = false;
 };
 
@@ -114,7 +116,9 @@ class BundleReader {
 
   const std::string& prefix() const;
   int num_shards() const;
-  // Every tensor entry, in key order (unsigned bytewise).
+  // Every tensor entry, in key order (unsigned bytewise), without the
+  // hidden keys that hold partitioned tensors' slices (as TF's
+  // CheckpointReader lists them).
   const std::vector<BundleEntry>& entries() const;
   // NOT_FOUND if absent.
   [[nodiscard]] Result<const BundleEntry*> Lookup(std::string_view name) const;
@@ -127,7 +131,8 @@ class BundleReader {
   // shapes otherwise). On error `*out` may hold part of the value.
   [[nodiscard]] Status ReadInto(std::string_view name, Tensor* out) const;
 
-  // Reads every tensor and checks every CRC; the first damage found.
+  // Reads every tensor and checks every CRC (partitioned tensors' slices
+  // too, and that their slices fit together); the first damage found.
   [[nodiscard]] Status Verify() const;
 
  private:

@@ -67,6 +67,14 @@ struct SaverOptions {
   std::string latest_filename = "checkpoint";
   // Sync files and directories (off only in benchmarks that say so).
   bool sync = true;
+  // The first Save() to each save_path removes what killed saves of that
+  // save_path left in its directory (temporaries, unreadable data files,
+  // checkpoints they were evicting: docs/conformance.md, "Leftovers of
+  // killed saves"); temporaries and data files only when not modified for
+  // leftover_grace_seconds, so that a concurrent writer's are never
+  // touched.
+  bool remove_leftovers = true;
+  double leftover_grace_seconds = 3600.0;
   // Seconds since the epoch; tests replace it.
   std::function<double()> now = nullptr;
 };
@@ -111,9 +119,11 @@ class Saver {
   // Restores every registered tensor from `prefix` in place. A name absent
   // from the checkpoint is NOT_FOUND naming it; another dtype or shape is
   // INVALID_ARGUMENT naming it and both; a read-only tensor is
-  // FAILED_PRECONDITION. Nothing is written unless every registered tensor
-  // is present with the right dtype and shape; damage found while reading
-  // (DATA_LOSS) may leave the tensors read before it restored.
+  // FAILED_PRECONDITION. All or nothing: every value is read and its CRC
+  // checked before the first tensor is written, so any error (a mismatch,
+  // DATA_LOSS for damage, an I/O error) leaves every tensor as it was. The
+  // values read are held until then: a Restore needs memory for the
+  // registered tensors once more (as TF's RestoreV2 before its assigns).
   [[nodiscard]] Status Restore(const std::string& prefix);
 
   // The retention list (prefix, seconds since the epoch), oldest first.

@@ -7,6 +7,7 @@
 #ifndef INFLOW_CORE_DTYPE_H_
 #define INFLOW_CORE_DTYPE_H_
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -24,10 +25,12 @@ enum class DType : int {
   kInt16 = 5,
   kInt8 = 6,
   kString = 7,
+  kComplex64 = 8,
   kInt64 = 9,
   kBool = 10,
   kBFloat16 = 14,
   kUInt16 = 17,
+  kComplex128 = 18,
   kFloat16 = 19,
   kUInt32 = 22,
   kUInt64 = 23,
@@ -49,8 +52,8 @@ struct BFloat16 {
 size_t DTypeSize(DType dtype);
 
 // TF's Python names: "float32", "float64", "int32", "uint8", "int16",
-// "int8", "string", "int64", "bool", "bfloat16", "uint16", "float16",
-// "uint32", "uint64"; "invalid" for anything else.
+// "int8", "string", "complex64", "int64", "bool", "bfloat16", "uint16",
+// "complex128", "float16", "uint32", "uint64"; "invalid" for anything else.
 std::string_view DTypeName(DType dtype);
 
 // The inverse of DTypeName (also accepts "float", "double", "half").
@@ -78,10 +81,12 @@ INFLOW_DTYPE_OF_(uint8_t, kUInt8);
 INFLOW_DTYPE_OF_(int16_t, kInt16);
 INFLOW_DTYPE_OF_(int8_t, kInt8);
 INFLOW_DTYPE_OF_(std::string, kString);
+INFLOW_DTYPE_OF_(std::complex<float>, kComplex64);
 INFLOW_DTYPE_OF_(int64_t, kInt64);
 INFLOW_DTYPE_OF_(bool, kBool);
 INFLOW_DTYPE_OF_(BFloat16, kBFloat16);
 INFLOW_DTYPE_OF_(uint16_t, kUInt16);
+INFLOW_DTYPE_OF_(std::complex<double>, kComplex128);
 INFLOW_DTYPE_OF_(Float16, kFloat16);
 INFLOW_DTYPE_OF_(uint32_t, kUInt32);
 INFLOW_DTYPE_OF_(uint64_t, kUInt64);

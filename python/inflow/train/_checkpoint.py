@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from inflow import _inflow
+from inflow import _inflow, errors
 
 __all__ = ["Saver", "CheckpointState", "CheckpointReader", "latest_checkpoint",
            "get_checkpoint_state", "load_checkpoint", "list_variables",
@@ -108,10 +108,14 @@ class Saver:
 
     def restore(self, sess=None, save_path=None):
         """Restores every variable from the checkpoint ``save_path`` (a
-        prefix), in place where the variable is a writable array (or has a
-        numpy() view), and returns a dict name -> restored array. Nothing is
-        written unless every variable is present with its dtype and shape:
-        NotFoundError names a missing one, InvalidArgumentError a mismatch.
+        prefix), in place (each variable is a writable array, or has a
+        numpy() view; a string variable an object array), and returns a
+        dict name -> restored array. All or nothing: every tensor is read and
+        its CRC checked before the first variable is written, so an error
+        (NotFoundError naming a missing variable, InvalidArgumentError a
+        dtype or shape mismatch, DataLossError for damage,
+        FailedPreconditionError for a read-only array) leaves every variable
+        as it was.
         """
         if save_path is None and isinstance(sess, (str, os.PathLike)):
             sess, save_path = None, sess
@@ -119,18 +123,26 @@ class Saver:
             raise ValueError("Can't load save_path when it is None.")
         save_path = os.fspath(save_path)
         targets = [_array(self._vars[n]) for n in self._names]
+        # Every target is checked before anything is read: a restore writes
+        # all variables or none.
+        for name, target in zip(self._names, targets):
+            if not target.flags.writeable:
+                raise errors.FailedPreconditionError(
+                    None, None, f"Restoring {name} from {save_path}: the array is "
+                    "read-only")
+            if target.dtype.kind in "SU":
+                raise TypeError(
+                    f"Restoring {name} from {save_path}: a string variable restores "
+                    f"into an object array (np.empty(shape, object)), not {target.dtype}")
         restored = self._saver.restore(targets, save_path)
         out = {}
         for name, target, value in zip(self._names, targets, restored):
-            if value is None:
-                out[name] = target
-                continue
-            value = np.asarray(value)
-            if target.flags.writeable and target.shape == value.shape:
-                np.copyto(target, value, casting="unsafe")
-                out[name] = target
-            else:
-                out[name] = value
+            if value is not None:
+                # Not viewable in place (not C-contiguous, or strings): the
+                # verified value is copied in, which cannot fail.
+                np.copyto(target, np.asarray(value, dtype=target.dtype),
+                          casting="unsafe")
+            out[name] = target
         return out
 
     @property
