@@ -15,6 +15,7 @@
 #include "inflow/train/trainer.h"
 
 #include "command.h"
+#include "flag_checks.h"
 
 namespace inflow::tools {
 namespace {
@@ -30,7 +31,7 @@ std::function<Status()> Setup(CLI::App& app) {
                  "write the test predictions here (raw float32 [N, 10])");
   app.add_option("--math-threads", *math_threads,
                  "threads of the model's math (1..64; the same results)")
-      ->check(CLI::Range(1, 64))
+      ->transform(IntegerIn(1, 64))
       ->capture_default_str();
   return [=]() -> Status {
     INFLOW_ASSIGN_OR_RETURN(
