@@ -41,7 +41,7 @@ inline CLI::Validator IntegerIn(int64_t min, int64_t max) {
         value = std::to_string(v);
         return "";
       },
-      "INT in " + range);
+      range);
 }
 
 // A finite number > 0.
@@ -58,7 +58,7 @@ inline CLI::Validator PositiveFinite() {
         }
         return "";
       },
-      "NUMBER > 0");
+      "POSITIVE");
 }
 
 }  // namespace inflow::tools
