@@ -285,6 +285,18 @@ def test_missing_shards_are_an_error_naming_them_unless_allowed(data, run_inflow
                       "--allow-missing-shards")
     assert (f"warning: 1 of the 2 shards matching {part}/train-*.tfrecord are missing: "
             "train-00001-of-00002.tfrecord; using the 1 present") in proc.stderr
+    # eval: the same for the test shards.
+    ckpt = tmp_path / "ckpt"
+    run_inflow("train", "--data", data, "--steps", "2", "--seed", "1", "--ckpt-dir", ckpt)
+    os.remove(part / "test-00000-of-00002.tfrecord")
+    proc = run_inflow("eval", "--ckpt", ckpt, "--data", part, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(
+        f"NOT_FOUND: 1 of the 2 shards matching {part}/test-*.tfrecord are missing: "
+        "test-00000-of-00002.tfrecord"), proc.stderr
+    proc = run_inflow("eval", "--ckpt", ckpt, "--data", part, "--allow-missing-shards")
+    assert "warning: 1 of the 2 shards matching" in proc.stderr
+    assert json.loads(proc.stdout)["checkpoint"] == str(ckpt / "model.ckpt-2")
     # Shards of two conversions in one folder: an error either way.
     os.symlink(data / "train-00001-of-00002.tfrecord", part / "train-00000-of-00003.tfrecord")
     proc = run_inflow("train", "--data", part, "--steps", "2", "--allow-missing-shards",

@@ -152,6 +152,8 @@ struct Evaluation {
   // With `predictions`: softmax probabilities float32 [N, 10] of the test
   // images in file order (files sorted, records in order).
   Tensor predictions;
+  // With allow_missing_shards: which test shards were missing, or empty.
+  std::string warning;
 };
 
 // The test-set accuracy of the checkpoint `ckpt` (a prefix, or a folder
@@ -159,11 +161,13 @@ struct Evaluation {
 // model's math on `math_threads` threads (1..64, as
 // TrainOptions.math_threads; the same results with any number). Errors
 // name the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming
-// it).
-[[nodiscard]] Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
-                                                    const std::string& data_dir,
-                                                    bool predictions = false,
-                                                    int math_threads = 1);
+// it). Missing test shards (PREFIX-i-of-N names lacking some i) are
+// NOT_FOUND naming them, unless `allow_missing_shards` (then `warning`
+// names them and the accuracy is of the shards present).
+[[nodiscard]] Result<Evaluation> EvaluateCheckpoint(
+    const std::string& ckpt, const std::string& data_dir,
+    bool predictions = false, int math_threads = 1,
+    bool allow_missing_shards = false);
 
 }  // namespace inflow
 
