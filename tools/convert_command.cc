@@ -48,6 +48,7 @@
 #include "inflow/train/pending_files.h"
 
 #include "command.h"
+#include "flag_checks.h"
 #include "progress.h"
 
 namespace inflow::tools {
@@ -243,7 +244,7 @@ std::function<Status()> Setup(CLI::App& app) {
   app.require_subcommand(1, 1);
   auto add_common = [&](CLI::App* sub) {
     sub->add_option("--shards", flags->shards, "shards per split (1..99999)")
-        ->check(CLI::Range(1, kMaxShards));
+        ->transform(IntegerIn(1, kMaxShards));
     sub->add_option("--compression", flags->compression,
                     "none, gzip or zlib (TF's GZIP and ZLIB)")
         ->check(CLI::IsMember({"none", "gzip", "zlib"}));

@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <random>
 #include <span>
@@ -35,6 +36,7 @@
 #include "inflow/threads/thread_registry.h"
 
 #include "command.h"
+#include "flag_checks.h"
 
 namespace inflow::tools {
 namespace {
@@ -335,30 +337,53 @@ INFLOW_REGISTER_COMMAND(
     "demo", "Run the demo pipeline: queue runners feeding a training loop",
     [](CLI::App& sub) {
       auto o = std::make_shared<DemoOptions>();
+      constexpr int64_t kInt = std::numeric_limits<int>::max();
+      constexpr int64_t kInt64 = std::numeric_limits<int64_t>::max();
       sub.add_option("--threads", o->threads, "producer threads")
+          ->transform(IntegerIn(1, kInt))
           ->capture_default_str();
       sub.add_option("--examples", o->examples, "examples to produce")
+          ->transform(IntegerIn(1, kInt64))
           ->capture_default_str();
       sub.add_option("--batch-size", o->batch_size, "examples per batch")
+          ->transform(IntegerIn(1, kInt))
           ->capture_default_str();
       sub.add_option("--features", o->features, "features per example")
+          ->transform(IntegerIn(1, kInt))
           ->capture_default_str();
       sub.add_option("--queue", o->queue, "fifo or shuffle")
+          ->check(CLI::IsMember({"fifo", "shuffle"}))
           ->capture_default_str();
       sub.add_option("--capacity", o->capacity, "queue capacity")
+          ->transform(IntegerIn(1, kInt))
           ->capture_default_str();
       sub.add_option("--min-after-dequeue", o->min_after_dequeue,
-                     "shuffle queue's min_after_dequeue")
+                     "shuffle queue's min_after_dequeue (below --capacity)")
+          ->transform(IntegerIn(0, kInt))
           ->capture_default_str();
       sub.add_option("--learning-rate", o->learning_rate, "SGD step size")
+          ->check(PositiveFinite())
           ->capture_default_str();
       sub.add_option("--max-seconds", o->max_seconds,
                      "stop early after this long")
+          ->check(PositiveFinite())
           ->capture_default_str();
       sub.add_option("--seed", o->seed, "seed of the data and the shuffle")
+          ->transform(IntegerIn(0, kInt64))
           ->capture_default_str();
       sub.add_option("--fail-at-step", o->fail_at_step,
-                     "make producer 0 fail with DATA_LOSS on this step");
+                     "make producer 0 fail with DATA_LOSS on this step "
+                     "(0: never)")
+          ->transform(IntegerIn(0, kInt64));
+      // Checked with the flags, so that it is a usage error too.
+      sub.callback([o] {
+        if (o->queue == "shuffle" && o->min_after_dequeue >= o->capacity) {
+          throw CLI::ValidationError("--min-after-dequeue",
+                                     std::to_string(o->min_after_dequeue) +
+                                         " is not below --capacity " +
+                                         std::to_string(o->capacity));
+        }
+      });
       return [o] { return RunDemo(*o); };
     });
 

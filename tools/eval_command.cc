@@ -15,6 +15,7 @@
 #include "inflow/train/trainer.h"
 
 #include "command.h"
+#include "flag_checks.h"
 
 namespace inflow::tools {
 namespace {
@@ -24,18 +25,23 @@ std::function<Status()> Setup(CLI::App& app) {
   auto data = std::make_shared<std::string>();
   auto predictions = std::make_shared<std::string>();
   auto math_threads = std::make_shared<int>(1);
+  auto allow_missing = std::make_shared<bool>(false);
   app.add_option("--ckpt", *ckpt, "checkpoint prefix or folder")->required();
   app.add_option("--data", *data, "folder of test-*.tfrecord")->required();
   app.add_option("--predictions", *predictions,
                  "write the test predictions here (raw float32 [N, 10])");
   app.add_option("--math-threads", *math_threads,
                  "threads of the model's math (1..64; the same results)")
-      ->check(CLI::Range(1, 64))
+      ->transform(IntegerIn(1, 64))
       ->capture_default_str();
+  app.add_flag("--allow-missing-shards", *allow_missing,
+               "evaluate on the test shards present when some of the "
+               "PREFIX-i-of-N shards are missing (a warning, not an error)");
   return [=]() -> Status {
     INFLOW_ASSIGN_OR_RETURN(
-        Evaluation e,
-        EvaluateCheckpoint(*ckpt, *data, !predictions->empty(), *math_threads));
+        Evaluation e, EvaluateCheckpoint(*ckpt, *data, !predictions->empty(),
+                                         *math_threads, *allow_missing));
+    if (!e.warning.empty()) std::fprintf(stderr, "%s\n", e.warning.c_str());
     if (!predictions->empty()) {
       const auto* bytes = static_cast<const char*>(e.predictions.raw_data());
       INFLOW_RETURN_IF_ERROR(WriteStringToFile(

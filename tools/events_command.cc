@@ -13,8 +13,10 @@
 //       one JSON line per file: {"file": F, "events": N, "tags": {TAG:
 //       {"count": N, "first_step": S, "last_step": S, "last": V}}}
 //
-// A damaged record or one that is not an Event: the events before it are
-// printed, then exit 1 with the error (file, record, offset) on stderr.
+// A damaged record or one that is not an Event (one that does not parse,
+// or sets none of Event's fields, as the records of an Example file do):
+// the events before it are printed, then exit 1 with the error (file,
+// record, offset) on stderr.
 
 #include <cmath>
 #include <cstdio>
@@ -52,9 +54,21 @@ Status ForEachEvent(const std::string& path, Fn&& each) {
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<EventsReader> reader,
                           EventsReader::Open(Env::Default(), path));
   while (true) {
+    const uint64_t offset = reader->offset();
+    const int64_t index = reader->index();
     Result<Event> event = reader->Next();
     if (!event.ok()) {
       return IsOutOfRange(event.status()) ? OkStatus() : event.status();
+    }
+    // What protobuf makes of a record of another kind (an Example, ...):
+    // nothing of an Event is set. Every writer sets at least wall_time.
+    if (event->what == Event::What::kNone && event->wall_time == 0 &&
+        event->step == 0 && !event->has_source_metadata) {
+      return InvalidArgumentError(
+          path + ": record " + std::to_string(index) + " at offset " +
+          std::to_string(offset) +
+          " is not an Event (it sets none of Event's fields): " + path +
+          " is not a TensorBoard event file");
     }
     each(*event);
   }

@@ -36,6 +36,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -49,6 +50,7 @@
 #include "inflow/io/record_writer.h"
 
 #include "command.h"
+#include "flag_checks.h"
 
 namespace inflow::tools {
 namespace {
@@ -345,8 +347,8 @@ std::function<Status()> Setup(CLI::App& app) {
       app.add_subcommand("head", "Print the first N records of each file");
   add_common(head);
   add_as(head);
-  head->add_option("-n", flags->head, "records per file")
-      ->check(CLI::NonNegativeNumber);
+  head->add_option("-n", flags->head, "records per file (1 or more)")
+      ->transform(IntegerIn(1, std::numeric_limits<int64_t>::max()));
   add_files(head);
   CLI::App* write = app.add_subcommand(
       "write", "Write records given as {\"raw\": base64} lines on stdin");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@
 #include "inflow/train/trainer.h"
 
 #include "command.h"
+#include "flag_checks.h"
 #include "progress.h"
 
 namespace inflow::tools {
@@ -84,10 +86,8 @@ Status Run(TrainOptions options) {
     std::fprintf(stderr, "%s%s\n", terminal ? "\r\033[K" : "", text.c_str());
   };
   TrainCallbacks callbacks;
-  int64_t last_step = 0;
   std::string extra;
   callbacks.on_step = [&](const StepInfo& s) {
-    last_step = s.step;
     extra = "epoch " + std::to_string(s.epoch) + " loss " + Fixed(s.loss, 4) +
             " " + Fixed(s.examples_per_s, 0) + " examples/s queue " +
             Fixed(s.queue_fill, 2) + " wait " +
@@ -101,9 +101,9 @@ Status Run(TrainOptions options) {
     }
     progress->Update(s.step, extra);
   };
-  callbacks.on_epoch = [&](int64_t epoch, double accuracy) {
+  callbacks.on_epoch = [&](int64_t epoch, int64_t step, double accuracy) {
     line("epoch " + std::to_string(epoch) + ": test accuracy " +
-         Fixed(accuracy, 4) + " (step " + std::to_string(last_step) + ")");
+         Fixed(accuracy, 4) + " (step " + std::to_string(step) + ")");
   };
   callbacks.on_message = line;
   Result<TrainSummary> summary = Train(options, callbacks);
@@ -125,50 +125,78 @@ Status Run(TrainOptions options) {
 }
 
 std::function<Status()> Setup(CLI::App& app) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   auto o = std::make_shared<TrainOptions>();
   auto epochs = std::make_shared<int64_t>(0);
   auto steps = std::make_shared<int64_t>(0);
   auto lr = std::make_shared<float>(0);
-  auto seed = std::make_shared<int64_t>(-1);
+  auto seed = std::make_shared<int64_t>(0);
   app.add_option("--data", o->data_dir,
                  "folder of train-*/test-*.tfrecord (inflow convert)")
       ->required();
-  auto* e = app.add_option("--epochs", *epochs, "epochs to train (default 1)");
-  auto* s = app.add_option("--steps", *steps, "global step to train to");
+  // 0 epochs or steps is a usage error, not "train nothing": it is most
+  // often an unset variable in a script, and `inflow eval` evaluates a
+  // checkpoint without training.
+  auto* e = app.add_option("--epochs", *epochs, "epochs to train (default 1)")
+                ->transform(IntegerIn(1, kMax));
+  auto* s = app.add_option("--steps", *steps, "global step to train to")
+                ->transform(IntegerIn(1, kMax));
   e->excludes(s);
   app.add_option("--batch-size", o->batch_size, "examples per step")
+      ->transform(IntegerIn(1, kMax))
       ->capture_default_str();
-  app.add_option("--reader-threads", o->reader_threads,
-                 "reader threads (--feed queue)")
-      ->capture_default_str();
+  auto* readers = app.add_option("--reader-threads", o->reader_threads,
+                                 "reader threads (--feed queue)")
+                      ->transform(IntegerIn(1, std::numeric_limits<int>::max()))
+                      ->capture_default_str();
   app.add_option("--math-threads", o->math_threads,
                  "threads of the model's math, the training thread's "
                  "included (1..64; any number trains the same weights)")
-      ->check(CLI::Range(1, 64))
+      ->transform(IntegerIn(1, 64))
       ->capture_default_str();
   app.add_option("--optimizer", o->optimizer, "rmsprop, adam or sgd")
       ->check(CLI::IsMember({"rmsprop", "adam", "sgd"}))
       ->capture_default_str();
-  app.add_option("--lr", *lr, "learning rate (default 0.001; sgd 0.01)");
-  app.add_option("--seed", *seed,
-                 "seed (weights, dropout, shuffling); default random");
-  app.add_option("--ckpt-dir", o->ckpt_dir,
-                 "checkpoint folder (model.ckpt-STEP, summary.json)");
+  auto* l =
+      app.add_option("--lr", *lr, "learning rate > 0 (default 0.001; sgd 0.01)")
+          ->check(PositiveFinite());
+  auto* sd = app.add_option("--seed", *seed,
+                            "seed (weights, dropout, shuffling), 0 or more; "
+                            "without it a random one, printed and saved")
+                 ->transform(IntegerIn(0, kMax));
+  auto* ckpt =
+      app.add_option("--ckpt-dir", o->ckpt_dir,
+                     "checkpoint folder (model.ckpt-STEP, summary.json)");
   app.add_option("--save-every", o->save_every,
-                 "checkpoint every K steps (default: every epoch) and at "
-                 "the end");
+                 "checkpoint every K steps (default 0: every epoch) and at "
+                 "the end")
+      ->transform(IntegerIn(0, kMax));
   app.add_option("--logdir", o->logdir, "TensorBoard event files folder");
   app.add_flag("--resume", o->resume,
-               "continue from the latest checkpoint in --ckpt-dir");
+               "continue from the latest checkpoint in --ckpt-dir")
+      ->needs(ckpt);
+  app.add_flag("--allow-missing-shards", o->allow_missing_shards,
+               "train (and test) on the shards present when some of a "
+               "split's PREFIX-i-of-N shards are missing (a warning, not "
+               "an error)");
   app.add_option("--feed", o->feed, "queue, sync or preloaded")
       ->check(CLI::IsMember({"queue", "sync", "preloaded"}))
       ->capture_default_str();
+  // A flag the chosen feed would ignore is a usage error too.
+  app.callback([o, readers] {
+    if (readers->count() > 0 && o->feed != "queue") {
+      throw CLI::ValidationError("--reader-threads",
+                                 std::to_string(o->reader_threads) +
+                                     " is for --feed queue; --feed " + o->feed +
+                                     " reads in the training thread");
+    }
+  });
   return [=]() -> Status {
     TrainOptions options = *o;
-    if (*epochs != 0) options.epochs = *epochs;
-    if (*steps != 0) options.steps = *steps;
-    if (*lr != 0) options.learning_rate = *lr;
-    if (*seed >= 0) options.seed = *seed;
+    if (e->count() > 0) options.epochs = *epochs;
+    if (s->count() > 0) options.steps = *steps;
+    if (l->count() > 0) options.learning_rate = *lr;
+    if (sd->count() > 0) options.seed = *seed;
     return Run(std::move(options));
   };
 }

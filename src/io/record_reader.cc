@@ -44,8 +44,27 @@ uint64_t RecordReader::offset() const { return stream_->Tell(); }
 Status RecordReader::Seek(uint64_t offset) { return stream_->Seek(offset); }
 
 Status RecordReader::Corrupt(std::string_view what, uint64_t offset) const {
-  return DataLossError(std::string(what) + " at offset " +
-                       std::to_string(offset) + " in " + filename());
+  std::string message = std::string(what) + " at offset " +
+                        std::to_string(offset) + " in " + filename();
+  // The first record of a file read uncompressed: a compressed file fails
+  // here; say so when its first bytes are gzip's magic or a zlib header.
+  if (offset == 0 && options_.compression == CompressionType::kNone) {
+    char head[kRecordHeaderSize];
+    Result<size_t> got = ReadFully(*file_, 0, sizeof(head), head);
+    if (got.ok()) {
+      const CompressionType looks =
+          DetectCompression("", std::string_view(head, *got));
+      if (looks != CompressionType::kNone) {
+        const std::string name(CompressionTypeName(looks));
+        message += "; the file looks " + name + "-compressed (" +
+                   (looks == CompressionType::kGzip
+                        ? "it starts with gzip's magic 1f 8b"
+                        : "it starts with a zlib header") +
+                   "): open it with compression " + name;
+      }
+    }
+  }
+  return DataLossError(message);
 }
 
 Result<std::string_view> RecordReader::Next() {

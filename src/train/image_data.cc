@@ -2,9 +2,11 @@
 
 #include "train/image_data.h"
 
+#include <string_view>
 #include <utility>
 
 #include "inflow/example/decode_raw.h"
+#include "inflow/train/image_shards.h"
 
 namespace inflow::internal {
 namespace {
@@ -15,7 +17,55 @@ RecordReaderOptions ReaderOptions(CompressionType compression) {
   return options;
 }
 
+// The index and count of ".../NAME-00003-of-00010.tfrecord" (ShardFileName's
+// form); false for any other name.
+bool ParseShardName(std::string_view path, std::string_view* prefix, int* index,
+                    int* count) {
+  constexpr std::string_view kSuffix = ".tfrecord";
+  constexpr size_t kTail = 1 + 5 + 4 + 5;  // "-00003-of-00010"
+  if (path.size() < kSuffix.size() + kTail ||
+      path.substr(path.size() - kSuffix.size()) != kSuffix) {
+    return false;
+  }
+  const std::string_view tail =
+      path.substr(path.size() - kSuffix.size() - kTail, kTail);
+  if (tail[0] != '-' || tail.substr(6, 4) != "-of-") return false;
+  auto number = [](std::string_view digits, int* out) {
+    int v = 0;
+    for (char c : digits) {
+      if (c < '0' || c > '9') return false;
+      v = v * 10 + (c - '0');
+    }
+    *out = v;
+    return true;
+  };
+  if (!number(tail.substr(1, 5), index) || !number(tail.substr(10, 5), count) ||
+      *index >= *count) {
+    return false;
+  }
+  *prefix = path.substr(0, path.size() - kSuffix.size() - kTail);
+  return true;
+}
+
+std::string BaseName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace
+
+std::string MissingShardsMessage(const ImageSplit& split) {
+  if (split.missing.empty()) return "";
+  std::string names;
+  constexpr size_t kListed = 10;
+  for (size_t i = 0; i < split.missing.size() && i < kListed; ++i) {
+    names += (i ? ", " : "") + BaseName(split.missing[i]);
+  }
+  if (split.missing.size() > kListed) names += ", ...";
+  return std::to_string(split.missing.size()) + " of the " +
+         std::to_string(split.num_shards) + " shards matching " +
+         split.pattern + " are missing: " + names;
+}
 
 Result<ImageSplit> FindImageSplit(Env& env, const std::string& dir,
                                   const std::string& split) {
@@ -29,6 +79,33 @@ Result<ImageSplit> FindImageSplit(Env& env, const std::string& dir,
                          dir + "`)");
   }
   ImageSplit out;
+  out.pattern = pattern;
+  // The PREFIX-i-of-N names: one N, and which of its shards are absent.
+  std::string_view prefix;
+  std::vector<bool> present;
+  std::string first_named;
+  for (const std::string& file : files) {
+    std::string_view p;
+    int index = 0, count = 0;
+    if (!ParseShardName(file, &p, &index, &count)) continue;
+    if (out.num_shards == 0) {
+      out.num_shards = count;
+      prefix = p;
+      first_named = file;
+      present.assign(count, false);
+    } else if (count != out.num_shards || p != prefix) {
+      return InvalidArgumentError(
+          pattern + " matches shards of two sets, " + BaseName(first_named) +
+          " and " + BaseName(file) +
+          " (two conversions into one folder?): remove the stale ones");
+    }
+    present[index] = true;
+  }
+  for (int i = 0; i < out.num_shards; ++i) {
+    if (!present[i]) {
+      out.missing.push_back(ShardFileName(prefix, i, out.num_shards));
+    }
+  }
   // Every shard of a split is written with one compression.
   INFLOW_ASSIGN_OR_RETURN(out.compression,
                           DetectFileCompression(env, files.front()));

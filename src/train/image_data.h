@@ -33,14 +33,25 @@ struct ImageSplit {
   std::vector<std::string> files;  // sorted
   CompressionType compression = CompressionType::kNone;
   std::string compression_name;  // "", "GZIP" or "ZLIB" (TFRecord's names)
+  std::string pattern;           // DIR/<split>-*.tfrecord
+  // The shard count N of the PREFIX-i-of-N names among `files` (0 when
+  // none is so named), and the names of those of the N that are absent.
+  int num_shards = 0;
+  std::vector<std::string> missing;
 };
 
-// DIR/<split>-*.tfrecord with the compression DIR/dataset.json names
-// (none when it is absent). NOT_FOUND naming the pattern when no shard
-// matches; INVALID_ARGUMENT naming dataset.json when it cannot be read.
+// DIR/<split>-*.tfrecord, their compression found from the first one's
+// bytes. NOT_FOUND naming the pattern when no shard matches;
+// INVALID_ARGUMENT when the PREFIX-i-of-N names hold two counts N (shards
+// of two conversions). Absent shards of the N are listed in `missing`,
+// not an error: MissingShardsError() says what a caller reports.
 [[nodiscard]] Result<ImageSplit> FindImageSplit(Env& env,
                                                 const std::string& dir,
                                                 const std::string& split);
+
+// "k of the N shards matching PATTERN are missing: NAME, ..." (at most 10
+// names listed); "" when none is.
+std::string MissingShardsMessage(const ImageSplit& split);
 
 // Reads every record of every file of `split` (both CRCs checked):
 // DATA_LOSS naming the file and offset of the first bad one. Returns the

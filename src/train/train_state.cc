@@ -3,12 +3,43 @@
 #include "train/train_state.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 
 namespace inflow::internal {
+namespace {
+
+// The optimizer whose slots `reader` holds: "adam" (<var>/Adam,
+// beta1_power), "rmsprop" (<var>/RMSProp), else "sgd" (no slots).
+std::string CheckpointOptimizer(const BundleReader& reader) {
+  auto ends_with = [](std::string_view s, std::string_view suffix) {
+    return s.size() >= suffix.size() &&
+           s.substr(s.size() - suffix.size()) == suffix;
+  };
+  for (const BundleEntry& e : reader.entries()) {
+    if (e.name == "beta1_power" || ends_with(e.name, "/Adam")) return "adam";
+    if (ends_with(e.name, "/RMSProp")) return "rmsprop";
+  }
+  return "sgd";
+}
+
+// The first NaN or infinity of a float32 tensor: its index, or -1.
+int64_t FirstNonFinite(const Tensor& t) {
+  if (t.dtype() != DType::kFloat32) return -1;
+  const float* v = t.data<float>();
+  const int64_t n = t.num_elements();
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(v[i])) return i;
+  }
+  return -1;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<TrainState>> TrainState::Create(
     const TrainStateOptions& options) {
@@ -64,6 +95,19 @@ Result<std::string> TrainState::Save() {
   if (options_.ckpt_dir.empty()) {
     return FailedPreconditionError("no checkpoint folder");
   }
+  std::vector<std::pair<std::string, Tensor*>> all = mlp_->variables();
+  for (auto& v : optimizer_->variables()) all.push_back(v);
+  for (const auto& [name, tensor] : all) {
+    const int64_t at = FirstNonFinite(*tensor);
+    if (at >= 0) {
+      return InvalidArgumentError(
+          "not saving the checkpoint of step " + std::to_string(step()) + ": " +
+          name + " holds " +
+          (std::isnan(tensor->data<float>()[at]) ? "NaN" : "an infinity") +
+          " at element " + std::to_string(at) +
+          " (the model diverged; lower --lr)");
+    }
+  }
   INFLOW_ASSIGN_OR_RETURN(
       std::string prefix,
       saver_->Save(options_.ckpt_dir + "/model.ckpt", step()));
@@ -73,7 +117,21 @@ Result<std::string> TrainState::Save() {
 }
 
 Status TrainState::Restore(const std::string& prefix) {
-  INFLOW_RETURN_IF_ERROR(saver_->Restore(prefix));
+  // A tensor of another shape or dtype is named as such; a missing slot
+  // (or slots another optimizer ignores) is the optimizer's mismatch.
+  const Status restored = saver_->Restore(prefix);
+  if (!restored.ok() && !IsNotFound(restored)) return restored;
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                          BundleReader::Open(prefix));
+  const std::string written_by = CheckpointOptimizer(*reader);
+  if (written_by != options_.optimizer) {
+    return InvalidArgumentError(
+        prefix + " was written by the " + written_by +
+        " optimizer (its slots say so), and this run uses " +
+        options_.optimizer + ": resume with --optimizer " + written_by +
+        ", or train into another --ckpt-dir");
+  }
+  INFLOW_RETURN_IF_ERROR(restored);
   // Keep the earlier run's retained checkpoints in the list, so that
   // max_to_keep counts them (TF's recover_last_checkpoints).
   INFLOW_ASSIGN_OR_RETURN(std::optional<CheckpointState> listed,

@@ -43,6 +43,7 @@ class TrainState {
     epoch_.mutable_flat<int64_t>().value()[0] = epoch;
   }
   int64_t saved_step() const { return saved_step_; }
+  float learning_rate() const { return optimizer_->learning_rate(); }
   Mlp& mlp() { return *mlp_; }
 
   // One step: gradients (dropout masks of this global step) and update.
@@ -51,9 +52,13 @@ class TrainState {
   [[nodiscard]] Result<double> Accuracy(const Tuple& data);
 
   // Saves model.ckpt-STEP and its .meta; returns the prefix.
+  // INVALID_ARGUMENT naming the tensor and the step, and nothing written,
+  // when a float tensor holds a NaN or an infinity.
   [[nodiscard]] Result<std::string> Save();
   // Every tensor from `prefix`: another shape or a missing slot is an
-  // error naming the tensor (and nothing is restored).
+  // error naming the tensor (and nothing is restored); a checkpoint of
+  // another optimizer (its slots say which) is INVALID_ARGUMENT naming
+  // both.
   [[nodiscard]] Status Restore(const std::string& prefix);
   // graph.pbtxt of the model.
   [[nodiscard]] Status WriteGraph(const std::string& path) const;

@@ -42,7 +42,8 @@ std::string TrainSummary::ToJson() const {
 
 Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
                                       const std::string& data_dir,
-                                      bool predictions, int math_threads) {
+                                      bool predictions, int math_threads,
+                                      bool allow_missing_shards) {
   Env& env = Env::Default();
   Evaluation out;
   out.checkpoint = ckpt;
@@ -54,6 +55,15 @@ Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
   }
   INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
                           internal::FindImageSplit(env, data_dir, "test"));
+  const std::string missing = internal::MissingShardsMessage(test);
+  if (!missing.empty()) {
+    if (!allow_missing_shards) {
+      return NotFoundError(missing +
+                           " (--allow-missing-shards uses the others)");
+    }
+    out.warning = "warning: " + missing + "; using the " +
+                  std::to_string(test.files.size()) + " present";
+  }
   INFLOW_ASSIGN_OR_RETURN(Tuple data, internal::LoadImageSplit(env, test));
   MlpOptions options;
   options.math_threads = math_threads;

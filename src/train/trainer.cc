@@ -6,6 +6,7 @@
 #include "inflow/train/trainer.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -64,6 +65,12 @@ Status ValidateOptions(const TrainOptions& o) {
   return OkStatus();
 }
 
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%g", v);
+  return buf;
+}
+
 // A folder we can write into: created, then a file written and deleted.
 Status CheckWritableDir(Env& env, const std::string& dir,
                         const std::string& what) {
@@ -101,6 +108,18 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
                           internal::FindImageSplit(env, o.data_dir, "train"));
   INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
                           internal::FindImageSplit(env, o.data_dir, "test"));
+  // A missing shard silently shrinks the data a long run trains on: an
+  // error unless allowed.
+  for (const internal::ImageSplit* split : {&train, &test}) {
+    const std::string missing = internal::MissingShardsMessage(*split);
+    if (missing.empty()) continue;
+    if (!o.allow_missing_shards) {
+      return NotFoundError(missing +
+                           " (--allow-missing-shards uses the others)");
+    }
+    message("warning: " + missing + "; using the " +
+            std::to_string(split->files.size()) + " present");
+  }
   INFLOW_ASSIGN_OR_RETURN(Tuple test_data, internal::LoadImageSplit(env, test));
   Tuple train_data;
   int64_t num_train = 0;
@@ -137,9 +156,18 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
     Result<int64_t> s = CheckpointSeed(*latest);
     if (!s.ok()) return s.status().WithContext("resuming from " + *latest);
     seed = *s;
+    if (o.seed && *o.seed != seed) {
+      message("resuming with the checkpoint's seed " + std::to_string(seed) +
+              "; --seed " + std::to_string(*o.seed) + " is not used");
+    }
   } else {
-    seed = o.seed ? *o.seed
-                  : static_cast<int64_t>(std::random_device()() & 0x7fffffff);
+    if (o.seed) {
+      seed = *o.seed;
+    } else {
+      seed = static_cast<int64_t>(std::random_device()() & 0x7fffffff);
+      message("seed " + std::to_string(seed) + " (random; --seed " +
+              std::to_string(seed) + " repeats the run)");
+    }
   }
 
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<TrainState> state,
@@ -160,6 +188,10 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   const int64_t final_step =
       o.steps ? *o.steps : o.epochs.value_or(1) * steps_per_epoch;
   const int64_t start_step = state->step();
+  if (final_step <= start_step) {
+    message("step " + std::to_string(start_step) + " is at or past the " +
+            "final step " + std::to_string(final_step) + ": nothing to train");
+  }
   TrainSummary summary;
   summary.feed = o.feed;
   summary.start_step = start_step;
@@ -219,14 +251,25 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   double accuracy = 0;
   auto evaluate = [&]() -> Status {
     INFLOW_ASSIGN_OR_RETURN(accuracy, state->Accuracy(test_data));
-    evaluated_at = state->step();
-    const int64_t epoch = state->step() / steps_per_epoch;
+    const int64_t step = state->step();
+    evaluated_at = step;
     if (events) {
-      INFLOW_RETURN_IF_ERROR(events->WriteScalar(
-          "accuracy", static_cast<float>(accuracy), state->step()));
+      INFLOW_RETURN_IF_ERROR(
+          events->WriteScalar("accuracy", static_cast<float>(accuracy), step));
       INFLOW_RETURN_IF_ERROR(events->Flush());
     }
-    if (cb.on_epoch) cb.on_epoch(epoch, accuracy);
+    if (step % steps_per_epoch == 0) {
+      if (cb.on_epoch) cb.on_epoch(step / steps_per_epoch, step, accuracy);
+    } else {
+      // Inside an epoch (a stop, or --steps): not an epoch's line.
+      char epochs[32];
+      std::snprintf(epochs, sizeof(epochs), "%.2f",
+                    static_cast<double>(step) / steps_per_epoch);
+      char acc[32];
+      std::snprintf(acc, sizeof(acc), "%.4f", accuracy);
+      message(std::string("test accuracy ") + acc + " at step " +
+              std::to_string(step) + " (epoch " + epochs + ")");
+    }
     return OkStatus();
   };
   while (feed != nullptr && state->step() < final_step) {
@@ -243,8 +286,23 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
                                         std::to_string(state->step() + 1));
     }
     INFLOW_ASSIGN_OR_RETURN(float loss, state->Step((*batch)[0], (*batch)[1]));
-    summary.losses.push_back(loss);
     const int64_t step = state->step();
+    if (!std::isfinite(loss)) {
+      // TF's NanTensorHook: stop, and save nothing after the weights that
+      // gave this loss (the checkpoints so far hold finite values).
+      Status closed = feed->Close();
+      closed.IgnoreError();
+      return InvalidArgumentError(
+          std::string(std::isnan(loss) ? "NaN" : "infinite") +
+          " loss during training at step " + std::to_string(step) +
+          " (--optimizer " + o.optimizer + ", learning rate " +
+          Number(state->learning_rate()) + "): the model diverged; lower --lr" +
+          (state->saved_step() >= 0
+               ? "; the last checkpoint is of step " +
+                     std::to_string(state->saved_step())
+               : std::string("; no checkpoint was written")));
+    }
+    summary.losses.push_back(loss);
     state->set_epoch(step / steps_per_epoch);
     const double elapsed = Seconds(t0, Clock::now());
     StepInfo info{.step = step,

@@ -352,6 +352,34 @@ TEST(RecordReaderTest, PlainBytesReadAsGzipAreDataLoss) {
   EXPECT_EQ(ReadAll(env, "g").second.code(), StatusCode::kDataLoss);
 }
 
+TEST(RecordReaderTest, ACompressedFileReadPlainSaysWhichCompression) {
+  MemEnv env;
+  WriteRecords(env, "g", {"some record"}, CompressionType::kGzip);
+  WriteRecords(env, "z", {"some record"}, CompressionType::kZlib);
+  const Status gzip = ReadAll(env, "g").second;
+  EXPECT_EQ(gzip.code(), StatusCode::kDataLoss);
+  EXPECT_NE(gzip.message().find("at offset 0 in g"), std::string::npos) << gzip;
+  EXPECT_NE(gzip.message().find("the file looks GZIP-compressed (it starts "
+                                "with gzip's magic 1f 8b): open it with "
+                                "compression GZIP"),
+            std::string::npos)
+      << gzip;
+  const Status zlib = ReadAll(env, "z").second;
+  EXPECT_NE(zlib.message().find("looks ZLIB-compressed"), std::string::npos)
+      << zlib;
+  EXPECT_NE(zlib.message().find("open it with compression ZLIB"),
+            std::string::npos)
+      << zlib;
+  // A plain file damaged at its first record gets no such hint.
+  WriteRecords(env, "f", {"some record"});
+  std::string bytes = *env.Contents("f");
+  bytes[2] ^= 1;
+  ASSERT_TRUE(WriteStringToFile(env, "f", bytes).ok());
+  const Status plain = ReadAll(env, "f").second;
+  EXPECT_EQ(plain.code(), StatusCode::kDataLoss);
+  EXPECT_EQ(plain.message().find("compressed"), std::string::npos) << plain;
+}
+
 TEST(RecordReaderTest, MissingFileIsNotFound) {
   MemEnv env;
   EXPECT_EQ(RecordReader::Open(env, "nope").status().code(),

@@ -226,3 +226,22 @@ def test_progress_is_a_bar_redrawn_in_place_on_a_terminal(tmp_path, inflow_bin):
     text = shown.decode()
     assert "\rtrain [" in text and "\rtest [" in text, text
     assert "] 60000/60000  100%" in text.replace("  60000", " 60000"), text
+
+
+def test_shards_is_read_as_a_decimal_integer_and_bad_counts_are_usage_errors(tmp_path,
+                                                                             run_inflow):
+    labels = np.arange(12, dtype=np.int64)
+    np.save(tmp_path / "labels.npy", labels)
+    np.save(tmp_path / "images.npy", np.zeros((12, 2, 2), np.uint8))
+    args = ["convert", "npy", "--images", tmp_path / "images.npy", "--labels",
+            tmp_path / "labels.npy", "--out", tmp_path / "x" / "part"]
+    # "010" is ten shards, not octal 8.
+    run_inflow(*args, "--shards", "010")
+    assert sorted(os.listdir(tmp_path / "x")) == [
+        f"part-{i:05d}-of-00010.tfrecord" for i in range(10)]
+    for shards, named in [("0", "--shards: 0 is outside [1, 99999]"),
+                          ("100000", "--shards: 100000 is outside [1, 99999]"),
+                          ("99999999999999999999", "--shards: 99999999999999999999 is outside"),
+                          ("1e2", "--shards: 1e2 is not a decimal integer")]:
+        proc = run_inflow(*args, "--shards", shards, check=False)
+        assert proc.returncode == 2 and named in proc.stderr, proc.stderr

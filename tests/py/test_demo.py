@@ -36,10 +36,22 @@ def test_demo_short_final_batch_is_trained_too(run_inflow):
     assert (examples, steps) == (1001, 11)
 
 
-def test_demo_rejects_an_unknown_queue_kind(run_inflow):
-    proc = run_inflow("demo", "--queue", "lifo", check=False)
-    assert proc.returncode == 1
-    assert proc.stderr.startswith("INVALID_ARGUMENT")
+@pytest.mark.parametrize("args,named", [
+    (["--queue", "lifo"], "--queue: lifo"),
+    (["--threads", "0"], "--threads: 0 is outside"),
+    (["--examples", "-5"], "--examples: -5 is outside"),
+    (["--batch-size", "1.5"], "--batch-size: 1.5 is not a decimal integer"),
+    (["--seed", "-1"], "--seed: -1 is outside"),
+    (["--learning-rate", "nan"], "--learning-rate: nan is not a finite number > 0"),
+    (["--max-seconds", "0"], "--max-seconds: 0 is not a finite number > 0"),
+    (["--capacity", "100", "--min-after-dequeue", "100"],
+     "--min-after-dequeue: 100 is not below --capacity 100"),
+])
+def test_demo_flag_errors_are_usage_errors_naming_flag_and_value(run_inflow, args, named):
+    proc = run_inflow("demo", *args, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr
+    assert "summary:" not in proc.stdout
 
 
 def test_demo_producer_error_stops_every_thread_and_is_the_exit_status(

@@ -126,3 +126,24 @@ def test_events_tags_summarises_our_file_and_damage_is_exit_1(tmp_path, run_infl
     assert proc.returncode == 1
     assert proc.stderr.startswith("DATA_LOSS: ") and str(cut) in proc.stderr, proc.stderr
     assert len(proc.stdout.splitlines()) == 3  # the events before the damage
+
+
+def test_events_cat_of_a_file_that_is_not_an_event_file_is_exit_1_naming_it(tmp_path,
+                                                                            run_inflow):
+    """An Example file is a valid TFRecord file whose records protobuf (and
+    TF's summary_iterator) read as Events with no field set; `inflow
+    events` says it is not an event file, naming the record."""
+    path = tmp_path / "examples.tfrecord"
+    example = tf.train.Example(features=tf.train.Features(feature={
+        "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}))
+    with tf.io.TFRecordWriter(str(path)) as w:
+        w.write(example.SerializeToString())
+    [event] = list(tf.compat.v1.train.summary_iterator(str(path)))
+    assert event.ListFields() == []  # what TF makes of it
+    for command in ("cat", "tags"):
+        proc = run_inflow("events", command, path, check=False)
+        assert proc.returncode == 1, proc.stdout
+        assert proc.stderr.startswith(
+            f"INVALID_ARGUMENT: {path}: record 0 at offset 0 is not an Event"), proc.stderr
+        assert "is not a TensorBoard event file" in proc.stderr
+        assert proc.stdout == ""

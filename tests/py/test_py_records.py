@@ -96,6 +96,31 @@ def test_corrupt_record_is_data_loss_naming_file_and_offset(tmp_path):
         next(tf_it)
 
 
+@pytest.mark.parametrize("compression", ["GZIP", "ZLIB"])
+def test_a_compressed_file_read_plain_says_which_compression(tmp_path, compression):
+    path = tmp_path / "c.rec"
+    tf_write(path, RECORDS, compression)
+    hint = f"the file looks {compression}-compressed"
+    with pytest.raises(errors.DataLossError) as e:
+        next(inflow.io.tf_record_iterator(path))
+    assert f"offset 0 in {path}" in e.value.message and hint in e.value.message
+    assert f"open it with compression {compression}" in e.value.message
+    files = inflow.train.string_input_producer([str(path)], num_epochs=1, shuffle=False)
+    _, value = inflow.TFRecordReader().read(files)
+    coord = inflow.train.Coordinator()
+    threads = inflow.train.start_queue_runners(coord=coord)
+    try:
+        with pytest.raises(errors.DataLossError) as e:
+            inflow.run(value)
+        assert hint in e.value.message and str(path) in e.value.message
+    finally:
+        coord.request_stop()
+        coord.join(threads)
+    # With the compression named, the same file reads.
+    options = inflow.io.TFRecordOptions(compression)
+    assert list(inflow.io.tf_record_iterator(path, options)) == RECORDS
+
+
 def test_truncated_file_is_data_loss(tmp_path):
     path = tmp_path / "t.rec"
     inflow_write(path, [b"abc" * 10, b"def" * 10], None)

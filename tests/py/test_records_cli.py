@@ -183,3 +183,27 @@ def test_gzip_damage_is_reported_at_or_after_where_it_is(tmp_path, run_inflow):
         # zlib cannot notice damage before it; it may notice it only at
         # the member's CRC, at the end.
         assert pos <= int(m.group(1)) <= len(data), (pos, proc.stderr)
+
+
+@pytest.mark.parametrize("n", ["0", "-1", "x", "99999999999999999999"])
+def test_head_n_below_1_or_not_an_integer_is_a_usage_error_naming_it(tmp_path, run_inflow, n):
+    path = tmp_path / "f.tfrecord"
+    tf_write(path, RECORDS)
+    proc = run_inflow("records", "head", "-n", n, path, check=False)
+    assert proc.returncode == 2, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"-n: {n} is ") and len(first) < 80, first
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("compression,flag", [("GZIP", "NONE"), ("ZLIB", "")])
+def test_a_compressed_file_read_plain_says_which_compression(tmp_path, run_inflow,
+                                                             compression, flag):
+    path = tmp_path / "f.tfrecord"
+    tf_write(path, RECORDS, compression)
+    proc = run_inflow("records", "count", "--compression", flag, path, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"DATA_LOSS: corrupted record (length checksum) at "
+                                  f"offset 0 in {path}; the file looks "
+                                  f"{compression}-compressed"), proc.stderr
+    assert f"open it with compression {compression}" in proc.stderr

@@ -17,6 +17,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import signal
 import subprocess
 import time
@@ -145,6 +146,14 @@ def test_sigint_saves_a_final_checkpoint_and_exits_within_2_seconds(data, inflow
     summary = json.loads(stdout.strip().splitlines()[-1])
     assert tf.train.latest_checkpoint(str(ckpt)) == str(ckpt / f"model.ckpt-{summary['steps']}")
     assert os.path.exists(str(ckpt / f"model.ckpt-{summary['steps']}.meta"))
+    # One accuracy line an epoch: the evaluation at the stop, inside an
+    # epoch, is not a second line of the epoch before.
+    epochs = re.findall(r"^epoch (\d+): test accuracy", stderr, re.M)
+    assert len(epochs) == len(set(epochs)), stderr
+    steps_per_epoch = 20
+    if summary["steps"] % steps_per_epoch:
+        assert re.search(rf"^test accuracy \S+ at step {summary['steps']} \(epoch ", stderr,
+                         re.M), stderr
 
 
 def test_sigterm_stops_the_same_way(data, inflow_bin, tmp_path):
@@ -172,9 +181,17 @@ def test_a_second_sigint_during_the_stop_exits_at_once(data, inflow_bin, tmp_pat
 
 def test_resume_continues_to_the_same_final_step(data, run_inflow, tmp_path):
     ckpt = tmp_path / "ckpt"
-    run_inflow("train", "--data", data, "--steps", "30", "--seed", "1", "--ckpt-dir", ckpt)
-    proc = run_inflow("train", "--data", data, "--steps", "50", "--ckpt-dir", ckpt, "--resume")
+    first = run_inflow("train", "--data", data, "--steps", "30", "--seed", "1",
+                       "--ckpt-dir", ckpt)
+    # 30 steps are 1.5 epochs: one line for epoch 1, and the last
+    # evaluation, inside epoch 2, is not a second "epoch 1" line.
+    assert re.findall(r"^epoch (\d+): test accuracy \S+ \(step (\d+)\)$", first.stderr,
+                      re.M) == [("1", "20")], first.stderr
+    assert re.search(r"^test accuracy \S+ at step 30 \(epoch 1\.50\)$", first.stderr, re.M)
+    proc = run_inflow("train", "--data", data, "--steps", "50", "--ckpt-dir", ckpt, "--resume",
+                      "--seed", "2")
     assert "resumed from " + str(ckpt / "model.ckpt-30") + " at step 30" in proc.stderr
+    assert "resuming with the checkpoint's seed 1; --seed 2 is not used" in proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1])["steps"] == 50
 
 
@@ -214,3 +231,126 @@ def test_math_threads_outside_1_to_64_are_a_clear_error(data, run_inflow):
         proc = run_inflow("train", "--data", data, "--math-threads", m, check=False)
         assert proc.returncode != 0
         assert "--math-threads" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("args,named", [
+    (["--steps", "0"], "--steps: 0 is outside [1, "),
+    (["--epochs", "0"], "--epochs: 0 is outside [1, "),
+    (["--steps", "-3"], "--steps: -3 is outside"),
+    (["--batch-size", "0"], "--batch-size: 0 is outside"),
+    (["--reader-threads", "0"], "--reader-threads: 0 is outside"),
+    (["--math-threads", "65"], "--math-threads: 65 is outside [1, 64]"),
+    (["--seed", "-1"], "--seed: -1 is outside [0, "),
+    (["--seed", "99999999999999999999"], "--seed: 99999999999999999999 is outside"),
+    (["--seed", "0x10"], "--seed: 0x10 is not a decimal integer"),
+    (["--lr", "0"], "--lr: 0 is not a finite number > 0"),
+    (["--lr", "-0.1"], "--lr: -0.1 is not a finite number > 0"),
+    (["--lr", "nan"], "--lr: nan is not a finite number > 0"),
+    (["--save-every", "-1"], "--save-every: -1 is outside [0, "),
+    (["--optimizer", "adagrad"], "--optimizer: adagrad"),
+    (["--resume"], "--resume requires --ckpt-dir"),
+    (["--feed", "sync", "--reader-threads", "2"],
+     "--reader-threads: 2 is for --feed queue; --feed sync reads in the training thread"),
+])
+def test_flag_errors_are_usage_errors_naming_the_flag_and_value(data, run_inflow, tmp_path,
+                                                                args, named):
+    proc = run_inflow("train", "--data", data, *args, "--logdir", tmp_path / "logs",
+                      check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert named in proc.stderr, proc.stderr
+    assert proc.stdout == "" and not (tmp_path / "logs").exists()
+
+
+def test_a_random_seed_is_named_and_saved(data, run_inflow, tmp_path):
+    proc = run_inflow("train", "--data", data, "--steps", "2", "--ckpt-dir", tmp_path / "c")
+    [seed] = [int(line.split()[1]) for line in proc.stderr.splitlines()
+              if line.startswith("seed ")]
+    assert f"seed {seed} (random; --seed {seed} repeats the run)" in proc.stderr
+    reader = tf.train.load_checkpoint(str(tmp_path / "c" / "model.ckpt-2"))
+    assert reader.get_tensor("input/seed") == seed
+
+
+def test_missing_shards_are_an_error_naming_them_unless_allowed(data, run_inflow, tmp_path):
+    part = tmp_path / "part"
+    part.mkdir()
+    for name in os.listdir(data):
+        if name != "train-00001-of-00002.tfrecord":
+            os.symlink(data / name, part / name)
+    proc = run_inflow("train", "--data", part, "--steps", "2", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(
+        f"NOT_FOUND: 1 of the 2 shards matching {part}/train-*.tfrecord are missing: "
+        "train-00001-of-00002.tfrecord (--allow-missing-shards uses the others)"), proc.stderr
+    proc = run_inflow("train", "--data", part, "--steps", "2", "--seed", "1",
+                      "--allow-missing-shards")
+    assert (f"warning: 1 of the 2 shards matching {part}/train-*.tfrecord are missing: "
+            "train-00001-of-00002.tfrecord; using the 1 present") in proc.stderr
+    # eval: the same for the test shards.
+    ckpt = tmp_path / "ckpt"
+    run_inflow("train", "--data", data, "--steps", "2", "--seed", "1", "--ckpt-dir", ckpt)
+    os.remove(part / "test-00000-of-00002.tfrecord")
+    proc = run_inflow("eval", "--ckpt", ckpt, "--data", part, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(
+        f"NOT_FOUND: 1 of the 2 shards matching {part}/test-*.tfrecord are missing: "
+        "test-00000-of-00002.tfrecord"), proc.stderr
+    proc = run_inflow("eval", "--ckpt", ckpt, "--data", part, "--allow-missing-shards")
+    assert "warning: 1 of the 2 shards matching" in proc.stderr
+    assert json.loads(proc.stdout)["checkpoint"] == str(ckpt / "model.ckpt-2")
+    # Shards of two conversions in one folder: an error either way.
+    os.symlink(data / "train-00001-of-00002.tfrecord", part / "train-00000-of-00003.tfrecord")
+    proc = run_inflow("train", "--data", part, "--steps", "2", "--allow-missing-shards",
+                      check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"INVALID_ARGUMENT: {part}/train-*.tfrecord matches "
+                                  "shards of two sets"), proc.stderr
+
+
+def test_resuming_with_another_optimizer_names_both(data, run_inflow, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    run_inflow("train", "--data", data, "--steps", "2", "--seed", "1", "--optimizer", "adam",
+               "--ckpt-dir", ckpt)
+    for other in ("rmsprop", "sgd"):
+        proc = run_inflow("train", "--data", data, "--steps", "4", "--optimizer", other,
+                          "--ckpt-dir", ckpt, "--resume", check=False)
+        assert proc.returncode == 1
+        assert (f"{ckpt / 'model.ckpt-2'} was written by the adam optimizer (its slots say "
+                f"so), and this run uses {other}: resume with --optimizer adam") in proc.stderr
+        assert "beta1_power" not in proc.stderr
+    proc = run_inflow("train", "--data", data, "--steps", "4", "--optimizer", "adam",
+                      "--ckpt-dir", ckpt, "--resume")
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["steps"] == 4
+
+
+def test_a_diverging_loss_stops_the_run_naming_the_step_and_saves_nothing_non_finite(
+        data, run_inflow, tmp_path):
+    ckpt = tmp_path / "ckpt"
+    proc = run_inflow("train", "--data", data, "--steps", "40", "--seed", "1",
+                      "--optimizer", "sgd", "--lr", "1e30", "--ckpt-dir", ckpt,
+                      "--save-every", "1", check=False)
+    assert proc.returncode == 1, proc.stderr
+    last = proc.stderr.strip().splitlines()[-1]
+    assert re.match(r"INVALID_ARGUMENT: (not saving the checkpoint of step \d+: \S+ holds "
+                    r"(NaN|an infinity)|(NaN|infinite) loss during training at step \d+)",
+                    last), last
+    assert "lower --lr" in last
+    assert not (ckpt / "summary.json").exists() and proc.stdout == ""
+    for index in glob.glob(str(ckpt / "model.ckpt-*.index")):
+        reader = tf.train.load_checkpoint(index[:-len(".index")])
+        for name in reader.get_variable_to_shape_map():
+            value = reader.get_tensor(name)
+            if value.dtype == np.float32:
+                assert np.isfinite(value).all(), (index, name)
+
+
+def test_resuming_past_the_final_step_trains_nothing_and_names_the_step(data, run_inflow,
+                                                                        tmp_path):
+    ckpt = tmp_path / "ckpt"
+    run_inflow("train", "--data", data, "--steps", "30", "--seed", "1", "--ckpt-dir", ckpt)
+    proc = run_inflow("train", "--data", data, "--steps", "20", "--ckpt-dir", ckpt, "--resume")
+    assert "step 30 is at or past the final step 20: nothing to train" in proc.stderr
+    assert "(step 0)" not in proc.stderr
+    # 30 steps are 1.5 epochs of 20: the evaluation is not an epoch's line.
+    assert re.search(r"^test accuracy \d\.\d{4} at step 30 \(epoch 1\.50\)$", proc.stderr,
+                     re.M), proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["steps"] == 30

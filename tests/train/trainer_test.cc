@@ -7,6 +7,7 @@
 #include "inflow/train/trainer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
 #include "inflow/io/env.h"
@@ -296,13 +298,26 @@ TEST_F(TrainerTest, AStopRequestEndsTheRunWithAFinalCheckpoint) {
   o.stop = stop.get_token();
   TrainCallbacks cb;
   cb.on_step = [&](const StepInfo& info) {
-    if (info.step == 7) stop.request_stop();
+    if (info.step == 17) stop.request_stop();
   };
+  std::vector<std::pair<int64_t, int64_t>> epochs;  // (epoch, step)
+  std::vector<std::string> messages;
+  cb.on_epoch = [&](int64_t epoch, int64_t step, double) {
+    epochs.emplace_back(epoch, step);
+  };
+  cb.on_message = [&](const std::string& m) { messages.push_back(m); };
   Result<TrainSummary> s = Train(o, cb);
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_TRUE(s->interrupted);
-  EXPECT_EQ(s->steps, 7);
-  EXPECT_EQ(s->checkpoint, o.ckpt_dir + "/model.ckpt-7");
+  EXPECT_EQ(s->steps, 17);
+  EXPECT_EQ(s->checkpoint, o.ckpt_dir + "/model.ckpt-17");
+  // One call for epoch 1 (10 steps); the evaluation at the stop, inside
+  // epoch 2, is a message, not a second epoch 1.
+  EXPECT_EQ(epochs, (std::vector<std::pair<int64_t, int64_t>>{{1, 10}}));
+  ASSERT_FALSE(messages.empty());
+  EXPECT_EQ(messages.back().rfind("test accuracy ", 0), 0u) << messages.back();
+  EXPECT_NE(messages.back().find(" at step 17 (epoch 1.70)"), std::string::npos)
+      << messages.back();
 }
 
 TEST_F(TrainerTest, ACheckpointOfAnotherModelShapeIsAnErrorNamingTheTensor) {
@@ -330,6 +345,79 @@ TEST_F(TrainerTest, MissingShardsAreNotFoundNamingThePattern) {
   EXPECT_NE(s.status().message().find(root_ + "/nowhere/train-*.tfrecord"),
             std::string::npos)
       << s.status();
+}
+
+TEST_F(TrainerTest, AMissingShardOfASplitIsNotFoundNamingItUnlessAllowed) {
+  fs::remove(root_ + "/data/train-00001-of-00002.tfrecord");
+  TrainOptions o = Options();
+  o.steps = 2;
+  Result<TrainSummary> s = Train(o);
+  EXPECT_TRUE(IsNotFound(s.status())) << s.status();
+  EXPECT_NE(s.status().message().find("1 of the 2 shards matching " + root_ +
+                                      "/data/train-*.tfrecord are missing: "
+                                      "train-00001-of-00002.tfrecord"),
+            std::string::npos)
+      << s.status();
+  EXPECT_FALSE(fs::exists(o.ckpt_dir));
+  o.allow_missing_shards = true;
+  std::vector<std::string> messages;
+  TrainCallbacks cb;
+  cb.on_message = [&](const std::string& m) { messages.push_back(m); };
+  s = Train(o, cb);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->steps, 2);
+  ASSERT_FALSE(messages.empty());
+  EXPECT_EQ(messages[0].rfind("warning: 1 of the 2 shards", 0), 0u)
+      << messages[0];
+}
+
+TEST_F(TrainerTest, ResumingWithAnotherOptimizerNamesBoth) {
+  TrainOptions o = Options();  // adam
+  o.steps = 3;
+  ASSERT_TRUE(Train(o).ok());
+  o.steps = 6;
+  o.resume = true;
+  for (const char* other : {"rmsprop", "sgd"}) {
+    o.optimizer = other;
+    Result<TrainSummary> s = Train(o);
+    EXPECT_TRUE(IsInvalidArgument(s.status())) << s.status();
+    EXPECT_NE(s.status().message().find(
+                  "model.ckpt-3 was written by the adam optimizer (its slots "
+                  "say so), and this run uses " +
+                  std::string(other) + ": resume with --optimizer adam"),
+              std::string::npos)
+        << s.status();
+  }
+}
+
+TEST_F(TrainerTest, ANonFiniteLossStopsTheRunAndNothingNonFiniteIsSaved) {
+  TrainOptions o = Options();
+  o.optimizer = "sgd";
+  o.learning_rate = 1e30f;
+  o.steps = 20;
+  o.save_every = 1;
+  Result<TrainSummary> s = Train(o);
+  ASSERT_TRUE(IsInvalidArgument(s.status())) << s.status();
+  const std::string m(s.status().message());
+  EXPECT_TRUE(m.find("loss during training at step ") != std::string::npos ||
+              m.find("not saving the checkpoint of step ") != std::string::npos)
+      << m;
+  EXPECT_FALSE(fs::exists(o.ckpt_dir + "/summary.json"));
+  for (const auto& entry : fs::directory_iterator(o.ckpt_dir)) {
+    const std::string name = entry.path().string();
+    if (name.size() < 6 || name.substr(name.size() - 6) != ".index") continue;
+    auto reader = BundleReader::Open(name.substr(0, name.size() - 6));
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    for (const BundleEntry& e : (*reader)->entries()) {
+      if (e.dtype != DType::kFloat32) continue;
+      Result<Tensor> t = (*reader)->Read(e.name);
+      ASSERT_TRUE(t.ok()) << t.status();
+      for (int64_t i = 0; i < t->num_elements(); ++i) {
+        ASSERT_TRUE(std::isfinite(t->data<float>()[i]))
+            << name << " " << e.name;
+      }
+    }
+  }
 }
 
 TEST_F(TrainerTest, ACorruptShardIsDataLossNamingTheFileBeforeTraining) {

@@ -10,9 +10,12 @@
 //   - a length or data CRC mismatch: DATA_LOSS "corrupted record at
 //     offset o";
 //   - corrupt compressed bytes: DATA_LOSS.
-// Every DATA_LOSS message names the file and the offset. A failed read does
-// not advance: reading again fails the same way. Offsets are positions in
-// the decompressed stream.
+// Every DATA_LOSS message names the file and the offset. When the first
+// record of a file read without compression fails and the file starts
+// with gzip's magic (1f 8b) or a zlib header, the message adds "the file
+// looks GZIP-compressed ...: open it with compression GZIP" (or ZLIB). A failed
+// read does not advance: reading again fails the same way. Offsets are
+// positions in the decompressed stream.
 //
 // Not thread-safe; use one reader per thread.
 

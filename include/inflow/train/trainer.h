@@ -34,10 +34,16 @@
 // skips the batches of the epoch already trained on.
 //
 // Errors (each naming the file or tensor): NOT_FOUND for a data folder
-// without shards; DATA_LOSS for a corrupt shard (found by a scan of every
-// shard before training); an unwritable checkpoint folder or logdir
-// before training; INVALID_ARGUMENT for a checkpoint of another model
-// shape or optimizer.
+// without shards, or for missing shards of a split (PREFIX-i-of-N names
+// with some i absent; allow_missing_shards makes that a message and
+// trains on the others); INVALID_ARGUMENT for shards of two sets (-of-N
+// and -of-M) in one split; DATA_LOSS for a corrupt shard (found by a scan
+// of every shard before training); an unwritable checkpoint folder or
+// logdir before training; INVALID_ARGUMENT for a checkpoint of another
+// model shape, or of another optimizer (naming both); INVALID_ARGUMENT
+// "NaN loss during training" naming the step when a loss is not finite
+// (as TF's NanTensorHook): the run stops there, and no checkpoint holding
+// a non-finite value is ever written (Save refuses it, naming the tensor).
 
 #ifndef INFLOW_TRAIN_TRAINER_H_
 #define INFLOW_TRAIN_TRAINER_H_
@@ -70,7 +76,9 @@ struct TrainOptions {
   int math_threads = 1;
   std::string optimizer = "rmsprop";
   std::optional<float> learning_rate;
-  // nullopt: a random seed, saved in the checkpoints.
+  // >= 0. nullopt: a random seed in [0, 2^31), saved in the checkpoints
+  // and named in a message ("seed S (random)"). A resumed run takes the
+  // checkpoint's seed (a message says so when this one differs).
   std::optional<int64_t> seed;
   // Empty: no checkpoints, no summary.json.
   std::string ckpt_dir;
@@ -80,6 +88,9 @@ struct TrainOptions {
   // Empty: no event files.
   std::string logdir;
   bool resume = false;
+  // Some of a split's PREFIX-i-of-N shards missing: a message, and the
+  // run trains (and tests) on those present. false: NOT_FOUND.
+  bool allow_missing_shards = false;
   std::string feed = "queue";  // "queue", "sync", "preloaded"
   // Events and the step callback every this many steps.
   int64_t log_every = 50;
@@ -122,9 +133,13 @@ struct TrainSummary {
 struct TrainCallbacks {
   // Every step (cheap work only).
   std::function<void(const StepInfo&)> on_step;
-  // After each epoch's evaluation, and for messages ("resumed from ...",
-  // "saved ...").
-  std::function<void(int64_t epoch, double test_accuracy)> on_epoch;
+  // After the evaluation at the end of each epoch (`step` is the global
+  // step, a multiple of the epoch's steps).
+  std::function<void(int64_t epoch, int64_t step, double test_accuracy)>
+      on_epoch;
+  // Messages: "resumed from ...", "saved ...", a warning, and the final
+  // evaluation when the run ends inside an epoch ("test accuracy A at
+  // step S (epoch E.EE)").
   std::function<void(const std::string&)> on_message;
 };
 
@@ -137,6 +152,8 @@ struct Evaluation {
   // With `predictions`: softmax probabilities float32 [N, 10] of the test
   // images in file order (files sorted, records in order).
   Tensor predictions;
+  // With allow_missing_shards: which test shards were missing, or empty.
+  std::string warning;
 };
 
 // The test-set accuracy of the checkpoint `ckpt` (a prefix, or a folder
@@ -144,11 +161,13 @@ struct Evaluation {
 // model's math on `math_threads` threads (1..64, as
 // TrainOptions.math_threads; the same results with any number). Errors
 // name the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming
-// it).
-[[nodiscard]] Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
-                                                    const std::string& data_dir,
-                                                    bool predictions = false,
-                                                    int math_threads = 1);
+// it). Missing test shards (PREFIX-i-of-N names lacking some i) are
+// NOT_FOUND naming them, unless `allow_missing_shards` (then `warning`
+// names them and the accuracy is of the shards present).
+[[nodiscard]] Result<Evaluation> EvaluateCheckpoint(
+    const std::string& ckpt, const std::string& data_dir,
+    bool predictions = false, int math_threads = 1,
+    bool allow_missing_shards = false);
 
 }  // namespace inflow
 
