@@ -1107,6 +1107,12 @@ void BindInput(nb::module_& m) {
       .def("close", &PyPipeline::Close)
       .def_prop_ro("names",
                    [](const PyPipeline& p) { return p.pipeline->names(); })
+      .def_prop_ro("sparse",
+                   [](const PyPipeline& p) {
+                     std::vector<bool> sparse = p.pipeline->sparse();
+                     sparse.resize(p.pipeline->names().size(), false);
+                     return sparse;
+                   })
       .def_prop_ro("files",
                    [](const PyPipeline& p) { return p.pipeline->files(); })
       .def_prop_ro("fill_metric_tag", [](const PyPipeline& p) {

@@ -253,3 +253,45 @@ def test_static_errors_are_tfs(files):
     # enqueue_many needs a batch of rows: rank >= 2.
     with pytest.raises(errors.InvalidArgumentError, match="rank >= 2"):
         inflow.train.batch([sparse["tags"]], batch_size=2, enqueue_many=True)
+
+
+@pytest.mark.parametrize("read_batch", [1, 5])
+def test_pipeline_with_varlen_features_gives_tfs_batches(files, read_batch):
+    """inflow.Pipeline(features with VarLenFeature) against TF's
+    string_input_producer -> read -> parse_single_example -> batch: the
+    same batches whatever read_batch is (each row keeps the dense shape
+    parse_single_example gives it)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        q = tf1.train.string_input_producer(files, num_epochs=2, shuffle=True, seed=6)
+        _, value = tf1.TFRecordReader().read(q)
+        fetch = tf1.train.batch(tf1.parse_single_example(value, features(tf1)),
+                                batch_size=5, capacity=15, allow_smaller_final_batch=True)
+        init = tf1.local_variables_initializer()
+    want = []
+    with tf1.Session(graph=graph) as sess:
+        sess.run(init)
+        coord = tf1.train.Coordinator()
+        threads = tf1.train.start_queue_runners(sess, coord)
+        try:
+            while True:
+                want.append(normal(sess.run(fetch)))
+        except tf.errors.OutOfRangeError:
+            pass
+        coord.request_stop()
+        coord.join(threads)
+    with inflow.Pipeline(files, features=features(inflow), num_epochs=2, shuffle=True,
+                         seed=6, batch_size=5, allow_smaller_final_batch=True,
+                         read_batch=read_batch) as p:
+        assert p.names == ["id", "tags", "words"]
+        got = [normal(b) for b in p]
+    assert len(want) == 10  # 48 rows
+    assert got == want
+
+
+def test_pipeline_refuses_map_fn_with_varlen(files):
+    with pytest.raises(ValueError, match="map_fn is not supported"):
+        inflow.Pipeline(files, features=features(inflow), map_fn=lambda b: b)
+    with pytest.raises(ValueError, match="FixedLenFeature or a VarLenFeature"):
+        inflow.Pipeline(files, features={"s": inflow.FixedLenSequenceFeature(
+            [], "int64", allow_missing=True)})
