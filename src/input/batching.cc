@@ -100,6 +100,12 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   INFLOW_ASSIGN_OR_RETURN(
       internal::BatchSignature sig,
       internal::MakeBatchSignature(inputs, options, function));
+  if (sig.has_sparse && !options.shared_name.empty()) {
+    // The handles in a shared queue would point into another call's rows.
+    return InvalidArgumentError(function +
+                                ": shared_name is not supported with "
+                                "SparseTensor components");
+  }
 
   MetricsRegistry& registry = options.metrics != nullptr
                                   ? *options.metrics

@@ -422,6 +422,15 @@ TEST_F(SparseBatchTest, BuildTimeChecks) {
         << b.status();
   }
   {
+    // Another call's handles in a shared queue would be another call's rows.
+    BatchOptions o = Options(2);
+    o.shared_name = "shared_sparse";
+    auto b = Batch(SparseInput({}, 1), o);
+    EXPECT_NE(b.status().message().find("shared_name is not supported"),
+              std::string::npos)
+        << b.status();
+  }
+  {
     BatchInput in = SparseInput({}, 1);
     in.names = {"tags", "label"};
     auto b = Batch(std::move(in), Options(2)).value();
