@@ -6,6 +6,7 @@
 // input, shuffling in the dense components' order, and TF's errors
 // (docs/conformance.md, "Batching SparseTensors").
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -172,6 +173,17 @@ TEST_F(SparseBatchTest, RankTwoRowsKeepTheirOrder) {
   ExpectSparse(got.batches[0], 0,
                {0, 1, 0, 0, 0, 2, 1, 0, 0, 2, 2, 2, 2, 0, 0, 2, 1, 1}, 3,
                {1, 2, 3, 4, 5, 6}, {3, 4, 3});
+}
+
+// TF: rank-0 SparseTensors (one value each) batch to indices [[0], [1]],
+// dense_shape [2].
+TEST_F(SparseBatchTest, RankZeroRowsBatchToAVector) {
+  auto batcher =
+      Batch(SparseInput({{{}, {1}, {}}, {{}, {3}, {}}}, 0), Options(2)).value();
+  EXPECT_EQ(batcher->output_shapes()[0].DebugString(), "[?]");
+  Got got = Drain(*batcher);
+  ASSERT_EQ(got.batches.size(), 1u) << got.end;
+  ExpectSparse(got.batches[0], 0, {0, 1}, 1, {1, 3}, {2});
 }
 
 TEST_F(SparseBatchTest, RowsOfDifferentRanksFailTheBatchAsInTF) {
@@ -382,6 +394,42 @@ TEST_F(SparseBatchTest, ShuffleBatchMovesEachRowWithItsLabel) {
   }
   std::sort(seen.begin(), seen.end());
   EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+}
+
+// Four enqueue threads store rows concurrently: every row comes out once,
+// with its own values next to its label.
+TEST_F(SparseBatchTest, FourThreadsDeliverEveryRowOnce) {
+  std::vector<Row> rows;
+  for (int64_t i = 0; i < 2000; ++i) {
+    Row r;
+    for (int64_t j = 0; j < i % 3; ++j) {
+      r.indices.push_back(j);
+      r.values.push_back(10 * i + j);
+    }
+    r.shape = {i % 3};
+    rows.push_back(r);
+  }
+  BatchOptions o = Options(64);
+  o.num_threads = 4;
+  o.allow_smaller_final_batch = true;
+  auto batcher = Batch(SparseInput(rows, 1), o).value();
+  Got got = Drain(*batcher);
+  EXPECT_EQ(got.end.code(), StatusCode::kOutOfRange) << got.end;
+  EXPECT_TRUE(got.join.ok()) << got.join;
+  std::vector<int64_t> seen;
+  for (const Tuple& b : got.batches) {
+    const std::vector<int64_t> labels = Values(b[3]);
+    const auto ix = b[0].flat<int64_t>();
+    const std::vector<int64_t> values = Values(b[1]);
+    for (size_t e = 0; e < values.size(); ++e) {
+      const int64_t i = labels[ix[2 * e]];
+      ASSERT_EQ(values[e], 10 * i + ix[2 * e + 1]);
+    }
+    seen.insert(seen.end(), labels.begin(), labels.end());
+  }
+  std::sort(seen.begin(), seen.end());
+  ASSERT_EQ(seen.size(), 2000u);
+  for (int64_t i = 0; i < 2000; ++i) ASSERT_EQ(seen[i], i);
 }
 
 TEST_F(SparseBatchTest, BuildTimeChecks) {
