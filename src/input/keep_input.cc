@@ -68,7 +68,10 @@ Result<Tuple> KeepRows(Tuple batch, const Tensor& keep,
 
 namespace {
 
-// Enqueues `tuple`; with `sparse`, releases its rows when that fails.
+// Enqueues `tuple`; with `sparse`, releases its rows when that fails and
+// none went in. A timed-out or cancelled EnqueueMany may have inserted
+// some rows (queue/queue.h), whose handles must stay valid: its rows stay
+// until the Batcher goes.
 Status Enqueue(QueueInterface& queue, Tuple tuple, bool many,
                SparseRows* sparse, const CallOptions& options) {
   // The handles, kept to release them (a copy shares the buffers).
@@ -80,7 +83,9 @@ Status Enqueue(QueueInterface& queue, Tuple tuple, bool many,
     s = many ? queue.EnqueueMany(std::move(tuple), options)
              : queue.Enqueue(std::move(tuple), options);
   }
-  if (!s.ok() && sparse != nullptr) sparse->Release(handles);
+  if (!s.ok() && sparse != nullptr && (!many || IsInvalidArgument(s))) {
+    sparse->Release(handles);
+  }
   return s;
 }
 

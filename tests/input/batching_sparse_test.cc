@@ -15,8 +15,11 @@
 #include <gtest/gtest.h>
 
 #include "inflow/input/batching.h"
+#include "inflow/queue/queue_options.h"
 
 #include "batching_test_util.h"
+#include "input/keep_input.h"
+#include "input/sparse_rows.h"
 
 namespace inflow {
 namespace {
@@ -430,6 +433,37 @@ TEST_F(SparseBatchTest, FourThreadsDeliverEveryRowOnce) {
   std::sort(seen.begin(), seen.end());
   ASSERT_EQ(seen.size(), 2000u);
   for (int64_t i = 0; i < 2000; ++i) ASSERT_EQ(seen[i], i);
+}
+
+// An EnqueueMany that times out may have inserted some rows (as TF's):
+// their handles must still name their rows.
+TEST(SparseRowsTest, RowsAnEnqueueManyInsertedBeforeItFailedStayValid) {
+  QueueOptions qo;
+  qo.capacity = 2;
+  qo.dtypes = {DType::kInt64};
+  qo.shapes = {PartialShape({1})};
+  std::shared_ptr<QueueInterface> queue =
+      CreateQueue(QueueKind::kFIFO, qo).value();
+  auto rows = std::make_shared<internal::SparseRows>(
+      std::vector<internal::SparseRows::Component>{{true, DType::kInt64, 1}},
+      /*enqueue_many=*/true, "test");
+  QueueOp op = internal::MakeSparseEnqueueOp(
+      queue,
+      [](const CallOptions&) -> Result<Tuple> {
+        return Sparse({{0, 0, 1, 0, 2, 0, 3, 0}, {10, 11, 12, 13}, {4, 1}});
+      },
+      rows, /*enqueue_many=*/true, /*row_extents=*/false);
+  // Rows 0 and 1 go in, then the call waits for room nobody makes and
+  // times out (whenever it does, the outcome is the same).
+  CallOptions soon;
+  soon.timeout = std::chrono::milliseconds(10);
+  EXPECT_EQ(op(soon).code(), StatusCode::kDeadlineExceeded);
+  CallOptions now;
+  now.timeout = std::chrono::milliseconds(0);
+  ASSERT_EQ(queue->Size(), 2);
+  Result<Tuple> batch = rows->Take(queue->DequeueMany(2, now).value());
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  ExpectSparse(*batch, 0, {0, 0, 1, 0}, 2, {10, 11}, {2, 1});
 }
 
 TEST_F(SparseBatchTest, BuildTimeChecks) {
