@@ -196,7 +196,8 @@ class BatchOutput:
     """What a batching call returns.
 
     ``dequeue()`` gives the next batch as NumPy arrays (a dict for dict
-    input, one array for a one-element list, a list otherwise), as
+    input, one array for a one-element list, a list otherwise; a
+    SparseTensorValue of arrays for each batched SparseTensor), as
     ``sess.run(batch)`` does, and raises OutOfRangeError at the end of
     input; iterating (or ``batches()``) gives the batches until that end.
     ``tensors`` has TF's result structure, one BatchComponent per batched
