@@ -178,7 +178,7 @@ def run_tf(prog, files):
     return got
 
 
-def run_inflow(prog, files):
+def run_ours(prog, files):
     import time
     fetch, capacity = prog(inflow, files)
     coord = inflow.train.Coordinator()
@@ -204,7 +204,7 @@ def run_inflow(prog, files):
 @pytest.mark.parametrize("prog", PROGRAMS, ids=[p.__name__[5:] for p in PROGRAMS])
 def test_batches_are_tfs(prog, files):
     want = run_tf(prog, files)
-    got = run_inflow(prog, files)
+    got = run_ours(prog, files)
     assert len(want) >= 2
     assert got == want
 
