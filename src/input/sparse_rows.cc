@@ -177,8 +177,13 @@ Result<Tensor> SparseRows::StoreOne(const Tensor& indices, const Tensor& values,
     return shape.status().WithContext(where_ + ": SparseTensor component " +
                                       std::to_string(c));
   }
+  auto chunk = std::make_shared<Chunk>();
+  chunk->indices = indices;
+  chunk->values = values;
+  chunk->rank = static_cast<int>(shape->size());
+  chunk->shapes = std::move(*shape);
   std::vector<Row> rows(1);
-  rows[0] = Row{indices, values, 0, indices.dim_size(0), 0, std::move(*shape)};
+  rows[0] = Row{std::move(chunk), 0, indices.dim_size(0), 0};
   return Tensor::FromVector<int64_t>({Put(std::move(rows))});
 }
 
@@ -205,26 +210,32 @@ Result<Tensor> SparseRows::StoreMany(const Tensor& indices,
   const int64_t n = (*shape)[0];
   const int64_t nnz = indices.dim_size(0);
   const int64_t* ix = indices.data<int64_t>();
+  auto chunk = std::make_shared<Chunk>();
+  chunk->indices = indices;
+  chunk->values = values;
+  chunk->first_col = 1;
+  chunk->rank = static_cast<int>(rank - 1);
+  chunk->shared_shape = !row_extents;
+  if (row_extents) {
+    chunk->shapes.assign(static_cast<size_t>(n * (rank - 1)), 0);
+  } else {
+    chunk->shapes.assign(shape->begin() + 1, shape->end());
+  }
   std::vector<Row> rows(static_cast<size_t>(n));
   int64_t e = 0;
   for (int64_t r = 0; r < n; ++r) {
     const int64_t begin = e;
-    std::vector<int64_t> extent(static_cast<size_t>(rank - 1), 0);
+    int64_t* extent =
+        row_extents ? chunk->shapes.data() + r * (rank - 1) : nullptr;
     while (e < nnz && ix[e * rank] == r) {
-      for (int64_t d = 1; d < rank; ++d) {
-        extent[d - 1] = std::max(extent[d - 1], ix[e * rank + d] + 1);
+      if (extent != nullptr) {
+        for (int64_t d = 1; d < rank; ++d) {
+          extent[d - 1] = std::max(extent[d - 1], ix[e * rank + d] + 1);
+        }
       }
       ++e;
     }
-    Row& row = rows[static_cast<size_t>(r)];
-    row.indices = indices;
-    row.values = values;
-    row.begin = begin;
-    row.end = e;
-    row.first_col = 1;
-    row.shape = row_extents
-                    ? std::move(extent)
-                    : std::vector<int64_t>(shape->begin() + 1, shape->end());
+    rows[static_cast<size_t>(r)] = Row{chunk, begin, e, r};
   }
   const int64_t first = Put(std::move(rows));
   Tensor handles(DType::kInt64, TensorShape({n, 1}));
@@ -295,49 +306,64 @@ Result<Tuple> SparseRows::TakeComponent(const Tensor& handles, size_t c) {
   }
   const std::string context =
       where_ + ": SparseTensor component " + std::to_string(c);
-  const size_t rank = rows.empty() ? 0 : rows[0].shape.size();
+  const size_t rank = rows.empty() ? 0 : rows[0].shape().size();
   std::vector<int64_t> shape(rank + 1, 0);
   shape[0] = n;
   int64_t nnz = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
-    if (row.shape.size() != rank) {
+    const std::span<const int64_t> row_shape = rows[i].shape();
+    if (row_shape.size() != rank) {
       return InvalidArgumentError(
           context +
           ": Inconsistent rank across SparseTensors: rank prior to "
           "SparseTensor[" +
           std::to_string(i) + "] was: " + std::to_string(rank + 1) +
           " but rank of SparseTensor[" + std::to_string(i) +
-          "] is: " + std::to_string(row.shape.size() + 1));
+          "] is: " + std::to_string(row_shape.size() + 1));
     }
     for (size_t d = 0; d < rank; ++d) {
-      shape[d + 1] = std::max(shape[d + 1], row.shape[d]);
+      shape[d + 1] = std::max(shape[d + 1], row_shape[d]);
     }
-    nnz += row.end - row.begin;
+    nnz += rows[i].end - rows[i].begin;
   }
 
+  // One copy of each row's entries into the batch's tensors.
+  const DType dtype = components_[c].dtype;
   const int64_t cols = static_cast<int64_t>(rank) + 1;
   Tensor indices =
       Tensor::Uninitialized(DType::kInt64, TensorShape({nnz, cols}));
+  Tensor values = Tensor::Uninitialized(dtype, TensorShape({nnz}));
   int64_t* out = indices.mutable_flat<int64_t>().value().data();
-  std::vector<Tensor> values;
-  values.reserve(rows.size());
+  char* out_values = static_cast<char*>(values.mutable_raw_data().value());
+  const size_t value_size = dtype == DType::kString ? 0 : DTypeSize(dtype);
+  int64_t at = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
-    const int64_t in_cols = row.indices.dim_size(1);
-    const int64_t* in = row.indices.data<int64_t>();
+    const Chunk& chunk = *row.chunk;
+    const int64_t in_cols = chunk.indices.dim_size(1);
+    const int64_t* in = chunk.indices.data<int64_t>();
     for (int64_t e = row.begin; e < row.end; ++e) {
       *out++ = static_cast<int64_t>(i);
-      std::memcpy(out, in + e * in_cols + row.first_col,
+      std::memcpy(out, in + e * in_cols + chunk.first_col,
                   sizeof(int64_t) * rank);
       out += rank;
     }
-    values.push_back(row.values.Slice(row.begin, row.end));
+    const int64_t count = row.end - row.begin;
+    if (dtype == DType::kString) {
+      const std::string* from = chunk.values.data<std::string>() + row.begin;
+      std::copy(from, from + count,
+                reinterpret_cast<std::string*>(out_values) + at);
+    } else if (count > 0) {
+      std::memcpy(out_values + at * value_size,
+                  static_cast<const char*>(chunk.values.raw_data()) +
+                      row.begin * value_size,
+                  static_cast<size_t>(count) * value_size);
+    }
+    at += count;
   }
   Tuple result;
   result.push_back(std::move(indices));
-  INFLOW_ASSIGN_OR_RETURN(Tensor joined, Tensor::Concat(values));
-  result.push_back(std::move(joined));
+  result.push_back(std::move(values));
   result.push_back(Tensor::FromVector(shape));
   return result;
 }

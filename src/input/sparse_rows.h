@@ -17,6 +17,8 @@
 #define INFLOW_SRC_INPUT_SPARSE_ROWS_H_
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -67,15 +69,28 @@ class SparseRows {
   size_t size() const INFLOW_EXCLUDES(mu_);
 
  private:
-  // One row: entries [begin, end) of `indices` (int64 [*, cols]) and
-  // `values`, whose index columns start at `first_col`.
+  // The tensors one Store kept, which its rows index into.
+  struct Chunk {
+    Tensor indices;     // int64 [*, first_col + rank]
+    Tensor values;      // [*]
+    int first_col = 0;  // 1 with enqueue_many: the column of the row
+    int rank = 0;       // of a row
+    // The rows' dense shapes: `rank` dims for each row, or one shape for
+    // all of them when `shared_shape`.
+    std::vector<int64_t> shapes;
+    bool shared_shape = true;
+  };
+  // One row: entries [begin, end) of its chunk, the row-th there. A row
+  // costs one map entry and a reference, not tensors of its own.
   struct Row {
-    Tensor indices;
-    Tensor values;
+    std::shared_ptr<const Chunk> chunk;
     int64_t begin = 0;
     int64_t end = 0;
-    int first_col = 0;
-    std::vector<int64_t> shape;
+    int64_t row = 0;
+    std::span<const int64_t> shape() const {
+      const size_t r = static_cast<size_t>(chunk->rank);
+      return {chunk->shapes.data() + (chunk->shared_shape ? 0 : row * r), r};
+    }
   };
 
   Result<Tensor> StoreOne(const Tensor& indices, const Tensor& values,
