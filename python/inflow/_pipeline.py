@@ -22,10 +22,10 @@ import numpy as np
 
 from inflow import _inflow
 from inflow._steps import Node, constant, py_func, reshape, run
-from inflow.io._parsing import FixedLenFeature, _np_dtype, _specs
+from inflow.io._parsing import FixedLenFeature, VarLenFeature, _np_dtype, _specs
 from inflow.io._records import TFRecordOptions
 from inflow.train._input import (FixedLengthRecordReader, ReaderBase, TextLineReader,
-                                 TFRecordReader, WholeFileReader)
+                                 TFRecordReader, WholeFileReader, _group_sparse)
 
 __all__ = ["Pipeline", "Node", "run", "py_func", "reshape", "constant", "ReaderBase",
            "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
@@ -49,8 +49,12 @@ class Pipeline:
 
     files: a path, a pattern ("train-*") or a list of them (NotFoundError
       for a pattern matching nothing).
-    features: a dict of FixedLenFeature (the Example features to parse, in
-      this order); None gives the records themselves as "value".
+    features: a dict of FixedLenFeature and VarLenFeature (the Example
+      features to parse, in this order); a VarLenFeature comes out as a
+      SparseTensorValue batched as tf.train.batch batches
+      parse_single_example's: indices int64 [m, 2] (row in the batch,
+      position), values [m], dense_shape [rows, longest row]. None gives
+      the records themselves as "value".
     num_epochs (None: unlimited), shuffle (the file order), seed (files and
       shuffle_batch), reader: "tfrecord", "text" or "fixed" (with
       record_bytes, header_bytes, footer_bytes, hop_bytes), compression_type
@@ -88,8 +92,12 @@ class Pipeline:
             raise ValueError(f"reader must be one of {_READERS}, got {reader!r}")
         if features is not None:
             for key, f in features.items():
-                if not isinstance(f, FixedLenFeature):
-                    raise ValueError(f"Pipeline: feature {key!r} must be a FixedLenFeature")
+                if not isinstance(f, (FixedLenFeature, VarLenFeature)):
+                    raise ValueError(f"Pipeline: feature {key!r} must be a FixedLenFeature "
+                                     "or a VarLenFeature")
+                if isinstance(f, VarLenFeature) and map_fn is not None:
+                    raise ValueError(f"Pipeline: map_fn is not supported with the "
+                                     f"VarLenFeature {key!r}")
         specs = _specs(features) if features else None
         r2f = _raw_to_float(raw_to_float, features)
         map_spec = None
@@ -111,6 +119,7 @@ class Pipeline:
             bool(allow_smaller_final_batch), r2f, bool(include_key), map_fn, map_spec,
             str(name), int(nice))
         self._names = list(self._pipeline.names)
+        self._sparse = list(self._pipeline.sparse)
 
     @staticmethod
     def _signature(features, r2f, include_key):
@@ -151,9 +160,12 @@ class Pipeline:
         of input; a stage's error (DataLossError, InvalidArgumentError, ...)
         from this and every later call; DeadlineExceededError after
         ``timeout`` seconds."""
-        return dict(zip(self._names, self._pipeline.next(timeout)))
+        return self._batch(self._pipeline.next(timeout))
 
     next = get_next
+
+    def _batch(self, flat):
+        return dict(zip(self._names, _group_sparse(flat, self._sparse)))
 
     def __iter__(self):
         return self
@@ -161,7 +173,7 @@ class Pipeline:
     def __next__(self):
         from inflow import errors
         try:
-            return dict(zip(self._names, self._pipeline.next(None)))
+            return self._batch(self._pipeline.next(None))
         except errors.OutOfRangeError:
             raise StopIteration from None
 

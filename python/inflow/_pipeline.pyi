@@ -5,20 +5,20 @@ import numpy as np
 
 from inflow._steps import Node as Node, constant as constant, py_func as py_func, \
     reshape as reshape, run as run
-from inflow.io._parsing import FixedLenFeature
+from inflow.io._parsing import FixedLenFeature, SparseTensorValue, VarLenFeature
 from inflow.train._input import FixedLengthRecordReader as FixedLengthRecordReader, \
     ReaderBase as ReaderBase, TextLineReader as TextLineReader, \
     TFRecordReader as TFRecordReader, WholeFileReader as WholeFileReader
 
 __all__: list[str]
 
-_Batch = Dict[str, np.ndarray]
+_Batch = Dict[str, Union[np.ndarray, SparseTensorValue]]
 
 class Pipeline(Iterator[_Batch]):
     """Files -> producer -> readers -> parse -> batch, in C++; batches are
-    dicts of NumPy arrays."""
+    dicts of NumPy arrays (SparseTensorValue for a VarLenFeature)."""
     def __init__(self, files: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]]],
-                 features: Optional[Dict[str, FixedLenFeature]] = ...,
+                 features: Optional[Dict[str, Union[FixedLenFeature, VarLenFeature]]] = ...,
                  num_epochs: Optional[int] = ..., shuffle: bool = ..., seed: Optional[int] = ...,
                  reader: str = ..., num_readers: int = ..., batch_size: int = ...,
                  shuffle_batch: bool = ..., min_after_dequeue: int = ..., capacity: int = ...,

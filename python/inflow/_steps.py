@@ -84,7 +84,7 @@ def run(fetches, timeout=None):
     interrupts it."""
     nodes, batches = [], {}
     spec = _flatten(fetches, nodes, batches)
-    dequeued = {k: (b, b._batcher.next(timeout)) for k, b in batches.items()}
+    dequeued = {k: (b, b._next(timeout)) for k, b in batches.items()}
     values = _inflow._run(nodes, timeout) if nodes else []
     return _rebuild(spec, values, dequeued)
 

@@ -573,12 +573,47 @@ struct PyPipeline {
 // one after the other, on its own thread).
 thread_local Tensor t_keep_input;
 
+// `sparse`: empty, or one flag per component; a sparse component is three
+// nodes (indices, values, dense_shape), its static rank the dense shape's
+// length.
 BatchInput MakeBatchInput(std::vector<Node> nodes, std::optional<Node> keep,
-                          const std::vector<std::string>& names) {
+                          const std::vector<std::string>& names,
+                          const std::vector<bool>& sparse) {
   BatchInput in;
-  for (const Node& n : nodes) {
-    in.dtypes.push_back(n.dtype);
-    in.shapes.push_back(n.shape);
+  if (sparse.empty()) {
+    for (const Node& n : nodes) {
+      in.dtypes.push_back(n.dtype);
+      in.shapes.push_back(n.shape);
+    }
+  } else {
+    size_t t = 0;
+    for (bool is_sparse : sparse) {
+      if (t + (is_sparse ? 3 : 1) > nodes.size()) {
+        ThrowStatus(InvalidArgumentError(
+            "batch: fewer tensors than the components need"));
+      }
+      if (!is_sparse) {
+        in.dtypes.push_back(nodes[t].dtype);
+        in.shapes.push_back(nodes[t].shape);
+        ++t;
+        continue;
+      }
+      const PartialShape& dense_shape = nodes[t + 2].shape;
+      in.dtypes.push_back(nodes[t + 1].dtype);
+      in.shapes.push_back(dense_shape.rank_known() && dense_shape.rank() == 1 &&
+                                  dense_shape.dim(0) !=
+                                      PartialShape::kUnknownDim
+                              ? PartialShape(std::vector<int64_t>(
+                                    static_cast<size_t>(dense_shape.dim(0)),
+                                    PartialShape::kUnknownDim))
+                              : PartialShape::UnknownRank());
+      t += 3;
+    }
+    if (t != nodes.size()) {
+      ThrowStatus(
+          InvalidArgumentError("batch: more tensors than the components"));
+    }
+    in.sparse = sparse;
   }
   in.names = names;
   if (keep) nodes.push_back(*keep);
@@ -614,7 +649,7 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
     bool allow_smaller_final_batch, std::optional<std::string> shared_name,
     std::optional<std::string> name, int64_t min_after_dequeue,
     std::optional<int64_t> seed, std::optional<int64_t> graph_seed,
-    nb::handle collection) {
+    nb::handle collection, std::vector<bool> sparse) {
   if (keep && keep->size() != inputs.size()) {
     ThrowStatus(InvalidArgumentError("keep_input: one per input"));
   }
@@ -622,7 +657,7 @@ std::shared_ptr<PyBatcher> MakeBatcherFromPython(
   for (size_t i = 0; i < inputs.size(); ++i) {
     ins.push_back(MakeBatchInput(
         std::move(inputs[i]),
-        keep ? std::optional<Node>((*keep)[i]) : std::nullopt, names));
+        keep ? std::optional<Node>((*keep)[i]) : std::nullopt, names, sparse));
   }
   ShuffleBatchOptions o;
   o.batch_size = batch_size;
@@ -1069,6 +1104,8 @@ void BindInput(nb::module_& m) {
                      }
                      return out;
                    })
+      .def_prop_ro("sparse",
+                   [](const PyBatcher& b) { return b.batcher->sparse(); })
       .def_prop_ro("fill_metric_tag", [](const PyBatcher& b) {
         return b.batcher->fill_metric_tag();
       });
@@ -1079,7 +1116,8 @@ void BindInput(nb::module_& m) {
         nb::arg("dynamic_pad"), nb::arg("allow_smaller_final_batch"),
         nb::arg("shared_name").none(), nb::arg("name").none(),
         nb::arg("min_after_dequeue"), nb::arg("seed").none(),
-        nb::arg("graph_seed").none(), nb::arg("collection").none());
+        nb::arg("graph_seed").none(), nb::arg("collection").none(),
+        nb::arg("sparse") = std::vector<bool>());
 
   // Pipeline.
   nb::class_<PyPipeline>(m, "_Pipeline")
@@ -1087,6 +1125,12 @@ void BindInput(nb::module_& m) {
       .def("close", &PyPipeline::Close)
       .def_prop_ro("names",
                    [](const PyPipeline& p) { return p.pipeline->names(); })
+      .def_prop_ro("sparse",
+                   [](const PyPipeline& p) {
+                     std::vector<bool> sparse = p.pipeline->sparse();
+                     sparse.resize(p.pipeline->names().size(), false);
+                     return sparse;
+                   })
       .def_prop_ro("files",
                    [](const PyPipeline& p) { return p.pipeline->files(); })
       .def_prop_ro("fill_metric_tag", [](const PyPipeline& p) {

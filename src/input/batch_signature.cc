@@ -53,6 +53,11 @@ Status CheckInput(const BatchInput& input, size_t index,
         which + "has " + std::to_string(input.names.size()) + " names for " +
         std::to_string(input.dtypes.size()) + " dtypes");
   }
+  if (!input.sparse.empty() && input.sparse.size() != input.dtypes.size()) {
+    return InvalidArgumentError(
+        which + "has " + std::to_string(input.sparse.size()) +
+        " sparse flags for " + std::to_string(input.dtypes.size()) + " dtypes");
+  }
   if (!input.step) return InvalidArgumentError(which + "has no step");
   return OkStatus();
 }
@@ -73,6 +78,63 @@ Result<PartialShape> ElementShape(const BatchInput& input, size_t c,
   }
   return PartialShape(
       std::vector<int64_t>(shape.dims().begin() + 1, shape.dims().end()));
+}
+
+bool IsSparse(const BatchInput& input, size_t c) {
+  return !input.sparse.empty() && input.sparse[c];
+}
+
+// The rank of one row of sparse component `c` (-1: unknown), as TF's
+// _store_sparse_tensors infers it from the static dense shape.
+Result<int> SparseRowRank(const BatchInput& input, size_t c, bool enqueue_many,
+                          const std::string& where) {
+  const PartialShape& shape = input.shapes[c];
+  if (!shape.rank_known()) return -1;
+  const int rank = shape.rank();
+  if (!enqueue_many) return rank;
+  if (rank < 2) {
+    return InvalidArgumentError(
+        where + "SparseTensor component " + std::to_string(c) + " has rank " +
+        std::to_string(rank) + ", but enqueue_many needs a batch (rank >= 2)");
+  }
+  return rank - 1;
+}
+
+// The sparse components of `inputs`, the same in every input (TF's
+// _store_sparse_tensors_join: "Inconsistent SparseTensors list").
+Status SparseComponents(const std::vector<BatchInput>& inputs,
+                        bool enqueue_many, const std::string& where,
+                        BatchSignature* sig) {
+  const size_t n = inputs[0].dtypes.size();
+  sig->components.assign(n, SparseRows::Component{});
+  for (size_t c = 0; c < n; ++c) {
+    SparseRows::Component& comp = sig->components[c];
+    comp.sparse = IsSparse(inputs[0], c);
+    comp.dtype = inputs[0].dtypes[c];
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (IsSparse(inputs[i], c) != comp.sparse) {
+        return InvalidArgumentError(
+            where + "Inconsistent SparseTensors list: component " +
+            std::to_string(c) + " is " + (comp.sparse ? "" : "not ") +
+            "sparse in input 0 but " + (comp.sparse ? "not " : "") +
+            "in input " + std::to_string(i));
+      }
+      if (!comp.sparse) continue;
+      INFLOW_ASSIGN_OR_RETURN(int rank,
+                              SparseRowRank(inputs[i], c, enqueue_many, where));
+      if (i == 0 || comp.rank < 0) {
+        comp.rank = rank;
+      } else if (rank >= 0 && rank != comp.rank) {
+        return InvalidArgumentError(
+            where + "Inconsistent SparseTensors list: component " +
+            std::to_string(c) + " has rank " + std::to_string(comp.rank) +
+            " in input 0 and " + std::to_string(rank) + " in input " +
+            std::to_string(i));
+      }
+    }
+    sig->has_sparse = sig->has_sparse || comp.sparse;
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -112,6 +174,13 @@ Result<BatchSignature> MakeBatchSignature(const std::vector<BatchInput>& inputs,
   }
 
   const size_t n = sig.dtypes.size();
+  INFLOW_RETURN_IF_ERROR(
+      SparseComponents(inputs, options.enqueue_many, where, &sig));
+  // A sparse component's queue element: its handle, int64 [1].
+  const PartialShape handle_shape({1});
+  for (size_t c = 0; c < n; ++c) {
+    if (sig.components[c].sparse) sig.dtypes[c] = DType::kInt64;
+  }
   if (!options.shapes.empty()) {
     if (options.shapes.size() != n) {
       return InvalidArgumentError(
@@ -119,8 +188,23 @@ Result<BatchSignature> MakeBatchSignature(const std::vector<BatchInput>& inputs,
           " shapes for " + std::to_string(n) + " components");
     }
     sig.shapes = options.shapes;
+    for (size_t c = 0; c < n; ++c) {
+      if (!sig.components[c].sparse) continue;
+      if (!Merge(sig.shapes[c], handle_shape).has_value()) {
+        return InvalidArgumentError(
+            where + "Shapes " + handle_shape.DebugString() + " and " +
+            sig.shapes[c].DebugString() + " of component " + std::to_string(c) +
+            " are incompatible (a SparseTensor is queued as its int64 [1] "
+            "handle)");
+      }
+      sig.shapes[c] = handle_shape;
+    }
   } else {
     for (size_t c = 0; c < n; ++c) {
+      if (sig.components[c].sparse) {
+        sig.shapes.push_back(handle_shape);
+        continue;
+      }
       INFLOW_ASSIGN_OR_RETURN(
           PartialShape merged,
           ElementShape(inputs[0], c, options.enqueue_many, where));

@@ -15,6 +15,8 @@
 #include "inflow/core/tensor_shape.h"
 #include "inflow/input/batching.h"
 
+#include "input/sparse_rows.h"
+
 namespace inflow::internal {
 
 // The queue's components: one dtype, shape and (optionally) name each.
@@ -23,13 +25,18 @@ struct BatchSignature {
   // Per-element shapes (without the batch dimension).
   std::vector<PartialShape> shapes;
   std::vector<std::string> names;
+  // One per component. A sparse component is in the queue as its handles
+  // (int64 [1]); its values' dtype and row rank are here.
+  std::vector<SparseRows::Component> components;
+  bool has_sparse = false;
 };
 
 // Checks `inputs` (one for batch / shuffle_batch, one per thread for the
 // *_join forms) against `options` and infers the element shapes:
 // consistent dtypes and names across inputs, known ranks, merged shapes
 // (the leading dimension dropped with enqueue_many), fully defined shapes
-// unless `options.dynamic_pad`. `function` names the call in messages.
+// unless `options.dynamic_pad`, the same sparse components with
+// compatible ranks. `function` names the call in messages.
 Result<BatchSignature> MakeBatchSignature(const std::vector<BatchInput>& inputs,
                                           const BatchOptions& options,
                                           const std::string& function);

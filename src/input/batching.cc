@@ -16,6 +16,7 @@
 #include "input/batch_signature.h"
 #include "input/keep_input.h"
 #include "input/seeds.h"
+#include "input/sparse_rows.h"
 
 namespace inflow {
 namespace {
@@ -33,23 +34,30 @@ class BatcherImpl final : public Batcher {
   BatcherImpl(std::shared_ptr<QueueInterface> queue,
               std::shared_ptr<QueueRunner> runner, MetricGroup metrics,
               std::string tag, std::vector<PartialShape> output_shapes,
+              std::vector<bool> sparse,
+              std::shared_ptr<internal::SparseRows> sparse_rows,
               int64_t batch_size, bool allow_smaller_final_batch)
       : queue_(std::move(queue)),
         runner_(std::move(runner)),
         metrics_(std::move(metrics)),
         tag_(std::move(tag)),
         output_shapes_(std::move(output_shapes)),
+        sparse_(std::move(sparse)),
+        sparse_rows_(std::move(sparse_rows)),
         batch_size_(batch_size),
         allow_smaller_final_batch_(allow_smaller_final_batch) {}
 
   Result<Tuple> Next(const CallOptions& options) override {
-    return allow_smaller_final_batch_
-               ? queue_->DequeueUpTo(batch_size_, options)
-               : queue_->DequeueMany(batch_size_, options);
+    Result<Tuple> dequeued = allow_smaller_final_batch_
+                                 ? queue_->DequeueUpTo(batch_size_, options)
+                                 : queue_->DequeueMany(batch_size_, options);
+    if (sparse_rows_ == nullptr || !dequeued.ok()) return dequeued;
+    return sparse_rows_->Take(std::move(dequeued).value());
   }
   const std::vector<PartialShape>& output_shapes() const override {
     return output_shapes_;
   }
+  const std::vector<bool>& sparse() const override { return sparse_; }
   const std::shared_ptr<QueueInterface>& queue() const override {
     return queue_;
   }
@@ -64,6 +72,9 @@ class BatcherImpl final : public Batcher {
   const MetricGroup metrics_;
   const std::string tag_;
   const std::vector<PartialShape> output_shapes_;
+  const std::vector<bool> sparse_;
+  // nullptr without sparse components.
+  const std::shared_ptr<internal::SparseRows> sparse_rows_;
   const int64_t batch_size_;
   const bool allow_smaller_final_batch_;
 };
@@ -89,6 +100,12 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   INFLOW_ASSIGN_OR_RETURN(
       internal::BatchSignature sig,
       internal::MakeBatchSignature(inputs, options, function));
+  if (sig.has_sparse && !options.shared_name.empty()) {
+    // The handles in a shared queue would point into another call's rows.
+    return InvalidArgumentError(function +
+                                ": shared_name is not supported with "
+                                "SparseTensor components");
+  }
 
   MetricsRegistry& registry = options.metrics != nullptr
                                   ? *options.metrics
@@ -130,16 +147,29 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<QueueInterface> queue,
                           CreateQueue(kind, qo));
 
+  // One store for every input's sparse components (TF's shared
+  // SparseTensorsMap of the *_join forms).
+  std::shared_ptr<internal::SparseRows> sparse_rows;
+  if (sig.has_sparse) {
+    sparse_rows = std::make_shared<internal::SparseRows>(
+        sig.components, options.enqueue_many, qo.name);
+  }
   std::vector<QueueOp> ops;
   const size_t threads =
       call.join ? inputs.size() : static_cast<size_t>(options.num_threads);
   for (size_t i = 0; i < threads; ++i) {
     const BatchInput& input = inputs[call.join ? i : 0];
-    ops.push_back(keep_input != nullptr
-                      ? internal::MakeKeepInputEnqueueOp(queue, input.step,
-                                                         *keep_input,
-                                                         options.enqueue_many)
-                      : MakeEnqueueOp(queue, input.step, options.enqueue_many));
+    if (keep_input != nullptr) {
+      ops.push_back(internal::MakeKeepInputEnqueueOp(
+          queue, input.step, *keep_input, options.enqueue_many, sparse_rows,
+          input.sparse_row_extents));
+    } else if (sparse_rows != nullptr) {
+      ops.push_back(internal::MakeSparseEnqueueOp(
+          queue, input.step, sparse_rows, options.enqueue_many,
+          input.sparse_row_extents));
+    } else {
+      ops.push_back(MakeEnqueueOp(queue, input.step, options.enqueue_many));
+    }
   }
   // TF's batching runners use QueueRunner's default: only OUT_OF_RANGE
   // means "input exhausted".
@@ -156,8 +186,19 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   std::vector<PartialShape> output_shapes;
   const int64_t lead =
       options.allow_smaller_final_batch ? -1 : options.batch_size;
-  for (const PartialShape& s : sig.shapes) {
-    output_shapes.push_back(s.Prepend(lead));
+  std::vector<bool> sparse;
+  for (size_t c = 0; c < sig.shapes.size(); ++c) {
+    const internal::SparseRows::Component& comp = sig.components[c];
+    sparse.push_back(comp.sparse);
+    if (!comp.sparse) {
+      output_shapes.push_back(sig.shapes[c].Prepend(lead));
+    } else if (comp.rank < 0) {
+      output_shapes.push_back(PartialShape::UnknownRank());
+    } else {
+      // TF's: the dense shape is computed at dequeue, so no dim is known.
+      output_shapes.push_back(PartialShape(std::vector<int64_t>(
+          static_cast<size_t>(comp.rank) + 1, PartialShape::kUnknownDim)));
+    }
   }
 
   QueueRunnerCollection& collection = options.collection != nullptr
@@ -166,8 +207,8 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
   collection.Add(runner, options.collection_name);
   return std::shared_ptr<Batcher>(std::make_shared<BatcherImpl>(
       std::move(queue), std::move(runner), std::move(metrics), std::move(tag),
-      std::move(output_shapes), options.batch_size,
-      options.allow_smaller_final_batch));
+      std::move(output_shapes), std::move(sparse), std::move(sparse_rows),
+      options.batch_size, options.allow_smaller_final_batch));
 }
 
 std::vector<BatchInput> One(BatchInput input) {
@@ -182,6 +223,13 @@ Result<NamedTuple> Batcher::NextNamed(const CallOptions& options) {
   if (queue()->component_names().empty()) {
     return InvalidArgumentError(queue()->name() +
                                 ": NextNamed needs an input with names");
+  }
+  for (size_t c = 0; c < sparse().size(); ++c) {
+    if (sparse()[c]) {
+      return InvalidArgumentError(
+          queue()->name() + ": NextNamed cannot return the SparseTensor \"" +
+          queue()->component_names()[c] + "\" (three tensors); use Next()");
+    }
   }
   INFLOW_ASSIGN_OR_RETURN(Tuple batch, Next(options));
   return queue()->NamedFromTuple(std::move(batch));

@@ -66,13 +66,40 @@ Result<Tuple> KeepRows(Tuple batch, const Tensor& keep,
   return out;
 }
 
+namespace {
+
+// Enqueues `tuple`; with `sparse`, releases its rows when that fails and
+// none went in. A timed-out or cancelled EnqueueMany may have inserted
+// some rows (queue/queue.h), whose handles must stay valid: its rows stay
+// until the Batcher goes.
+Status Enqueue(QueueInterface& queue, Tuple tuple, bool many,
+               SparseRows* sparse, const CallOptions& options) {
+  // The handles, kept to release them (a copy shares the buffers).
+  Tuple handles;
+  if (sparse != nullptr) handles = tuple;
+  Status s;
+  {
+    ScopedBlockedTimer blocked;
+    s = many ? queue.EnqueueMany(std::move(tuple), options)
+             : queue.Enqueue(std::move(tuple), options);
+  }
+  if (!s.ok() && sparse != nullptr && (!many || IsInvalidArgument(s))) {
+    sparse->Release(handles);
+  }
+  return s;
+}
+
+}  // namespace
+
 QueueOp MakeKeepInputEnqueueOp(
     std::shared_ptr<QueueInterface> queue,
     std::function<Result<Tuple>(const CallOptions&)> step,
-    KeepInputFn keep_input, bool enqueue_many) {
+    KeepInputFn keep_input, bool enqueue_many,
+    std::shared_ptr<SparseRows> sparse, bool row_extents) {
   return [queue = std::move(queue), step = std::move(step),
-          keep_input = std::move(keep_input),
-          enqueue_many](const CallOptions& options) -> Status {
+          keep_input = std::move(keep_input), enqueue_many,
+          sparse = std::move(sparse),
+          row_extents](const CallOptions& options) -> Status {
     INFLOW_ASSIGN_OR_RETURN(Tuple output, step(options));
     INFLOW_ASSIGN_OR_RETURN(Tensor keep, keep_input(output));
     const std::string& where = queue->name();
@@ -83,19 +110,50 @@ QueueOp MakeKeepInputEnqueueOp(
     }
     if (keep.rank() == 0) {
       if (!*keep.data<bool>()) return OkStatus();
-      ScopedBlockedTimer blocked;
-      return enqueue_many ? queue->EnqueueMany(std::move(output), options)
-                          : queue->Enqueue(std::move(output), options);
+      if (sparse != nullptr) {
+        INFLOW_ASSIGN_OR_RETURN(output,
+                                sparse->Store(std::move(output), row_extents));
+      }
+      return Enqueue(*queue, std::move(output), enqueue_many, sparse.get(),
+                     options);
     }
     if (!enqueue_many) {
       return InvalidArgumentError(
           where + ": keep_input cannot be a vector when enqueue_many is false");
     }
-    INFLOW_ASSIGN_OR_RETURN(Tuple kept,
-                            KeepRows(std::move(output), keep, where));
-    if (!kept.empty() && kept[0].dim_size(0) == 0) return OkStatus();
-    ScopedBlockedTimer blocked;
-    return queue->EnqueueMany(std::move(kept), options);
+    if (sparse != nullptr) {
+      INFLOW_ASSIGN_OR_RETURN(output,
+                              sparse->Store(std::move(output), row_extents));
+    }
+    // With sparse components, the rows' handles are what is filtered.
+    Result<Tuple> kept = KeepRows(output, keep, where);
+    if (sparse != nullptr) {
+      if (!kept.ok()) {
+        sparse->Release(output);
+        return kept.status();
+      }
+      sparse->Release(output, keep.data<bool>());
+    }
+    if (!kept.ok()) return kept.status();
+    output.clear();
+    if (!kept->empty() && (*kept)[0].dim_size(0) == 0) return OkStatus();
+    return Enqueue(*queue, std::move(kept).value(), true, sparse.get(),
+                   options);
+  };
+}
+
+QueueOp MakeSparseEnqueueOp(
+    std::shared_ptr<QueueInterface> queue,
+    std::function<Result<Tuple>(const CallOptions&)> step,
+    std::shared_ptr<SparseRows> sparse, bool enqueue_many, bool row_extents) {
+  return [queue = std::move(queue), step = std::move(step),
+          sparse = std::move(sparse), enqueue_many,
+          row_extents](const CallOptions& options) -> Status {
+    INFLOW_ASSIGN_OR_RETURN(Tuple output, step(options));
+    INFLOW_ASSIGN_OR_RETURN(Tuple stored,
+                            sparse->Store(std::move(output), row_extents));
+    return Enqueue(*queue, std::move(stored), enqueue_many, sparse.get(),
+                   options);
   };
 }
 

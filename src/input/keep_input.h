@@ -16,6 +16,8 @@
 #include "inflow/queue/queue.h"
 #include "inflow/threads/queue_runner.h"
 
+#include "input/sparse_rows.h"
+
 namespace inflow::internal {
 
 // `batch` with only the rows whose entry of `keep` is true: `batch` itself
@@ -27,11 +29,21 @@ Result<Tuple> KeepRows(Tuple batch, const Tensor& keep,
 
 // An enqueue op for `queue`: step(), then keep_input(output). A false
 // scalar skips the output; a vector (enqueue_many only, else
-// INVALID_ARGUMENT) filters rows with KeepRows.
+// INVALID_ARGUMENT) filters rows with KeepRows. With `sparse` (nullptr: no
+// sparse component), the output is stored there before it is enqueued
+// (only when kept; a vector's dropped rows are released again).
 QueueOp MakeKeepInputEnqueueOp(
     std::shared_ptr<QueueInterface> queue,
     std::function<Result<Tuple>(const CallOptions&)> step,
-    KeepInputFn keep_input, bool enqueue_many);
+    KeepInputFn keep_input, bool enqueue_many,
+    std::shared_ptr<SparseRows> sparse = nullptr, bool row_extents = false);
+
+// An enqueue op for `queue` storing each output of `step` in `sparse`
+// first (MakeEnqueueOp's, for inputs with sparse components).
+QueueOp MakeSparseEnqueueOp(
+    std::shared_ptr<QueueInterface> queue,
+    std::function<Result<Tuple>(const CallOptions&)> step,
+    std::shared_ptr<SparseRows> sparse, bool enqueue_many, bool row_extents);
 
 }  // namespace inflow::internal
 

@@ -25,7 +25,8 @@ class PipelineImpl : public Pipeline {
                std::chrono::milliseconds grace)
       : files_(std::move(files)),
         source_(std::move(signature.names), std::move(signature.dtypes),
-                std::move(signature.row_shapes), grace) {}
+                std::move(signature.row_shapes), grace,
+                std::move(signature.sparse)) {}
 
   Result<Tuple> Next(const CallOptions& options) override {
     return source_.Next(options);
@@ -37,6 +38,7 @@ class PipelineImpl : public Pipeline {
   const std::vector<PartialShape>& row_shapes() const override {
     return source_.row_shapes();
   }
+  const std::vector<bool>& sparse() const override { return source_.sparse(); }
   Status Close() override { return source_.Close(); }
   const std::vector<std::string>& files() const override { return files_; }
   const std::string& fill_metric_tag() const override {
@@ -68,12 +70,21 @@ class PipelineImpl : public Pipeline {
         in.shapes.push_back(s.Prepend(-1));
       }
       in.names = source_.names();
+      in.sparse = source_.sparse();
+      // Each row its own dense shape, as parse_single_example gives it:
+      // the batches do not depend on read_batch.
+      in.sparse_row_extents = true;
       in.step = [stage](const CallOptions& call) { return stage->Step(call); };
       inputs.push_back(std::move(in));
     }
+    // The queue's shapes: a SparseTensor's handle is int64 [1].
+    std::vector<PartialShape> queue_shapes = source_.row_shapes();
+    for (size_t c = 0; c < source_.sparse().size(); ++c) {
+      if (source_.sparse()[c]) queue_shapes[c] = PartialShape({1});
+    }
     INFLOW_ASSIGN_OR_RETURN(
         std::shared_ptr<Batcher> batcher,
-        internal::MakeBatcher(std::move(inputs), source_.row_shapes(), true,
+        internal::MakeBatcher(std::move(inputs), std::move(queue_shapes), true,
                               options.batching, options.name, options.metrics,
                               source_.collection()));
     source_.Start(std::move(batcher));

@@ -75,17 +75,36 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
   if (options.features.empty()) {
     parsed = {{"value"}, {DType::kString}, {PartialShape({})}};
   } else {
+    bool any_sparse = false;
     for (const auto& [key, spec] : options.features) {
+      parsed.names.push_back(key);
+      if (const auto* var = std::get_if<VarLenFeature>(&spec)) {
+        parsed.dtypes.push_back(var->dtype);
+        parsed.row_shapes.push_back(PartialShape({-1}));
+        parsed.sparse.resize(parsed.names.size() - 1, false);
+        parsed.sparse.push_back(true);
+        any_sparse = true;
+        continue;
+      }
       const auto* fixed = std::get_if<FixedLenFeature>(&spec);
       if (fixed == nullptr) {
         return InvalidArgumentError(
             "pipeline: feature \"" + key +
-            "\" must be a FixedLenFeature (batching needs one fixed shape "
-            "per row)");
+            "\" must be a FixedLenFeature or a VarLenFeature (batching needs "
+            "one fixed shape per row, or a SparseTensor)");
       }
-      parsed.names.push_back(key);
       parsed.dtypes.push_back(fixed->dtype);
       parsed.row_shapes.push_back(PartialShape(fixed->shape));
+    }
+    if (any_sparse) parsed.sparse.resize(parsed.names.size(), false);
+    if (any_sparse && !options.raw_to_float.empty()) {
+      return InvalidArgumentError(
+          "pipeline: raw_to_float is not supported with VarLenFeature "
+          "features");
+    }
+    if (any_sparse && options.map.has_value()) {
+      return InvalidArgumentError(
+          "pipeline: a map is not supported with VarLenFeature features");
     }
     INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
                             ExampleParser::Create(options.features));
@@ -107,6 +126,7 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
     parsed.names.push_back("key");
     parsed.dtypes.push_back(DType::kString);
     parsed.row_shapes.push_back(PartialShape({}));
+    if (!parsed.sparse.empty()) parsed.sparse.push_back(false);
   }
   shared->output = parsed;
   if (options.map.has_value()) {
@@ -167,7 +187,27 @@ Result<Tuple> ReadStage::ParseAll() const {
     }
     return parsed.status().WithContext("parse: " + DescribeRecords(records_));
   }
-  Tuple rows = std::move(parsed->dense);
+  Tuple rows;
+  const std::vector<bool>& sparse = shared_->parsed.sparse;
+  if (sparse.empty()) {
+    rows = std::move(parsed->dense);
+  } else {
+    // The features in their order; a VarLenFeature's three tensors in its
+    // place.
+    size_t d = 0, v = 0;
+    for (size_t c = 0; c < shared_->parser->dense_keys().size() +
+                               shared_->parser->sparse_keys().size();
+         ++c) {
+      if (!sparse[c]) {
+        rows.push_back(std::move(parsed->dense[d++]));
+        continue;
+      }
+      SparseTensor& st = parsed->sparse[v++];
+      rows.push_back(std::move(st.indices));
+      rows.push_back(std::move(st.values));
+      rows.push_back(std::move(st.dense_shape));
+    }
+  }
   if (shared_->raw_to_float.has_value()) {
     Status s = shared_->raw_to_float->Convert(records_, &rows);
     if (!s.ok()) return s.WithContext("parse");

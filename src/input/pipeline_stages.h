@@ -29,6 +29,10 @@ struct Signature {
   std::vector<std::string> names;
   std::vector<DType> dtypes;
   std::vector<PartialShape> row_shapes;
+  // Empty, or one per component: true for a VarLenFeature's SparseTensor
+  // (three tensors in the output; its dtype the values', its row shape
+  // [-1]).
+  std::vector<bool> sparse = {};
 };
 
 // The reader PipelineOptions::format asks for.
@@ -50,8 +54,9 @@ class ReadStage {
     // The pipeline's: `parsed`, or the map's.
     Signature output;
   };
-  // INVALID_ARGUMENT for a feature that is not a FixedLenFeature, a parser
-  // configuration ExampleParser rejects, or a malformed map signature.
+  // INVALID_ARGUMENT for a FixedLenSequenceFeature, a VarLenFeature with
+  // raw_to_float or a map, a parser configuration ExampleParser rejects,
+  // or a malformed map signature.
   static Result<std::shared_ptr<const Shared>> MakeShared(
       const PipelineOptions& options);
 

@@ -50,11 +50,13 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(
 ThreadedSource::ThreadedSource(std::vector<std::string> names,
                                std::vector<DType> dtypes,
                                std::vector<PartialShape> row_shapes,
-                               std::chrono::milliseconds stop_grace_period)
+                               std::chrono::milliseconds stop_grace_period,
+                               std::vector<bool> sparse)
     : names_(std::move(names)),
       dtypes_(std::move(dtypes)),
       row_shapes_(std::move(row_shapes)),
-      stop_grace_period_(stop_grace_period) {}
+      stop_grace_period_(stop_grace_period),
+      sparse_(std::move(sparse)) {}
 
 ThreadedSource::~ThreadedSource() { Close().IgnoreError(); }
 

@@ -37,9 +37,11 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(
 
 class ThreadedSource {
  public:
+  // `sparse`: empty, or one per component (BatchSource::sparse()).
   ThreadedSource(std::vector<std::string> names, std::vector<DType> dtypes,
                  std::vector<PartialShape> row_shapes,
-                 std::chrono::milliseconds stop_grace_period);
+                 std::chrono::milliseconds stop_grace_period,
+                 std::vector<bool> sparse = {});
   // Stops and joins (Close()).
   ~ThreadedSource();
   ThreadedSource(const ThreadedSource&) = delete;
@@ -56,6 +58,7 @@ class ThreadedSource {
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<DType>& dtypes() const { return dtypes_; }
   const std::vector<PartialShape>& row_shapes() const { return row_shapes_; }
+  const std::vector<bool>& sparse() const { return sparse_; }
   const std::shared_ptr<Batcher>& batcher() const { return batcher_; }
 
  private:
@@ -63,6 +66,7 @@ class ThreadedSource {
   const std::vector<DType> dtypes_;
   const std::vector<PartialShape> row_shapes_;
   const std::chrono::milliseconds stop_grace_period_;
+  const std::vector<bool> sparse_;
   QueueRunnerCollection collection_;
   // Set by Start(), before any Next().
   std::shared_ptr<Batcher> batcher_;

@@ -241,9 +241,10 @@ TEST(PipelineReadersTest, FixedLengthRecordsDecodedByTheMap) {
 TEST(PipelineOptionsTest, UnsupportedFeaturesAndBadCountsAreInvalidArgument) {
   MemEnv env;
   WriteShards(env, 1, 1);
-  PipelineOptions varlen = OneEpoch(env, {"/data/part-*"}, "bad");
-  varlen.features.push_back({"tags", VarLenFeature(DType::kString)});
-  Status s = Pipeline::Create(varlen).status();
+  PipelineOptions sequence = OneEpoch(env, {"/data/part-*"}, "bad");
+  sequence.features.push_back(
+      {"tags", FixedLenSequenceFeature({}, DType::kString, true)});
+  Status s = Pipeline::Create(sequence).status();
   EXPECT_TRUE(IsInvalidArgument(s)) << s;
   EXPECT_NE(s.message().find("\"tags\""), std::string::npos) << s;
   PipelineOptions readers = OneEpoch(env, {"/data/part-*"}, "bad");

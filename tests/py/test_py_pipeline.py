@@ -193,7 +193,8 @@ def test_bad_arguments(shards, tmp_path):
     with pytest.raises(ValueError):
         inflow.Pipeline(shards, reader="parquet")
     with pytest.raises(ValueError):
-        inflow.Pipeline(shards, features={"t": inflow.VarLenFeature("string")})
+        inflow.Pipeline(shards, features={"t": inflow.FixedLenSequenceFeature(
+            [], "string", allow_missing=True)})
     with pytest.raises(ValueError):
         inflow.Pipeline(shards, features=FEATURES, raw_to_float={"other": (16, 1.0)})
     with pytest.raises(errors.InvalidArgumentError):

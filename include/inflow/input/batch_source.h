@@ -46,21 +46,31 @@ class BatchSource {
  public:
   virtual ~BatchSource() = default;
 
-  // The next batch: component i has shape [n] + row shape i. OUT_OF_RANGE
+  // The next batch: component i has shape [n] + row shape i (a sparse
+  // component is three tensors, as Batcher::Next gives it). OUT_OF_RANGE
   // at the end of input; after an error in any stage, that error (the
   // first one), from this and every later call. `options.timeout` bounds
   // the wait (DEADLINE_EXCEEDED, nothing lost); `options.stop` releases it
   // (CANCELLED, nothing lost; the source runs on), as the source's own stop
   // (Close()) does.
   [[nodiscard]] virtual Result<Tuple> Next(const CallOptions& options = {}) = 0;
-  // Next() keyed by names() (INVALID_ARGUMENT when the source has none).
+  // Next() keyed by names() (INVALID_ARGUMENT when the source has none, or
+  // has a sparse component).
   [[nodiscard]] Result<NamedTuple> NextNamed(const CallOptions& options = {});
 
   // One per component; names() may be empty.
   virtual const std::vector<std::string>& names() const = 0;
+  // A sparse component's: its values' dtype.
   virtual const std::vector<DType>& dtypes() const = 0;
-  // The shape of one row of each component.
+  // The shape of one row of each component (a sparse component's: its
+  // dense shape, [-1] for a VarLenFeature).
   virtual const std::vector<PartialShape>& row_shapes() const = 0;
+  // Empty (every component dense), or one per component: true for a
+  // SparseTensor, which Next() gives as three tensors in its place:
+  // indices int64 [m, 1 + rank] (the row in the batch first), values [m]
+  // and dense_shape int64 [n, max over the rows of each dim]
+  // (input/batching.h, BatchInput).
+  virtual const std::vector<bool>& sparse() const;
 
   // Stops every thread of the source and joins them (within the source's
   // stop grace period); later Next() calls fail. Returns the first error of

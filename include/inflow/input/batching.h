@@ -48,15 +48,38 @@ namespace inflow {
 
 // What is batched: the static signature of a step's output (TF's tensors
 // with their static shapes) and the step that computes one output.
+//
+// SparseTensor components (TF batches tf.SparseTensor inputs too): a
+// component marked in `sparse` takes three tensors in the step's output,
+// in its place: indices int64 [n, rank], values [n] of its dtype and
+// dense_shape int64 [rank] (with enqueue_many, a SparseTensor of rank >= 2
+// whose first dimension is the rows). Next() returns it the same way,
+// batched as TF's TakeManySparseFromTensorsMap does: indices [m, 1 + rank]
+// (the row in the batch, then the row's indices; rows in batch order, each
+// row's entries as the step gave them), values [m], dense_shape [rows,
+// max over the rows of each dim]. Each row is kept in the Batcher and the
+// queue carries an int64 [1] handle to it (docs/conformance.md, "Batching
+// SparseTensors").
 struct BatchInput {
+  // A sparse component's: the dtype of its values.
   std::vector<DType> dtypes;
   // One per dtype (unknown dims -1; PartialShape::Unknown() for an unknown
   // rank). With enqueue_many, the shape of a batch of rows: the leading
-  // dimension is dropped.
+  // dimension is dropped. A sparse component's: its dense shape, of which
+  // only the rank counts (it may be unknown).
   std::vector<PartialShape> shapes;
   // Empty, or one unique name per component (TF's dict of tensors): the
   // queue gets these names and NextNamed() returns them.
   std::vector<std::string> names = {};
+  // Empty (every component dense), or one per component: true for a
+  // SparseTensor.
+  std::vector<bool> sparse = {};
+  // With enqueue_many, the dense shape each row of a sparse component
+  // gets: false, the batch's dense_shape[1:] (TF's
+  // AddManySparseToTensorsMap); true, the row's own extent (1 + its largest
+  // index in each dim, 0 without entries), which is what parsing that row
+  // alone gives for a VarLenFeature.
+  bool sparse_row_extents = false;
   // One element (or, with enqueue_many, a batch of rows) per call;
   // OUT_OF_RANGE at the end of input. Must pass its CallOptions to any
   // blocking call.
@@ -116,13 +139,20 @@ class Batcher {
   virtual ~Batcher() = default;
 
   // The next batch: component i has shape [n] + shape_i, n == batch_size
-  // except for a final short batch. OUT_OF_RANGE at the end of input.
+  // except for a final short batch; a sparse component is three tensors
+  // (BatchInput). OUT_OF_RANGE at the end of input.
   [[nodiscard]] virtual Result<Tuple> Next(const CallOptions& options = {}) = 0;
-  // Next() keyed by the input's names (INVALID_ARGUMENT without names).
+  // Next() keyed by the input's names (INVALID_ARGUMENT without names, or
+  // with a sparse component).
   [[nodiscard]] Result<NamedTuple> NextNamed(const CallOptions& options = {});
 
   // [batch_size] + shape_i, or [-1] + shape_i with allow_smaller_final_batch.
+  // A sparse component's: its batched dense shape, every dim unknown (rank
+  // 1 + rank, or unknown).
   virtual const std::vector<PartialShape>& output_shapes() const = 0;
+  // One per component: true for a SparseTensor.
+  virtual const std::vector<bool>& sparse() const = 0;
+  // The batching queue (a sparse component's elements are its handles).
   virtual const std::shared_ptr<QueueInterface>& queue() const = 0;
   virtual const std::shared_ptr<QueueRunner>& runner() const = 0;
   // "<scope>/fraction_of_<C>_full" or

@@ -85,9 +85,12 @@ struct PipelineOptions {
   int64_t skip_header_lines = 0;      // text lines
   FixedLengthRecordOptions fixed_length = FixedLengthRecordOptions();
 
-  // The Example features to parse (FixedLenFeature only), as components in
-  // this order, named by their keys. Empty: no parsing; the component is
-  // the record itself (a string scalar named "value").
+  // The Example features to parse (FixedLenFeature and VarLenFeature), as
+  // components in this order, named by their keys. A VarLenFeature is a
+  // sparse component (BatchSource::sparse()): each row's values with the
+  // dense shape parse_single_example gives that row ([number of values]),
+  // batched as tf.train.batch batches SparseTensors. Empty: no parsing; the
+  // component is the record itself (a string scalar named "value").
   FeatureSpecs features = {};
   // DecodeRawToFloat fused into parsing, without a string per record: each
   // names a feature of `features` declared FixedLenFeature({}, kString),
@@ -128,8 +131,9 @@ class Pipeline : public BatchSource {
  public:
   // Matches the files, builds every stage and starts the threads.
   // Errors: NOT_FOUND for a pattern matching no file; INVALID_ARGUMENT for
-  // a feature that is not a FixedLenFeature, num_readers or read_batch
-  // < 1, a bad map signature, or options a stage rejects.
+  // a FixedLenSequenceFeature, a VarLenFeature with raw_to_float or a map,
+  // num_readers or read_batch < 1, a bad map signature, or options a stage
+  // rejects.
   static Result<std::shared_ptr<Pipeline>> Create(PipelineOptions options);
 
   // The files the patterns matched, sorted.

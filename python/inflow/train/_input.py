@@ -216,7 +216,8 @@ class BatchOutput:
     """What a batching call returns.
 
     ``dequeue()`` gives the next batch as NumPy arrays (a dict for dict
-    input, one array for a one-element list, a list otherwise), as
+    input, one array for a one-element list, a list otherwise; a
+    SparseTensorValue of arrays for each batched SparseTensor), as
     ``sess.run(batch)`` does, and raises OutOfRangeError at the end of
     input; iterating (or ``batches()``) gives the batches until that end.
     ``tensors`` has TF's result structure, one BatchComponent per batched
@@ -230,13 +231,19 @@ class BatchOutput:
         self._batcher = batcher
         self._keys = keys
         self._single = single
+        self._sparse = list(batcher.sparse)
         n = len(batcher.output_shapes)
         self._components = [BatchComponent(self, i) for i in range(n)]
+
+    def _next(self, timeout):
+        """One batch as a list with one entry per component: an array, or a
+        SparseTensorValue of arrays for a SparseTensor."""
+        return _group_sparse(self._batcher.next(timeout), self._sparse)
 
     def dequeue(self, timeout=None):
         """The next batch (waits, with the GIL released; ``timeout`` in
         seconds raises DeadlineExceededError; Ctrl-C interrupts it)."""
-        return self._shape(self._batcher.next(timeout))
+        return self._shape(self._next(timeout))
 
     def _shape(self, values):
         if self._keys is not None:
@@ -309,14 +316,32 @@ class BatchComponent:
 
     def dequeue(self, timeout=None):
         """The next batch of this component alone (the others are dropped)."""
-        return self._output._batcher.next(timeout)[self._index]
+        return self._output._next(timeout)[self._index]
 
     def __repr__(self):
         return f"<inflow.train.BatchComponent {self._index} shape={self.shape}>"
 
 
+def _group_sparse(flat, sparse):
+    """The batch Python sees: each sparse component's three arrays (indices,
+    values, dense_shape) as one SparseTensorValue."""
+    if not any(sparse):
+        return flat
+    out, t = [], 0
+    for is_sparse in sparse:
+        if is_sparse:
+            out.append(SparseTensorValue(flat[t], flat[t + 1], flat[t + 2]))
+            t += 3
+        else:
+            out.append(flat[t])
+            t += 1
+    return out
+
+
 def _components(tensors):
-    """(keys or None, single, nodes) for one input of a batching call."""
+    """(keys or None, single, nodes, sparse) for one input of a batching
+    call: a SparseTensorValue (of Nodes or arrays) is three nodes, flagged
+    in `sparse`."""
     if isinstance(tensors, dict):
         keys = sorted(tensors, key=str)
         values = [tensors[k] for k in keys]
@@ -327,12 +352,11 @@ def _components(tensors):
         keys, values, single = None, [tensors], True
     if not values:
         raise ValueError("Expected at least one tensor in batch().")
+    nodes, sparse = [], []
     for v in values:
-        if isinstance(v, SparseTensorValue):
-            raise NotImplementedError("batching SparseTensors is not supported; "
-                                      "use FixedLenFeature or batch the fields with "
-                                      "dynamic_pad")
-    return keys, single, [_as_node(v) for v in values]
+        sparse.append(isinstance(v, SparseTensorValue))
+        nodes += [_as_node(f) for f in v] if sparse[-1] else [_as_node(v)]
+    return keys, single, nodes, sparse
 
 
 def _keep(keep_input, n):
@@ -353,8 +377,11 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
           allow_smaller_final_batch=False, shared_name=None, name=None,
           min_after_dequeue=0, seed=None):
     parts = [_components(t) for t in tensors_list]
-    keys, single, _ = parts[0]
-    for k, _, nodes in parts[1:]:
+    keys, single, _, sparse = parts[0]
+    for k, _, nodes, sp in parts[1:]:
+        if k == keys and sp != sparse:
+            raise ValueError("Inconsistent SparseTensors list: the inputs of a *_join "
+                             "call must have SparseTensors in the same places")
         if k != keys or len(nodes) != len(parts[0][2]):
             raise ValueError("Expected all inputs of a *_join call to have the same "
                              "structure")
@@ -364,11 +391,11 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
         graph_seed, seed = None, None
     collection = _graph._collection()
     batcher = _inflow._batch(
-        kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
+        kind, [p[2] for p in parts], [str(k) for k in keys] if keys else [],
         _keep(keep_input, len(parts)), join, int(batch_size), int(num_threads),
         int(capacity), bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
         bool(allow_smaller_final_batch), shared_name, name, int(min_after_dequeue), seed,
-        graph_seed, collection)
+        graph_seed, collection, sparse if any(sparse) else [])
     return BatchOutput(batcher, keys, single)
 
 
