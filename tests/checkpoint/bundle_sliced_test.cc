@@ -131,7 +131,8 @@ TEST(BundleSlicedTest, TfPartitionedVariablesReadAsTheWholeTensor) {
   EXPECT_THAT(got.flat<int32_t>(), ElementsAreArray(big));
 
   std::vector<std::string> names;
-  for (const json& hex : facts.at("assembled").at("part/names").at("values_hex")) {
+  for (const json& hex :
+       facts.at("assembled").at("part/names").at("values_hex")) {
     names.push_back(internal::testing::FromHex(hex.get<std::string>()));
   }
   got = reader->Read("part/names").value();
@@ -173,7 +174,8 @@ TEST(BundleSlicedTest, HiddenKeysAreExactlyTfsSliceKeys) {
   const std::vector<std::string> listed = ListedNames(facts);
   std::vector<std::string> tf_hidden;
   for (const json& e : facts.at("index_entries")) {
-    std::string key = internal::testing::FromHex(e.at("key_hex").get<std::string>());
+    std::string key =
+        internal::testing::FromHex(e.at("key_hex").get<std::string>());
     if (std::find(listed.begin(), listed.end(), key) == listed.end()) {
       tf_hidden.push_back(std::move(key));
     }
@@ -187,9 +189,8 @@ TEST(BundleSlicedTest, HiddenKeysAreExactlyTfsSliceKeys) {
   const std::vector<internal::SliceExtent> big_right = {{65, 65}};
   EXPECT_EQ(internal::EncodeTensorNameSlice("part/big", big_right),
             Bytes("\x00part/big\x00\x01\x01\x01\xc0\x41\xc0\x41"));
-  EXPECT_THAT(tf_hidden,
-              ::testing::Contains(internal::EncodeTensorNameSlice(
-                  "part/big", big_right)));
+  EXPECT_THAT(tf_hidden, ::testing::Contains(internal::EncodeTensorNameSlice(
+                             "part/big", big_right)));
   // A full extent is (0, -1); a three-byte and a negative number.
   const std::vector<internal::SliceExtent> other = {{0, -1}, {8192, -65}};
   EXPECT_EQ(internal::EncodeTensorNameSlice(std::string("a\x00\xff", 3), other),

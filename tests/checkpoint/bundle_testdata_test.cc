@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <complex>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -29,12 +29,15 @@ using testing::ReadTfExpected;
 using testing::TfTestDataDir;
 
 const std::map<std::string, DType>& DTypesByProtoName() {
-  static const auto* names = new std::map<std::string, DType>{
-      {"DT_FLOAT", DType::kFloat32}, {"DT_DOUBLE", DType::kFloat64},
-      {"DT_INT32", DType::kInt32},   {"DT_INT64", DType::kInt64},
-      {"DT_STRING", DType::kString}, {"DT_BOOL", DType::kBool},
-      {"DT_COMPLEX64", DType::kComplex64},
-      {"DT_COMPLEX128", DType::kComplex128}};
+  static const auto* names =
+      new std::map<std::string, DType>{{"DT_FLOAT", DType::kFloat32},
+                                       {"DT_DOUBLE", DType::kFloat64},
+                                       {"DT_INT32", DType::kInt32},
+                                       {"DT_INT64", DType::kInt64},
+                                       {"DT_STRING", DType::kString},
+                                       {"DT_BOOL", DType::kBool},
+                                       {"DT_COMPLEX64", DType::kComplex64},
+                                       {"DT_COMPLEX128", DType::kComplex128}};
   return *names;
 }
 
@@ -132,7 +135,8 @@ std::set<std::string> PartitionedNames(const json& facts) {
   if (!facts.contains("index_entries")) return names;
   for (const json& e : facts.at("index_entries")) {
     if (e.at("slices").empty()) continue;
-    names.insert(internal::testing::FromHex(e.at("key_hex").get<std::string>()));
+    names.insert(
+        internal::testing::FromHex(e.at("key_hex").get<std::string>()));
   }
   return names;
 }

@@ -29,8 +29,8 @@ using testing::ReadAll;
 // TensorFlow's DataType enum values (types.proto).
 const std::map<std::string, int>& DTypeEnums() {
   static const auto* kEnums = new std::map<std::string, int>{
-      {"DT_FLOAT", 1},  {"DT_DOUBLE", 2}, {"DT_INT32", 3},
-      {"DT_STRING", 7}, {"DT_INT64", 9},  {"DT_BOOL", 10},
+      {"DT_FLOAT", 1},     {"DT_DOUBLE", 2},     {"DT_INT32", 3},
+      {"DT_STRING", 7},    {"DT_INT64", 9},      {"DT_BOOL", 10},
       {"DT_COMPLEX64", 8}, {"DT_COMPLEX128", 18}};
   return *kEnums;
 }
@@ -69,7 +69,8 @@ TEST(TableTestdataTest, EveryTensorFlowIndexIteratesItsKeysInOrder) {
     std::map<std::string, std::string> dtypes;
     if (file.contains("index_entries")) {
       for (const auto& e : file["index_entries"]) {
-        const std::string key = testing::FromHex(e["key_hex"].get<std::string>());
+        const std::string key =
+            testing::FromHex(e["key_hex"].get<std::string>());
         want.push_back(key);
         dtypes[key] = e["dtype"];
       }
