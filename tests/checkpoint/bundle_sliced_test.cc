@@ -1,14 +1,18 @@
 // Copyright 2026 The inflow Authors.
 //
 // Partitioned tensors and complex tensors in bundles: the TF-written
-// checkpoints of tests/checkpoint/testdata (made by
-// tests/testdata/make_tf_sliced_checkpoints.py) read as TF reads them, the
-// slices' hidden keys are TF's, and damaged slice layouts are DATA_LOSS.
+// checkpoints tests/testdata/tf/checkpoint/{partitioned,complex} (from
+// scripts/make-tf-testdata) read as TF reads them (the values
+// expected.json lists), the slices' hidden keys are TF's, and damaged
+// slice layouts are DATA_LOSS.
 
+#include <algorithm>
 #include <complex>
-#include <cstdlib>
+#include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,17 +25,37 @@
 
 #include "checkpoint/bundle_index.h"
 #include "checkpoint/bundle_proto.h"
+#include "table_test_util.h"
+#include "tf_testdata.h"
 
 namespace inflow {
 namespace {
 
+using json = nlohmann::json;
 using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
+// The prefix of a checkpoint of tests/testdata/tf/checkpoint.
 std::string TestData(const std::string& name) {
-  const char* src = std::getenv("INFLOW_SOURCE_DIR");
-  return std::string(src ? src : ".") + "/tests/checkpoint/testdata/" + name;
+  return (testing::TfTestDataDir() / "checkpoint" / name).string();
+}
+
+// expected.json's facts of checkpoint/`name`.
+json Facts(const std::string& name) {
+  json expected;
+  EXPECT_TRUE(testing::ReadTfExpected(&expected));
+  const std::string key = "checkpoint/" + name;
+  EXPECT_TRUE(expected["files"].contains(key))
+      << "expected.json has no " << key;
+  return expected["files"][key];
+}
+
+// The names TF lists (tf.train.list_variables), in key order.
+std::vector<std::string> ListedNames(const json& facts) {
+  std::vector<std::string> names;
+  for (const json& v : facts.at("variables")) names.push_back(v.at(0));
+  return names;
 }
 
 // A string literal's bytes, NULs included.
@@ -46,10 +70,36 @@ std::vector<std::string> Names(const BundleReader& reader) {
   return names;
 }
 
+// The assembled values expected.json lists for a tensor of "partitioned".
+template <typename T>
+std::vector<T> Values(const json& facts, const std::string& name) {
+  return facts.at("assembled").at(name).at("values").get<std::vector<T>>();
+}
+
+std::vector<int64_t> Shape(const json& facts, const std::string& name) {
+  return facts.at("assembled").at(name).at("shape").get<std::vector<int64_t>>();
+}
+
 TEST(BundleSlicedTest, TfPartitionedVariablesAreListedOnceWithTheirFullShape) {
+  const json facts = Facts("partitioned");
   auto reader = BundleReader::Open(TestData("partitioned")).value();
+  EXPECT_THAT(Names(*reader), ElementsAreArray(ListedNames(facts)));
   EXPECT_THAT(Names(*reader), ElementsAre("part/big", "part/cols", "part/names",
                                           "part/rows", "plain"));
+  // Listed with TF's shapes; partitioned exactly when the index entry has
+  // slices.
+  std::map<std::string, bool> sliced;
+  for (const json& e : facts.at("index_entries")) {
+    sliced[internal::testing::FromHex(e.at("key_hex").get<std::string>())] =
+        !e.at("slices").empty();
+  }
+  for (const json& v : facts.at("variables")) {
+    const std::string name = v.at(0);
+    SCOPED_TRACE(name);
+    const BundleEntry* e = reader->Lookup(name).value();
+    EXPECT_EQ(e->shape.dims(), v.at(1).get<std::vector<int64_t>>());
+    EXPECT_EQ(e->partitioned, sliced.at(name));
+  }
   const BundleEntry* rows = reader->Lookup("part/rows").value();
   EXPECT_TRUE(rows->partitioned);
   EXPECT_EQ(rows->dtype, DType::kFloat32);
@@ -59,24 +109,35 @@ TEST(BundleSlicedTest, TfPartitionedVariablesAreListedOnceWithTheirFullShape) {
 }
 
 TEST(BundleSlicedTest, TfPartitionedVariablesReadAsTheWholeTensor) {
+  const json facts = Facts("partitioned");
   auto reader = BundleReader::Open(TestData("partitioned")).value();
-  std::vector<float> rows(15);
-  for (int i = 0; i < 15; ++i) rows[i] = static_cast<float>(i) / 2;
+  const std::vector<float> rows = Values<float>(facts, "part/rows");
+  ASSERT_EQ(rows.size(), 15u);
   Tensor got = reader->Read("part/rows").value();
+  EXPECT_EQ(got.shape().dims(), Shape(facts, "part/rows"));
   EXPECT_EQ(got.shape(), TensorShape({5, 3}));
   EXPECT_THAT(got.flat<float>(), ElementsAreArray(rows));
 
-  std::vector<int64_t> cols(14);
-  for (int i = 0; i < 14; ++i) cols[i] = i * 3 - 7;
+  const std::vector<int64_t> cols = Values<int64_t>(facts, "part/cols");
+  ASSERT_EQ(cols.size(), 14u);
   got = reader->Read("part/cols").value();
+  EXPECT_EQ(got.shape().dims(), Shape(facts, "part/cols"));
   EXPECT_THAT(got.flat<int64_t>(), ElementsAreArray(cols));
 
-  std::vector<int32_t> big(130);
-  std::iota(big.begin(), big.end(), -60);
+  const std::vector<int32_t> big = Values<int32_t>(facts, "part/big");
+  ASSERT_EQ(big.size(), 130u);
   got = reader->Read("part/big").value();
+  EXPECT_EQ(got.shape().dims(), Shape(facts, "part/big"));
   EXPECT_THAT(got.flat<int32_t>(), ElementsAreArray(big));
 
+  std::vector<std::string> names;
+  for (const json& hex :
+       facts.at("assembled").at("part/names").at("values_hex")) {
+    names.push_back(internal::testing::FromHex(hex.get<std::string>()));
+  }
   got = reader->Read("part/names").value();
+  EXPECT_EQ(got.shape().dims(), Shape(facts, "part/names"));
+  EXPECT_THAT(got.flat<std::string>(), ElementsAreArray(names));
   EXPECT_THAT(got.flat<std::string>(), ElementsAre("a", "bc", "", "def"));
 
   // In place too.
@@ -87,8 +148,10 @@ TEST(BundleSlicedTest, TfPartitionedVariablesReadAsTheWholeTensor) {
 }
 
 // Every key of the index that is not listed is a slice key computed from
-// a listed tensor's name and slices: the encoding is TF's.
+// a listed tensor's name and slices: the encoding is TF's, and the keys
+// are those of TF's file (expected.json's index entries).
 TEST(BundleSlicedTest, HiddenKeysAreExactlyTfsSliceKeys) {
+  const json facts = Facts("partitioned");
   Result<internal::BundleIndex> index =
       internal::ReadBundleIndex(Env::Default(), TestData("partitioned"));
   ASSERT_TRUE(index.ok()) << index.status();
@@ -107,6 +170,18 @@ TEST(BundleSlicedTest, HiddenKeysAreExactlyTfsSliceKeys) {
   std::sort(encoded.begin(), encoded.end());
   EXPECT_EQ(unlisted, encoded);
   EXPECT_EQ(unlisted.size(), 9u);
+  // TF's keys that are not variables are exactly these.
+  const std::vector<std::string> listed = ListedNames(facts);
+  std::vector<std::string> tf_hidden;
+  for (const json& e : facts.at("index_entries")) {
+    std::string key =
+        internal::testing::FromHex(e.at("key_hex").get<std::string>());
+    if (std::find(listed.begin(), listed.end(), key) == listed.end()) {
+      tf_hidden.push_back(std::move(key));
+    }
+  }
+  std::sort(tf_hidden.begin(), tf_hidden.end());
+  EXPECT_EQ(unlisted, tf_hidden);
   // One spelled out (as TF's CheckpointReader.debug_string shows it).
   const std::vector<internal::SliceExtent> cols_right = {{0, 2}, {4, 3}};
   EXPECT_EQ(internal::EncodeTensorNameSlice("part/cols", cols_right),
@@ -114,6 +189,8 @@ TEST(BundleSlicedTest, HiddenKeysAreExactlyTfsSliceKeys) {
   const std::vector<internal::SliceExtent> big_right = {{65, 65}};
   EXPECT_EQ(internal::EncodeTensorNameSlice("part/big", big_right),
             Bytes("\x00part/big\x00\x01\x01\x01\xc0\x41\xc0\x41"));
+  EXPECT_THAT(tf_hidden, ::testing::Contains(internal::EncodeTensorNameSlice(
+                             "part/big", big_right)));
   // A full extent is (0, -1); a three-byte and a negative number.
   const std::vector<internal::SliceExtent> other = {{0, -1}, {8192, -65}};
   EXPECT_EQ(internal::EncodeTensorNameSlice(std::string("a\x00\xff", 3), other),
@@ -126,29 +203,58 @@ TEST(BundleSlicedTest, HiddenKeysAreExactlyTfsSliceKeys) {
 }
 
 TEST(BundleSlicedTest, SaverRestoresAPartitionedVariableIntoAWholeTensor) {
+  const json facts = Facts("partitioned");
   Tensor rows(DType::kFloat32, TensorShape({5, 3}));
   Tensor plain(DType::kFloat32, TensorShape({2}));
   Saver saver;
   ASSERT_TRUE(saver.Register("part/rows", &rows).ok());
   ASSERT_TRUE(saver.Register("plain", &plain).ok());
   ASSERT_TRUE(saver.Restore(TestData("partitioned")).ok());
+  EXPECT_THAT(rows.flat<float>(),
+              ElementsAreArray(Values<float>(facts, "part/rows")));
   EXPECT_EQ(rows.flat<float>()[14], 7.0f);
+  EXPECT_THAT(plain.flat<float>(),
+              ElementsAreArray(Values<float>(facts, "plain")));
   EXPECT_THAT(plain.flat<float>(), ElementsAre(1.5f, -2.5f));
 }
 
+// expected.json's [real, imag] pairs of one tensor of "complex".
+template <typename T>
+std::vector<std::complex<T>> ComplexValues(const json& facts,
+                                           const std::string& name) {
+  std::vector<std::complex<T>> out;
+  for (const json& t : facts.at("tensors")) {
+    if (t.at("name") != name) continue;
+    for (const json& v : t.at("values")) {
+      out.emplace_back(static_cast<T>(v.at(0).get<double>()),
+                       static_cast<T>(v.at(1).get<double>()));
+    }
+  }
+  return out;
+}
+
 TEST(BundleSlicedTest, TfComplexTensorsRead) {
+  const json facts = Facts("complex");
   auto reader = BundleReader::Open(TestData("complex")).value();
   const std::string c64 = "c64/.ATTRIBUTES/VARIABLE_VALUE";
   const std::string c128 = "c128/.ATTRIBUTES/VARIABLE_VALUE";
   EXPECT_EQ(reader->Lookup(c64).value()->dtype, DType::kComplex64);
   EXPECT_EQ(reader->Lookup(c128).value()->dtype, DType::kComplex128);
+  const std::vector<std::complex<float>> want64 =
+      ComplexValues<float>(facts, c64);
+  ASSERT_EQ(want64.size(), 3u);
   Tensor got = reader->Read(c64).value();
+  EXPECT_THAT(got.flat<std::complex<float>>(), ElementsAreArray(want64));
   EXPECT_THAT(
       got.flat<std::complex<float>>(),
       ElementsAre(std::complex<float>(1, 2), std::complex<float>(-3.5f, 0.25f),
                   std::complex<float>(0, -1)));
+  const std::vector<std::complex<double>> want128 =
+      ComplexValues<double>(facts, c128);
+  ASSERT_EQ(want128.size(), 4u);
   got = reader->Read(c128).value();
   EXPECT_EQ(got.shape(), TensorShape({2, 2}));
+  EXPECT_THAT(got.flat<std::complex<double>>(), ElementsAreArray(want128));
   EXPECT_THAT(
       got.flat<std::complex<double>>(),
       ElementsAre(std::complex<double>(1e100, 1), std::complex<double>(-2, -2),
@@ -170,6 +276,69 @@ TEST(BundleSlicedTest, ComplexTensorsRoundTrip) {
   EXPECT_EQ(reader->Read("c64").value(), c64);
   EXPECT_EQ(reader->Read("c128").value(), c128);
   EXPECT_EQ(reader->Lookup("c128").value()->size, 16);
+}
+
+// TF's "partitioned" checkpoint copied into a MemEnv at /t/p, its index
+// rewritten by `edit` (the entries by name).
+Status DamagedTfPartitioned(
+    MemEnv& env,
+    const std::function<void(std::map<std::string, internal::StoredEntry>&)>&
+        edit) {
+  for (const char* suffix : {".index", ".data-00000-of-00001"}) {
+    std::string bytes;
+    ::testing::AssertionResult read = testing::ReadTfTestFile(
+        "checkpoint/partitioned" + std::string(suffix), &bytes);
+    if (!read) return InternalError(read.message());
+    INFLOW_RETURN_IF_ERROR(
+        WriteStringToFile(env, "/t/p" + std::string(suffix), bytes));
+  }
+  INFLOW_ASSIGN_OR_RETURN(internal::BundleIndex index,
+                          internal::ReadBundleIndex(env, "/t/p"));
+  std::map<std::string, internal::StoredEntry> entries;
+  for (internal::StoredEntry& e : index.entries) {
+    entries[e.entry.name] = std::move(e);
+  }
+  edit(entries);
+  return internal::WriteBundleIndex(env, "/t/p.index", index.header, entries,
+                                    false);
+}
+
+Status ReadTfRows(MemEnv& env) {
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                          BundleReader::Open("/t/p", &env));
+  Status verified = reader->Verify();
+  Status read = reader->Read("part/rows").status();
+  EXPECT_EQ(verified.code(), read.code()) << verified << " / " << read;
+  return read;
+}
+
+TEST(BundleSlicedTest, TfPartitionedWithASliceEntryDroppedIsDataLoss) {
+  MemEnv env;
+  ASSERT_TRUE(DamagedTfPartitioned(env, [](auto& entries) {
+                const auto& rows = entries.at("part/rows");
+                ASSERT_EQ(rows.slice_extents.size(), 3u);
+                entries.erase(internal::EncodeTensorNameSlice(
+                    "part/rows", rows.slice_extents[1]));
+              }).ok());
+  Status s = ReadTfRows(env);
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_THAT(std::string(s.message()),
+              HasSubstr("slice 1: its data entry is missing"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("/t/p.index"));
+}
+
+TEST(BundleSlicedTest, TfPartitionedWithOverlappingSlicesIsDataLoss) {
+  MemEnv env;
+  // Slice 1 listed twice (and slice 2 not): rows 2 and 3 covered twice.
+  ASSERT_TRUE(DamagedTfPartitioned(env, [](auto& entries) {
+                auto& rows = entries.at("part/rows");
+                ASSERT_EQ(rows.slices.size(), 3u);
+                rows.slices[2] = rows.slices[1];
+              }).ok());
+  Status s = ReadTfRows(env);
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("slices 1 and 2 overlap"));
+  EXPECT_THAT(std::string(s.message()), HasSubstr("'part/rows' [5,3]"));
 }
 
 // A bundle whose "t" is float32 [4] partitioned into `slices`, each stored

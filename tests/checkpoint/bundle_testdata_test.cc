@@ -2,11 +2,14 @@
 //
 // Every TensorFlow-written checkpoint in tests/testdata/tf reads with the
 // names, dtypes, shapes, offsets, sizes, CRCs and values that expected.json
-// lists for it.
+// lists for it: partitioned tensors listed once (their slices' keys
+// hidden) and read assembled, complex tensors too.
 
 #include <algorithm>
+#include <complex>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -14,6 +17,7 @@
 #include "inflow/checkpoint/bundle.h"
 
 #include "io/sha256.h"
+#include "table_test_util.h"
 #include "tf_testdata.h"
 
 namespace inflow {
@@ -25,10 +29,15 @@ using testing::ReadTfExpected;
 using testing::TfTestDataDir;
 
 const std::map<std::string, DType>& DTypesByProtoName() {
-  static const auto* names = new std::map<std::string, DType>{
-      {"DT_FLOAT", DType::kFloat32}, {"DT_DOUBLE", DType::kFloat64},
-      {"DT_INT32", DType::kInt32},   {"DT_INT64", DType::kInt64},
-      {"DT_STRING", DType::kString}, {"DT_BOOL", DType::kBool}};
+  static const auto* names =
+      new std::map<std::string, DType>{{"DT_FLOAT", DType::kFloat32},
+                                       {"DT_DOUBLE", DType::kFloat64},
+                                       {"DT_INT32", DType::kInt32},
+                                       {"DT_INT64", DType::kInt64},
+                                       {"DT_STRING", DType::kString},
+                                       {"DT_BOOL", DType::kBool},
+                                       {"DT_COMPLEX64", DType::kComplex64},
+                                       {"DT_COMPLEX128", DType::kComplex128}};
   return *names;
 }
 
@@ -61,7 +70,24 @@ void CheckInts(const json& want, const Tensor& got) {
   EXPECT_EQ(sum, want.at("sum").get<int64_t>());
 }
 
+// Every value exactly, from expected.json's [real, imag] pairs.
+template <typename T>
+void CheckComplex(const json& want, const Tensor& got) {
+  const json& values = want.at("values");
+  std::span<const std::complex<T>> v = got.flat<std::complex<T>>();
+  ASSERT_EQ(values.size(), v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_EQ(v[i], std::complex<T>(static_cast<T>(values[i][0].get<double>()),
+                                    static_cast<T>(values[i][1].get<double>())))
+        << i;
+  }
+}
+
 void CheckValues(const json& want, const Tensor& got) {
+  if (got.dtype() == DType::kComplex64) return CheckComplex<float>(want, got);
+  if (got.dtype() == DType::kComplex128) {
+    return CheckComplex<double>(want, got);
+  }
   if (got.dtype() == DType::kString) {
     std::span<const std::string> s = got.flat<std::string>();
     const json& lengths = want.at("string_lengths_first");
@@ -94,13 +120,37 @@ void CheckValues(const json& want, const Tensor& got) {
   }
 }
 
+// The bundle formats of expected.json.
+bool IsBundle(const json& facts) {
+  static const auto* kFormats = new std::set<std::string>{
+      "tensor_bundle_v2", "tensor_bundle_v2_partitioned",
+      "tensor_bundle_v2_complex"};
+  return kFormats->count(facts.value("format", "")) > 0;
+}
+
+// The names whose index entry has slices (expected.json lists the raw
+// index entries of the partitioned and complex checkpoints only).
+std::set<std::string> PartitionedNames(const json& facts) {
+  std::set<std::string> names;
+  if (!facts.contains("index_entries")) return names;
+  for (const json& e : facts.at("index_entries")) {
+    if (e.at("slices").empty()) continue;
+    names.insert(
+        internal::testing::FromHex(e.at("key_hex").get<std::string>()));
+  }
+  return names;
+}
+
 TEST(BundleTestdataTest, EveryTensorFlowCheckpointReadsAsExpected) {
   json expected;
   ASSERT_TRUE(ReadTfExpected(&expected));
   int bundles = 0;
+  int partitioned = 0;
+  int complex = 0;
   for (const auto& [file, facts] : expected.at("files").items()) {
-    if (facts.value("format", "") != "tensor_bundle_v2") continue;
+    if (!IsBundle(facts)) continue;
     ++bundles;
+    const std::set<std::string> sliced = PartitionedNames(facts);
     SCOPED_TRACE(file);
     const std::string prefix = (TfTestDataDir() / file).string();
     Result<std::unique_ptr<BundleReader>> reader = BundleReader::Open(prefix);
@@ -122,11 +172,19 @@ TEST(BundleTestdataTest, EveryTensorFlowCheckpointReadsAsExpected) {
       EXPECT_EQ(e.dtype,
                 DTypesByProtoName().at(want.at("dtype").get<std::string>()));
       EXPECT_EQ(e.shape.dims(), want.at("shape").get<std::vector<int64_t>>());
-      EXPECT_EQ(e.shard_id, want.at("shard_id").get<int32_t>());
-      EXPECT_EQ(e.offset, want.at("offset").get<int64_t>());
-      EXPECT_EQ(e.size, want.at("size").get<int64_t>());
-      EXPECT_EQ(e.masked_crc32c, want.at("crc32c_masked").get<uint32_t>());
-      EXPECT_FALSE(e.partitioned);
+      EXPECT_EQ(e.partitioned, sliced.count(e.name) > 0);
+      if (e.partitioned) {
+        ++partitioned;
+      } else {
+        // A partitioned entry's shard, offset, size and CRC are unused.
+        EXPECT_EQ(e.shard_id, want.at("shard_id").get<int32_t>());
+        EXPECT_EQ(e.offset, want.at("offset").get<int64_t>());
+        EXPECT_EQ(e.size, want.at("size").get<int64_t>());
+        EXPECT_EQ(e.masked_crc32c, want.at("crc32c_masked").get<uint32_t>());
+      }
+      if (e.dtype == DType::kComplex64 || e.dtype == DType::kComplex128) {
+        ++complex;
+      }
       Result<Tensor> value = r.Read(e.name);
       ASSERT_TRUE(value.ok()) << value.status();
       EXPECT_EQ(value->dtype(), e.dtype);
@@ -138,7 +196,9 @@ TEST(BundleTestdataTest, EveryTensorFlowCheckpointReadsAsExpected) {
     }
     EXPECT_TRUE(r.Verify().ok());
   }
-  EXPECT_EQ(bundles, 5);
+  EXPECT_EQ(bundles, 7);
+  EXPECT_EQ(partitioned, 4);
+  EXPECT_EQ(complex, 2);
 }
 
 TEST(BundleTestdataTest, KnownValuesOfTheEstimatorCheckpoint) {

@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // The `.index` files TensorFlow wrote (tests/testdata/tf, described by
-// expected.json) open, iterate in key order and seek.
+// expected.json) open, iterate in key order and seek: every key, the
+// hidden slice keys of partitioned tensors too.
 
 #include <algorithm>
 #include <map>
@@ -28,8 +29,9 @@ using testing::ReadAll;
 // TensorFlow's DataType enum values (types.proto).
 const std::map<std::string, int>& DTypeEnums() {
   static const auto* kEnums = new std::map<std::string, int>{
-      {"DT_FLOAT", 1},  {"DT_DOUBLE", 2}, {"DT_INT32", 3},
-      {"DT_STRING", 7}, {"DT_INT64", 9},  {"DT_BOOL", 10}};
+      {"DT_FLOAT", 1},     {"DT_DOUBLE", 2},     {"DT_INT32", 3},
+      {"DT_STRING", 7},    {"DT_INT64", 9},      {"DT_BOOL", 10},
+      {"DT_COMPLEX64", 8}, {"DT_COMPLEX128", 18}};
   return *kEnums;
 }
 
@@ -38,7 +40,12 @@ TEST(TableTestdataTest, EveryTensorFlowIndexIteratesItsKeysInOrder) {
   ASSERT_TRUE(inflow::testing::ReadTfExpected(&expected));
   int checkpoints = 0;
   for (const auto& [key, file] : expected["files"].items()) {
-    if (file.value("format", "") != "tensor_bundle_v2") continue;
+    const std::string format = file.value("format", "");
+    if (format != "tensor_bundle_v2" &&
+        format != "tensor_bundle_v2_partitioned" &&
+        format != "tensor_bundle_v2_complex") {
+      continue;
+    }
     ++checkpoints;
     SCOPED_TRACE(key);
     const std::string path =
@@ -55,12 +62,23 @@ TEST(TableTestdataTest, EveryTensorFlowIndexIteratesItsKeysInOrder) {
     auto entries = ReadAll(**table);
     ASSERT_TRUE(entries.ok()) << entries.status();
 
-    // "" (the bundle header), then the tensor names in byte order.
+    // "" (the bundle header), then the keys in byte order: the tensor
+    // names, or, where expected.json lists the raw index entries, every
+    // key (a partitioned tensor's hidden slice keys too).
     std::vector<std::string> want{""};
     std::map<std::string, std::string> dtypes;
-    for (const auto& t : file["tensors"]) {
-      want.push_back(t["name"]);
-      dtypes[t["name"]] = t["dtype"];
+    if (file.contains("index_entries")) {
+      for (const auto& e : file["index_entries"]) {
+        const std::string key =
+            testing::FromHex(e["key_hex"].get<std::string>());
+        want.push_back(key);
+        dtypes[key] = e["dtype"];
+      }
+    } else {
+      for (const auto& t : file["tensors"]) {
+        want.push_back(t["name"]);
+        dtypes[t["name"]] = t["dtype"];
+      }
     }
     std::sort(want.begin(), want.end());
     std::vector<std::string> got;
@@ -102,7 +120,7 @@ TEST(TableTestdataTest, EveryTensorFlowIndexIteratesItsKeysInOrder) {
       }
     }
   }
-  EXPECT_EQ(checkpoints, 5);
+  EXPECT_EQ(checkpoints, 7);
 }
 
 }  // namespace

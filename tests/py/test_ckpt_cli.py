@@ -1,6 +1,7 @@
 """`inflow ckpt` against TensorFlow: what `list`, `dump`, `state` and
-`verify` print for checkpoints TF wrote (tests/testdata/tf/checkpoint, from
-scripts/make-tf-testdata, and one written here with every dtype) equals what tf.train.list_variables,
+`verify` print for checkpoints TF wrote (every one of tests/testdata/tf/checkpoint,
+from scripts/make-tf-testdata, partitioned and complex ones included, and
+one written here with every dtype) equals what tf.train.list_variables,
 load_checkpoint and get_checkpoint_state say; damage exits 1 with
 DATA_LOSS naming the file and offset, where TF fails too."""
 import base64
@@ -13,7 +14,9 @@ import pytest
 import tensorflow as tf
 
 PREFIXES = ["half_plus_two_tf1", "half_plus_two_tf2", "keras_adam",
-            "objgraph_only", "estimator/model.ckpt-1000"]
+            "objgraph_only", "estimator/model.ckpt-1000", "partitioned", "complex"]
+BUNDLE_FORMATS = {"tensor_bundle_v2", "tensor_bundle_v2_partitioned",
+                  "tensor_bundle_v2_complex"}
 
 
 # The Keras model's first kernel, as tf.train.Checkpoint names it.
@@ -29,6 +32,23 @@ def tensor_facts(tf_expected, prefix, name):
     [facts] = [t for t in tf_expected["files"]["checkpoint/" + prefix]["tensors"]
                if t["name"] == name]
     return facts
+
+
+def test_prefixes_are_every_checkpoint_of_expected_json(tf_expected):
+    assert sorted(PREFIXES) == sorted(
+        key.removeprefix("checkpoint/") for key, facts in tf_expected["files"].items()
+        if facts.get("format") in BUNDLE_FORMATS)
+
+
+def tf_value(reader, facts, tensor):
+    """The tensor as TF reads it. TF's reader refuses a whole partitioned
+    string tensor: for that one, its slices as TF's RestoreV2 read them, put
+    together (expected.json's "assembled")."""
+    assembled = facts.get("assembled", {}).get(tensor, {})
+    if "values_hex" in assembled:
+        return np.array([bytes.fromhex(h) for h in assembled["values_hex"]],
+                        dtype=object).reshape(assembled["shape"])
+    return reader.get_tensor(tensor)
 
 
 def ckpt_json(run_inflow, *args):
@@ -57,13 +77,17 @@ def assert_same_values(dumped, expected):
     if expected.dtype == object:  # tf.string
         assert [as_bytes(v) for v in dumped["values"]] == list(expected.reshape(-1))
         return
-    got = np.array([as_number(v) for v in dumped["values"]],
-                   dtype=np.float64 if expected.dtype.kind == "f" else expected.dtype)
+    if expected.dtype.kind == "c":  # [real, imaginary] pairs
+        got = np.array([complex(as_number(re), as_number(im)) for re, im in dumped["values"]],
+                       dtype=expected.dtype)
+    else:
+        got = np.array([as_number(v) for v in dumped["values"]],
+                       dtype=np.float64 if expected.dtype.kind == "f" else expected.dtype)
     got = got.astype(expected.dtype).reshape(expected.shape)
     np.testing.assert_array_equal(got, expected)
     # Same bits, not only equal values (NaN payloads aside).
     got, expected = got.reshape(-1), expected.reshape(-1)
-    finite = np.isfinite(expected) if expected.dtype.kind == "f" else slice(None)
+    finite = np.isfinite(expected) if expected.dtype.kind in "fc" else slice(None)
     assert got[finite].tobytes() == expected[finite].tobytes()
 
 
@@ -94,15 +118,16 @@ def test_a_directory_stands_for_its_latest_checkpoint(run_inflow, ckpt_dir, tf_e
 
 
 @pytest.mark.parametrize("name", PREFIXES)
-def test_dump_gives_every_tensor_as_tf_reads_it(run_inflow, ckpt_dir, name):
+def test_dump_gives_every_tensor_as_tf_reads_it(run_inflow, ckpt_dir, tf_expected, name):
     prefix = str(ckpt_dir / name)
     reader = tf.train.load_checkpoint(prefix)
     dtypes = reader.get_variable_to_dtype_map()
+    facts = tf_expected["files"]["checkpoint/" + name]
     for tensor, _ in tf.train.list_variables(prefix):
         dumped = ckpt_json(run_inflow, "dump", "--json", prefix, tensor)
         assert dumped["name"] == tensor
         assert dumped["dtype"] == dtypes[tensor].name
-        assert_same_values(dumped, reader.get_tensor(tensor))
+        assert_same_values(dumped, tf_value(reader, facts, tensor))
 
 
 @pytest.fixture(scope="module")
