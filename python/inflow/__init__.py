@@ -13,6 +13,7 @@ from inflow import io
 # TF1 also has the parsing names at the top level (tf.parse_example, ...).
 from inflow.io._parsing import *  # noqa: F401,F403
 from inflow import train
+from inflow._steps import *  # noqa: F401,F403  Node, run, cast, one_hot, ...
 from inflow._pipeline import *  # noqa: F401,F403  Pipeline
 
 __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0"
