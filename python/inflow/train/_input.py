@@ -24,14 +24,17 @@ parse + decode, no GIL) and enqueue the results. start_queue_runners starts
 every runner. Python functions join in through ``inflow.py_func``.
 """
 
+import os
+
 import numpy as np
 
 from inflow import _inflow
+from inflow._validate import check_path, check_strings
 from inflow._steps import Node, _as_node
 from inflow.io._parsing import SparseTensorValue
 from inflow.io._records import TFRecordOptions
 
-__all__ = ["string_input_producer", "range_input_producer", "slice_input_producer",
+__all__ = ["match_filenames_once", "string_input_producer", "range_input_producer", "slice_input_producer",
            "input_producer", "limit_epochs", "ReaderBase", "TFRecordReader",
            "TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "batch",
            "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
@@ -41,14 +44,32 @@ __all__ = ["string_input_producer", "range_input_producer", "slice_input_produce
 
 def _strings(values):
     if isinstance(values, Node):
-        raise TypeError("string_input_producer: pass the strings themselves "
-                        "(a list, or an array of bytes or str)")
-    out = []
-    for v in np.asarray(values, dtype=object).reshape(-1):
-        if isinstance(v, (bytes, np.bytes_)):
-            v = bytes(v).decode("utf-8", "surrogateescape")
-        out.append(str(v))
-    return out
+        if values.op_name != "constant" or values.dtype != np.dtype(object):
+            raise TypeError("string_input_producer: pass the strings themselves "
+                            "(a list, an array of bytes or str, or "
+                            "match_filenames_once's result), not a Node of "
+                            f"{values.op_name!r}")
+        from inflow._steps import run
+        values = run(values)
+    return check_strings("string_input_producer", "string_tensor", values)
+
+
+def match_filenames_once(pattern, name=None):
+    """The file names matching ``pattern`` (a glob, or a list of them), all
+    sorted together, as a string Node
+    (``tf.compat.v1.train.match_filenames_once``), to pass to
+    string_input_producer or ``inflow.run``. The files are matched once,
+    now (TF: when the local variables are initialized); a pattern matching
+    nothing adds no name, and wildcards may appear in the file name part
+    only (InvalidArgumentError otherwise)."""
+    patterns = pattern if isinstance(pattern, (list, tuple)) else [pattern]
+    names = []
+    for i, p in enumerate(patterns):
+        what = "pattern" if patterns is not pattern else f"pattern[{i}]"
+        names.extend(_inflow._glob(check_path("match_filenames_once", what, p)))
+    values = np.empty(len(names), dtype=object)
+    values[:] = [os.fsencode(n) for n in sorted(names)]
+    return _as_node(values)
 
 
 def _check_no_cancel_op(cancel_op):
