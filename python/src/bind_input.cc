@@ -466,8 +466,7 @@ void CheckOneHot(DType indices, const PartialShape& shape, int64_t depth,
   }
   if (depth < 0) {
     throw nb::value_error(
-        ("one_hot: depth must be >= 0, got " + std::to_string(depth))
-            .c_str());
+        ("one_hot: depth must be >= 0, got " + std::to_string(depth)).c_str());
   }
   if (axis < -1 || (shape.rank_known() && axis > shape.rank())) {
     throw nb::value_error(

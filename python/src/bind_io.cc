@@ -181,8 +181,8 @@ void BindFileSystem(nb::module_& m) {
   m.def(
       "_glob",
       [](const std::string& pattern) {
-        return ValueOrThrow(WithEnv(
-            [&](Env& env) { return GetMatchingPaths(env, pattern); }));
+        return ValueOrThrow(
+            WithEnv([&](Env& env) { return GetMatchingPaths(env, pattern); }));
       },
       nb::arg("pattern"));
   m.def(
@@ -216,8 +216,8 @@ void BindFileSystem(nb::module_& m) {
   m.def(
       "_make_dirs",
       [](const std::string& path) {
-        ThrowIfError(WithEnv(
-            [&](Env& env) { return RecursivelyCreateDir(env, path); }));
+        ThrowIfError(
+            WithEnv([&](Env& env) { return RecursivelyCreateDir(env, path); }));
       },
       nb::arg("path"));
   m.def(

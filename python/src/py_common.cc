@@ -541,9 +541,8 @@ Tensor TensorFromPython(nb::handle value, DType dtype) {
       dtype = DType::kBFloat16;
     }
   }
-  nb::handle bfloat16 = dtype == DType::kBFloat16
-                            ? BFloat16Type(/*import=*/true)
-                            : nb::handle();
+  nb::handle bfloat16 =
+      dtype == DType::kBFloat16 ? BFloat16Type(/*import=*/true) : nb::handle();
   if (bfloat16.is_valid()) {
     if (!arr.attr("dtype").equal(bfloat16)) arr = AsArray(arr, bfloat16);
     arr = arr.attr("view")("uint16");

@@ -213,9 +213,8 @@ void IndicesAsInt64(const Tensor& t, std::vector<int64_t>& out) {
 Status CheckCastable(DType from, DType to) {
   if (!IsNumeric(from) || !IsNumeric(to)) {
     if (from == to && from == DType::kString) return Status();
-    return UnimplementedError("Cast " + std::string(DTypeName(from)) +
-                              " to " + std::string(DTypeName(to)) +
-                              " is not supported");
+    return UnimplementedError("Cast " + std::string(DTypeName(from)) + " to " +
+                              std::string(DTypeName(to)) + " is not supported");
   }
   return Status();
 }
@@ -238,8 +237,7 @@ Result<Tensor> CastTensor(const Tensor& in, DType dtype) {
   return out;
 }
 
-PartialShape OneHotShape(const PartialShape& indices, int64_t depth,
-                         int axis) {
+PartialShape OneHotShape(const PartialShape& indices, int64_t depth, int axis) {
   if (!indices.rank_known()) return PartialShape();
   std::vector<int64_t> dims = indices.dims();
   const int at = axis < 0 ? static_cast<int>(dims.size()) : axis;
