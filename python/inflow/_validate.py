@@ -69,16 +69,17 @@ def check_strings(func, arg, values):
 
 def check_dtype(func, arg, value):
     """A dtype as inflow takes it (a numpy dtype or type, a Python type, a
-    TF-style name or object): its numpy dtype. None and unknown names are a
-    TypeError naming the argument."""
+    TF-style name or object): its numpy dtype. None is a TypeError naming
+    the argument; a dtype inflow does not hold ("complex64", "foo") is
+    InvalidArgumentError naming it."""
     from inflow import _inflow
     from inflow.errors import InvalidArgumentError
     if value is None:
         raise TypeError(f"{func}: {arg} must be a dtype, got None")
     try:
         return _inflow.as_numpy_dtype(value)
-    except (InvalidArgumentError, TypeError) as e:
-        raise TypeError(f"{func}: {arg} must be a dtype, got {_given(value)}") from e
+    except InvalidArgumentError as e:
+        raise InvalidArgumentError(None, None, f"{func}: {arg}: {e.message}") from None
 
 
 def check_dtypes(func, arg, values):

@@ -29,7 +29,7 @@ import os
 import numpy as np
 
 from inflow import _inflow
-from inflow._validate import check_path, check_strings
+from inflow._validate import check_int, check_optional_int, check_path, check_strings
 from inflow._steps import Node, _as_node
 from inflow.io._parsing import SparseTensorValue
 from inflow.io._records import TFRecordOptions
@@ -72,6 +72,14 @@ def match_filenames_once(pattern, name=None):
     return _as_node(values)
 
 
+def _epochs(func, num_epochs):
+    """None (unlimited) or an int > 0 (TF's ValueError otherwise)."""
+    num_epochs = check_optional_int(func, "num_epochs", num_epochs)
+    if num_epochs is not None and num_epochs <= 0:
+        raise ValueError(f"{func}: num_epochs must be > 0 not {num_epochs}")
+    return num_epochs
+
+
 def _check_no_cancel_op(cancel_op):
     if cancel_op is not None:
         raise NotImplementedError("cancel_op is not supported; the producer's "
@@ -86,16 +94,20 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     op ``seed`` the order is TF's. An empty list raises
     InvalidArgumentError."""
     _check_no_cancel_op(cancel_op)
+    f = "string_input_producer"
     return (_inflow._string_input_producer(
-        _strings(string_tensor), num_epochs, shuffle, seed, capacity, shared_name, name))
+        _strings(string_tensor), _epochs(f, num_epochs), shuffle, seed,
+        check_int(f, "capacity", capacity), shared_name, name))
 
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
                          shared_name=None, name=None):
     """A queue of the int32 scalars 0 .. limit-1
     (``tf.compat.v1.train.range_input_producer``)."""
+    f = "range_input_producer"
     return (_inflow._range_input_producer(
-        int(limit), num_epochs, shuffle, seed, capacity, shared_name, name))
+        check_int(f, "limit", limit), _epochs(f, num_epochs), shuffle, seed,
+        check_int(f, "capacity", capacity), shared_name, name))
 
 
 def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True,
@@ -106,8 +118,10 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     _check_no_cancel_op(cancel_op)
     shape = None if element_shape is None else [None if d is None else int(d)
                                                 for d in element_shape]
+    f = "input_producer"
     return (_inflow._input_producer(
-        input_tensor, shape, num_epochs, shuffle, seed, capacity, shared_name, name))
+        input_tensor, shape, _epochs(f, num_epochs), shuffle, seed,
+        check_int(f, "capacity", capacity), shared_name, name))
 
 
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
@@ -116,14 +130,16 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
     fresh order when ``shuffle`` (``tf.compat.v1.train.slice_input_producer``):
     the rows of each array share their first dimension. End of epochs:
     OutOfRangeError."""
-    return _inflow._slice_input_producer(list(tensor_list), num_epochs, shuffle, seed,
-                                         capacity, shared_name, name)
+    f = "slice_input_producer"
+    return _inflow._slice_input_producer(list(tensor_list), _epochs(f, num_epochs), shuffle,
+                                         seed, check_int(f, "capacity", capacity),
+                                         shared_name, name)
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
     """A Node giving ``tensor`` ``num_epochs`` times, then OutOfRangeError
     (``tf.compat.v1.train.limit_epochs``)."""
-    return _inflow._limit_epochs(tensor, num_epochs)
+    return _inflow._limit_epochs(tensor, _epochs("limit_epochs", num_epochs))
 
 
 def enqueue_op(queue, vals, enqueue_many=False):
@@ -162,7 +178,8 @@ class ReaderBase:
     def read_up_to(self, queue, num_records, name=None):
         """(keys, values) Nodes: 1..num_records records of one file per
         evaluation."""
-        keys, values = self._reader.read_up_to(queue, int(num_records))
+        keys, values = self._reader.read_up_to(
+            queue, check_int("read_up_to", "num_records", num_records))
         return keys, values
 
     def num_records_produced(self, name=None):
@@ -193,7 +210,8 @@ class TextLineReader(ReaderBase):
     (``tf.compat.v1.TextLineReader``)."""
 
     def __init__(self, skip_header_lines=None, name=None):
-        super().__init__(_inflow._text_line_reader(int(skip_header_lines or 0)))
+        super().__init__(_inflow._text_line_reader(
+            check_optional_int("TextLineReader", "skip_header_lines", skip_header_lines) or 0))
 
 
 class FixedLengthRecordReader(ReaderBase):
@@ -201,9 +219,13 @@ class FixedLengthRecordReader(ReaderBase):
 
     def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None,
                  name=None, encoding=None):
+        f = "FixedLengthRecordReader"
         super().__init__(_inflow._fixed_length_record_reader(
-            int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0),
-            int(hop_bytes or 0), TFRecordOptions.get_compression_type_string(encoding)))
+            check_int(f, "record_bytes", record_bytes),
+            check_optional_int(f, "header_bytes", header_bytes) or 0,
+            check_optional_int(f, "footer_bytes", footer_bytes) or 0,
+            check_optional_int(f, "hop_bytes", hop_bytes) or 0,
+            TFRecordOptions.get_compression_type_string(encoding)))
 
 
 class WholeFileReader(ReaderBase):
@@ -346,7 +368,8 @@ def _keep(keep_input, n):
 def _shapes(shapes):
     if shapes is None:
         return None
-    return [None if s is None else [None if d is None else int(d) for d in s] for s in shapes]
+    return [None if s is None else [None if d is None else check_int("batch", "shapes", d)
+                                    for d in s] for s in shapes]
 
 
 def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
@@ -361,9 +384,11 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
                              "structure")
     batcher = _inflow._batch(
         kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
-        _keep(keep_input, len(parts)), join, int(batch_size), int(num_threads),
-        int(capacity), bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
-        bool(allow_smaller_final_batch), shared_name, name, int(min_after_dequeue), seed)
+        _keep(keep_input, len(parts)), join, check_int(kind, "batch_size", batch_size),
+        check_int(kind, "num_threads", num_threads), check_int(kind, "capacity", capacity),
+        bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
+        bool(allow_smaller_final_batch), shared_name, name,
+        check_int(kind, "min_after_dequeue", min_after_dequeue), seed)
     return BatchOutput(batcher, keys, single)
 
 
