@@ -260,8 +260,8 @@ class FIFOQueue(QueueBase):
     """A queue that dequeues elements in first-in first-out order
     (tf.queue.FIFOQueue).
 
-    `capacity`: the most elements stored (negative or None: unbounded). `dtypes`:
-    one per component (numpy dtypes, Python types, or TF names such as
+    `capacity`: the most elements stored (negative or None: unbounded).
+    `dtypes`: one per component (numpy dtypes, Python types, or TF names such as
     "float32", "string"). `shapes`: None, or one fully defined shape per
     component (dequeue_many and dequeue_up_to need them). `names`: one per
     component for dict elements. A non-empty `shared_name` shares the queue

@@ -34,7 +34,8 @@ TYPE_ERRORS = [
     (lambda: inflow.train.string_input_producer(["a"], capacity=None), "capacity"),
     (lambda: inflow.train.range_input_producer(2.5), "limit"),  # TF: a float queue
     (lambda: inflow.train.range_input_producer(None), "limit"),
-    (lambda: inflow.train.slice_input_producer([np.arange(3)], num_epochs="2"), "num_epochs"),
+    (lambda: inflow.train.slice_input_producer([np.arange(3)], num_epochs="2"),
+     "num_epochs"),
     (lambda: inflow.train.input_producer(np.arange(3), capacity=1.5), "capacity"),
     (lambda: inflow.FIFOQueue(10, None), "dtypes"),  # was a float64 queue
     (lambda: inflow.FIFOQueue(10, [None]), r"dtypes\[0\]"),

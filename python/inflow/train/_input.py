@@ -34,7 +34,8 @@ from inflow._steps import Node, _as_node
 from inflow.io._parsing import SparseTensorValue
 from inflow.io._records import TFRecordOptions
 
-__all__ = ["match_filenames_once", "string_input_producer", "range_input_producer", "slice_input_producer",
+__all__ = ["match_filenames_once", "string_input_producer", "range_input_producer",
+           "slice_input_producer",
            "input_producer", "limit_epochs", "ReaderBase", "TFRecordReader",
            "TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "batch",
            "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
@@ -210,8 +211,8 @@ class TextLineReader(ReaderBase):
     (``tf.compat.v1.TextLineReader``)."""
 
     def __init__(self, skip_header_lines=None, name=None):
-        super().__init__(_inflow._text_line_reader(
-            check_optional_int("TextLineReader", "skip_header_lines", skip_header_lines) or 0))
+        skip = check_optional_int("TextLineReader", "skip_header_lines", skip_header_lines)
+        super().__init__(_inflow._text_line_reader(skip or 0))
 
 
 class FixedLengthRecordReader(ReaderBase):
