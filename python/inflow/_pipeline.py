@@ -41,7 +41,8 @@ def _raw_to_float(spec, features):
         if features is None or name not in features:
             raise ValueError(f"raw_to_float: {name!r} is not one of the features")
         length, scale = (value, 1.0) if isinstance(value, (int, np.integer)) else value
-        out.append((str(name), (int(length), float(scale))))
+        out.append((str(name), (check_int("Pipeline", f"raw_to_float[{name!r}] length",
+                                          length, minimum=0), float(scale))))
     return out
 
 
@@ -107,7 +108,8 @@ class Pipeline:
                 out_names, out_dtypes, out_shapes = in_names, in_dtypes, in_shapes
             else:
                 out_names = [str(k) for k in map_output]
-                out_shapes = [[int(d) for d in map_output[k][0]] for k in map_output]
+                out_shapes = [[check_int("Pipeline", f"map_output[{k!r}] shape", d)
+                               for d in map_output[k][0]] for k in map_output]
                 out_dtypes = [_np_dtype(map_output[k][1]) for k in map_output]
             map_spec = (in_names, out_dtypes, out_shapes, out_names)
         self._pipeline = _inflow._pipeline(

@@ -116,7 +116,8 @@ def reshape(tensor, shape, name=None):
     """``tf.reshape``: a Node (or array) with the same elements in ``shape``;
     one dimension may be -1."""
     if isinstance(tensor, Node):
-        return _inflow._reshape_step(tensor, [int(d) for d in shape])
+        return _inflow._reshape_step(tensor, [check_int("reshape", "shape", d, minimum=-1)
+                                              for d in shape])
     return np.reshape(tensor, shape)
 
 

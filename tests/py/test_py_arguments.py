@@ -69,6 +69,11 @@ TYPE_ERRORS = [
     (lambda: inflow.Pipeline("x", num_epochs=1.5), "num_epochs"),
     (lambda: inflow.Pipeline("x", capacity=None), "capacity"),
     (lambda: inflow.py_func(lambda x: x, [node()], None), "dtype"),
+    (lambda: inflow.reshape(node(), [0.5, 2]), "reshape: shape"),
+    (lambda: inflow.parse_single_example(b"", {"x": inflow.FixedLenFeature([1.5], "int64")}),
+     "shape"),
+    (lambda: inflow.Pipeline("x", features={"x": inflow.FixedLenFeature([], "string")},
+                             raw_to_float={"x": (2.5, 1.0)}), "raw_to_float"),
     (lambda: inflow.parse_single_example(b"", {"x": inflow.FixedLenFeature([], None)}),
      "'x'"),
 ]

@@ -85,9 +85,10 @@ def _np_dtype(dtype):
 def _shape(shape):
     if shape is None:
         raise ValueError("a FixedLenFeature needs a shape (a list of dims)")
+    from inflow._validate import check_int
     if isinstance(shape, (int, np.integer)):
-        return [int(shape)]
-    return [int(d) for d in shape]
+        return [check_int("feature spec", "shape", shape)]
+    return [check_int("feature spec", "shape", d) for d in shape]
 
 
 def _default(value, dtype, shape):
