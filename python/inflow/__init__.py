@@ -16,6 +16,7 @@ from inflow import io
 # TF1 also has the parsing names at the top level (tf.parse_example, ...).
 from inflow.io._parsing import *  # noqa: F401,F403
 from inflow import train
+from inflow._steps import *  # noqa: F401,F403  Node, run, cast, one_hot, ...
 from inflow._pipeline import *  # noqa: F401,F403  Pipeline
 
 __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0"
@@ -25,7 +26,6 @@ __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0
 float16 = _inflow.as_numpy_dtype("float16")
 float32 = _inflow.as_numpy_dtype("float32")
 float64 = _inflow.as_numpy_dtype("float64")
-bfloat16 = _inflow.as_numpy_dtype("bfloat16")
 int8 = _inflow.as_numpy_dtype("int8")
 int16 = _inflow.as_numpy_dtype("int16")
 int32 = _inflow.as_numpy_dtype("int32")
@@ -36,3 +36,13 @@ uint32 = _inflow.as_numpy_dtype("uint32")
 uint64 = _inflow.as_numpy_dtype("uint64")
 bool = _inflow.as_numpy_dtype("bool")  # noqa: A001  (TF's name)
 string = _inflow.as_numpy_dtype("string")
+
+
+def __getattr__(name):
+    # bfloat16 is ml_dtypes.bfloat16 (uint16 without ml_dtypes), looked up
+    # on first use: importing ml_dtypes would cost most of `import inflow`.
+    if name == "bfloat16":
+        value = _inflow.as_numpy_dtype("bfloat16")
+        globals()["bfloat16"] = value
+        return value
+    raise AttributeError(f"module 'inflow' has no attribute {name!r}")

@@ -22,6 +22,7 @@ import numpy as np
 
 from inflow import _inflow
 from inflow._steps import Node, constant, py_func, reshape, run
+from inflow._validate import check_int, check_optional_int, check_path
 from inflow.io._parsing import FixedLenFeature, VarLenFeature, _np_dtype, _specs
 from inflow.io._records import TFRecordOptions
 from inflow.train._input import (FixedLengthRecordReader, ReaderBase, TextLineReader,
@@ -40,7 +41,8 @@ def _raw_to_float(spec, features):
         if features is None or name not in features:
             raise ValueError(f"raw_to_float: {name!r} is not one of the features")
         length, scale = (value, 1.0) if isinstance(value, (int, np.integer)) else value
-        out.append((str(name), (int(length), float(scale))))
+        out.append((str(name), (check_int("Pipeline", f"raw_to_float[{name!r}] length",
+                                          length, minimum=0), float(scale))))
     return out
 
 
@@ -87,7 +89,14 @@ class Pipeline:
                  footer_bytes=0, hop_bytes=0, include_key=False, name="pipeline", nice=0):
         if isinstance(files, (str, bytes, os.PathLike)):
             files = [files]
-        files = [os.fsdecode(f) for f in files]
+        try:
+            files = list(files)
+        except TypeError:
+            raise TypeError("Pipeline: files must be a path, a pattern or a list of them, "
+                            f"got {files!r} ({type(files).__name__})") from None
+        files = [check_path("Pipeline", f"files[{i}]", f) for i, f in enumerate(files)]
+        f = "Pipeline"
+        num_epochs = check_optional_int(f, "num_epochs", num_epochs)
         if reader not in _READERS:
             raise ValueError(f"reader must be one of {_READERS}, got {reader!r}")
         if features is not None:
@@ -107,17 +116,22 @@ class Pipeline:
                 out_names, out_dtypes, out_shapes = in_names, in_dtypes, in_shapes
             else:
                 out_names = [str(k) for k in map_output]
-                out_shapes = [[int(d) for d in map_output[k][0]] for k in map_output]
+                out_shapes = [[check_int("Pipeline", f"map_output[{k!r}] shape", d)
+                               for d in map_output[k][0]] for k in map_output]
                 out_dtypes = [_np_dtype(map_output[k][1]) for k in map_output]
             map_spec = (in_names, out_dtypes, out_shapes, out_names)
         self._pipeline = _inflow._pipeline(
             files, specs, num_epochs, bool(shuffle), seed, reader,
             TFRecordOptions.get_compression_type_string(compression_type),
-            int(skip_header_lines), int(record_bytes), int(header_bytes), int(footer_bytes),
-            int(hop_bytes), int(num_readers), int(read_batch), int(batch_size),
-            bool(shuffle_batch), int(min_after_dequeue), int(capacity),
-            bool(allow_smaller_final_batch), r2f, bool(include_key), map_fn, map_spec,
-            str(name), int(nice))
+            check_int(f, "skip_header_lines", skip_header_lines),
+            check_int(f, "record_bytes", record_bytes),
+            check_int(f, "header_bytes", header_bytes),
+            check_int(f, "footer_bytes", footer_bytes), check_int(f, "hop_bytes", hop_bytes),
+            check_int(f, "num_readers", num_readers), check_int(f, "read_batch", read_batch),
+            check_int(f, "batch_size", batch_size), bool(shuffle_batch),
+            check_int(f, "min_after_dequeue", min_after_dequeue),
+            check_int(f, "capacity", capacity), bool(allow_smaller_final_batch), r2f,
+            bool(include_key), map_fn, map_spec, str(name), check_int(f, "nice", nice))
         self._names = list(self._pipeline.names)
         self._sparse = list(self._pipeline.sparse)
 

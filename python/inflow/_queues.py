@@ -14,17 +14,18 @@ import numbers
 
 from inflow import _graph
 from inflow import _inflow
+from inflow._validate import check_dtypes, check_int
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue",
            "PriorityQueue"]
 
-def _as_type_list(dtypes):
-    if isinstance(dtypes, (list, tuple)):
-        return list(dtypes)
-    return [dtypes]
+def _as_type_list(dtypes, func="queue", arg="dtypes"):
+    """One dtype or a list: numpy dtypes (TypeError naming `arg` for None or
+    an unknown dtype)."""
+    return check_dtypes(func, arg, dtypes)
 
 
-def _as_shape(shape):
+def _as_shape(shape, func="queue"):
     """A shape as a tuple of ints and Nones, or None for an unknown rank."""
     if shape is None:
         return None
@@ -42,12 +43,12 @@ def _as_shape(shape):
         elif hasattr(d, "value"):  # a tf.compat.v1.Dimension
             dims.append(d.value)
         else:
-            d = int(d)
+            d = check_int(func, "shapes", d, minimum=-1)
             dims.append(None if d == -1 else d)
     return tuple(dims)
 
 
-def _as_shape_list(shapes, dtypes):
+def _as_shape_list(shapes, dtypes, func="queue"):
     """TF's _as_shape_list: None, one shape, or one shape per dtype."""
     if shapes is None:
         return None
@@ -59,7 +60,7 @@ def _as_shape_list(shapes, dtypes):
     if all(s is None or isinstance(s, numbers.Integral) for s in shapes):
         # A single shape ([2, 3], or [] for a scalar).
         shapes = [shapes]
-    shapes = [_as_shape(s) for s in shapes]
+    shapes = [_as_shape(s, func) for s in shapes]
     if len(shapes) != len(dtypes):
         raise ValueError("shapes must have the same length as dtypes: %d vs %d"
                          % (len(shapes), len(dtypes)))
@@ -198,14 +199,16 @@ class QueueBase:
         (shape [n] + component shape). OutOfRangeError when the queue is
         closed with fewer than `n` elements (they stay queued)."""
         del name
-        return self._element(self._queue.dequeue_many(int(n), timeout))
+        n = check_int(type(self).__name__ + ".dequeue_many", "n", n)
+        return self._element(self._queue.dequeue_many(n, timeout))
 
     def dequeue_up_to(self, n, timeout=None, name=None):
         """Dequeues up to `n` elements: `n` while the queue is open, what
         is left (at least one) once it is closed; OutOfRangeError when it is
         closed and empty."""
         del name
-        return self._element(self._queue.dequeue_up_to(int(n), timeout))
+        n = check_int(type(self).__name__ + ".dequeue_up_to", "n", n)
+        return self._element(self._queue.dequeue_up_to(n, timeout))
 
     def close(self, cancel_pending_enqueues=False, timeout=None, name=None):
         """Closes the queue: later enqueues fail with CancelledError, and
@@ -242,17 +245,21 @@ class QueueBase:
 
 def _create(kind, capacity, dtypes, shapes, names, shared_name, name,
             min_after_dequeue=0, seed=0, seed2=0):
+    # None is TF's default for both: an unbounded queue, no minimum.
+    capacity = -1 if capacity is None else check_int(kind, "capacity", capacity)
+    min_after_dequeue = 0 if min_after_dequeue is None else check_int(
+        kind, "min_after_dequeue", min_after_dequeue)
     return _inflow._Queue.create(
-        kind, int(capacity), dtypes, shapes, names, name or "",
-        shared_name or "", int(min_after_dequeue), seed, seed2)
+        kind, capacity, dtypes, shapes, names, name or "",
+        shared_name or "", min_after_dequeue, seed, seed2)
 
 
 class FIFOQueue(QueueBase):
     """A queue that dequeues elements in first-in first-out order
     (tf.queue.FIFOQueue).
 
-    `capacity`: the most elements stored (negative: unbounded). `dtypes`:
-    one per component (numpy dtypes, Python types, or TF names such as
+    `capacity`: the most elements stored (negative or None: unbounded).
+    `dtypes`: one per component (numpy dtypes, Python types, or TF names such as
     "float32", "string"). `shapes`: None, or one fully defined shape per
     component (dequeue_many and dequeue_up_to need them). `names`: one per
     component for dict elements. A non-empty `shared_name` shares the queue
@@ -263,9 +270,9 @@ class FIFOQueue(QueueBase):
 
     def __init__(self, capacity, dtypes, shapes=None, names=None,
                  shared_name=None, name="fifo_queue"):
-        dtypes = _as_type_list(dtypes)
+        dtypes = _as_type_list(dtypes, "FIFOQueue")
         super().__init__(_create(
-            "FIFOQueue", capacity, dtypes, _as_shape_list(shapes, dtypes),
+            "FIFOQueue", capacity, dtypes, _as_shape_list(shapes, dtypes, "FIFOQueue"),
             _as_name_list(names, dtypes), shared_name, name))
 
 
@@ -278,8 +285,8 @@ class PaddingFIFOQueue(QueueBase):
 
     def __init__(self, capacity, dtypes, shapes, names=None, shared_name=None,
                  name="padding_fifo_queue"):
-        dtypes = _as_type_list(dtypes)
-        shapes = _as_shape_list(shapes, dtypes)
+        dtypes = _as_type_list(dtypes, "PaddingFIFOQueue")
+        shapes = _as_shape_list(shapes, dtypes, "PaddingFIFOQueue")
         if shapes is None:
             raise ValueError("PaddingFIFOQueue requires shapes")
         super().__init__(_create(
@@ -303,11 +310,12 @@ class RandomShuffleQueue(QueueBase):
     def __init__(self, capacity, min_after_dequeue, dtypes, shapes=None,
                  names=None, seed=None, shared_name=None,
                  name="random_shuffle_queue"):
-        dtypes = _as_type_list(dtypes)
+        dtypes = _as_type_list(dtypes, "RandomShuffleQueue")
         seed1, seed2 = _seeds(seed, shared_name)
         super().__init__(_create(
             "RandomShuffleQueue", capacity, dtypes,
-            _as_shape_list(shapes, dtypes), _as_name_list(names, dtypes),
+            _as_shape_list(shapes, dtypes, "RandomShuffleQueue"),
+            _as_name_list(names, dtypes),
             shared_name, name, min_after_dequeue, seed1, seed2))
 
 
@@ -324,8 +332,8 @@ class PriorityQueue(QueueBase):
 
     def __init__(self, capacity, types, shapes=None, names=None,
                  shared_name=None, name="priority_queue"):
-        types = _as_type_list(types)
-        shapes = _as_shape_list(shapes, types)
+        types = _as_type_list(types, "PriorityQueue", "types")
+        shapes = _as_shape_list(shapes, types, "PriorityQueue")
         if names is not None:
             names = _as_name_list(names, ["int64"] + types)
         super().__init__(_create(

@@ -44,19 +44,19 @@ class QueueBase:
     def stats(self) -> dict[str, float]: ...
 
 class FIFOQueue(QueueBase):
-    def __init__(self, capacity: int, dtypes: Union[DTypeLike, Sequence[DTypeLike]],
+    def __init__(self, capacity: Optional[int], dtypes: Union[DTypeLike, Sequence[DTypeLike]],
                  shapes: Optional[Sequence[ShapeLike]] = ...,
                  names: Optional[Sequence[str]] = ...,
                  shared_name: Optional[str] = ..., name: str = ...) -> None: ...
 
 class PaddingFIFOQueue(QueueBase):
-    def __init__(self, capacity: int, dtypes: Union[DTypeLike, Sequence[DTypeLike]],
+    def __init__(self, capacity: Optional[int], dtypes: Union[DTypeLike, Sequence[DTypeLike]],
                  shapes: Sequence[ShapeLike],
                  names: Optional[Sequence[str]] = ...,
                  shared_name: Optional[str] = ..., name: str = ...) -> None: ...
 
 class RandomShuffleQueue(QueueBase):
-    def __init__(self, capacity: int, min_after_dequeue: int,
+    def __init__(self, capacity: Optional[int], min_after_dequeue: Optional[int],
                  dtypes: Union[DTypeLike, Sequence[DTypeLike]],
                  shapes: Optional[Sequence[ShapeLike]] = ...,
                  names: Optional[Sequence[str]] = ...,
@@ -64,7 +64,7 @@ class RandomShuffleQueue(QueueBase):
                  shared_name: Optional[str] = ..., name: str = ...) -> None: ...
 
 class PriorityQueue(QueueBase):
-    def __init__(self, capacity: int, types: Union[DTypeLike, Sequence[DTypeLike]],
+    def __init__(self, capacity: Optional[int], types: Union[DTypeLike, Sequence[DTypeLike]],
                  shapes: Optional[Sequence[ShapeLike]] = ...,
                  names: Optional[Sequence[str]] = ...,
                  shared_name: Optional[str] = ..., name: str = ...) -> None: ...

@@ -1,7 +1,8 @@
 """Deferred values: TF1's graph tensors without a graph.
 
 ``reader.read(queue)``, ``parse_single_example(value, ...)`` on a Node,
-``decode_raw`` on a Node, ``slice_input_producer`` and ``py_func`` return
+``decode_raw``, ``cast``, ``one_hot`` and ``reshape`` on a Node,
+``slice_input_producer`` and ``py_func`` return
 ``inflow.Node`` objects: one output of a step that runs later, in C++. The
 batching calls (``inflow.train.batch`` ...) run them on inflow's threads,
 once per element, without the GIL; ``inflow.run`` runs them once here, as
@@ -11,11 +12,12 @@ once per element, without the GIL; ``inflow.run`` runs them once here, as
 import numpy as np
 
 from inflow import _inflow
+from inflow._validate import check_dtype, check_int
 from inflow.io._parsing import SparseTensorValue, _np_dtype
 
 Node = _inflow.Node
 
-__all__ = ["Node", "run", "py_func", "reshape", "constant"]
+__all__ = ["Node", "run", "py_func", "reshape", "constant", "cast", "one_hot"]
 
 
 def _as_node(value):
@@ -114,6 +116,89 @@ def reshape(tensor, shape, name=None):
     """``tf.reshape``: a Node (or array) with the same elements in ``shape``;
     one dimension may be -1."""
     if isinstance(tensor, Node):
-        return _inflow._reshape_step(tensor, [int(d) for d in shape])
+        return _inflow._reshape_step(tensor, [check_int("reshape", "shape", d, minimum=-1)
+                                              for d in shape])
     return np.reshape(tensor, shape)
 
+
+
+def cast(x, dtype, name=None):
+    """``tf.cast``: ``x`` (a Node, an array-like or a SparseTensorValue,
+    whose values are cast) as ``dtype``, shape unchanged. A Node gives a
+    Node; a value gives a NumPy array at once, computed the same way.
+
+    As TF: integers wrap; floats to integers truncate toward zero, and NaN,
+    infinities and values out of range give int32's and int64's minimum
+    (the narrower types take the low bits of the int32 result, uint32 and
+    uint64 those of the int64 one); to bool is ``x != 0``; float16 and
+    bfloat16 round to nearest even. UnimplementedError for strings
+    (docs/conformance.md, "Python: cast and one_hot")."""
+    dtype = check_dtype("cast", "dtype", dtype)
+    if isinstance(x, SparseTensorValue):
+        return SparseTensorValue(x.indices, cast(x.values, dtype), x.dense_shape)
+    if isinstance(x, Node):
+        return _inflow._cast_step(x, dtype)
+    return _inflow._cast(x, dtype)
+
+
+def _value_dtype(value, hint):
+    """The dtype TF's convert_to_tensor(value, dtype_hint=hint) gives a
+    one_hot on_value / off_value: an array's own; a Python number takes the
+    hint when it can (an int any number dtype, a float a float dtype), else
+    int32 / float32; bool is bool; str and bytes are strings."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return _np_dtype(value.dtype)
+    hint = None if hint is None else _np_dtype(hint)
+    if isinstance(value, (str, bytes)):
+        return np.dtype(object)
+    if isinstance(value, (bool, np.bool_)):
+        return np.dtype(bool)
+    if isinstance(value, int):
+        if hint is not None and hint.kind in "iuf" or \
+                (hint is not None and hint.name == "bfloat16"):
+            return hint
+        return np.dtype(np.int32)
+    if isinstance(value, float):
+        if hint is not None and (hint.kind == "f" or hint.name == "bfloat16"):
+            return hint
+        return np.dtype(np.float32)
+    raise TypeError(f"one_hot: on_value and off_value must be scalars, got "
+                    f"{type(value).__name__}")
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None,
+            name=None):
+    """``tf.one_hot``: ``indices`` (uint8, int8, int32 or int64; a Node or an
+    array-like) as one-hot rows of ``depth`` values, the new dimension at
+    ``axis`` (None or -1: last). An index that is negative or >= depth gives
+    a row of ``off_value``. The dtype is ``dtype``, else on_value's or
+    off_value's, else float32 (TypeError when they disagree, as TF); a Node
+    gives a Node, a value a NumPy array at once."""
+    depth = check_int("one_hot", "depth", depth, minimum=0)
+    axis = -1 if axis is None else check_int("one_hot", "axis", axis, minimum=-1)
+    if dtype is not None:
+        dtype = check_dtype("one_hot", "dtype", dtype)
+    on_dtype = None if on_value is None else _value_dtype(on_value, dtype)
+    off_dtype = None if off_value is None else _value_dtype(off_value, dtype)
+    if dtype is not None:
+        for what, d in (("on_value", on_dtype), ("off_value", off_dtype)):
+            if d is not None and d != dtype:
+                raise TypeError(f"one_hot: dtype {_inflow.dtype_name(d)} of {what} "
+                                f"does not match dtype {_inflow.dtype_name(dtype)}")
+    elif on_dtype is not None or off_dtype is not None:
+        dtype = on_dtype if on_dtype is not None else off_dtype
+    else:
+        dtype = np.dtype(np.float32)
+    if on_dtype is not None and off_dtype is not None and on_dtype != off_dtype:
+        raise TypeError(f"one_hot: dtype {_inflow.dtype_name(on_dtype)} of on_value "
+                        f"does not match dtype {_inflow.dtype_name(off_dtype)} of "
+                        "off_value")
+    if dtype == np.dtype(object) and (on_value is None or off_value is None):
+        raise TypeError("one_hot: a string one_hot needs both on_value and off_value")
+    if on_value is None:
+        on_value = 1
+    if off_value is None:
+        off_value = 0
+    if isinstance(indices, Node):
+        return _inflow._one_hot_step(indices, depth, on_value, off_value, dtype, axis)
+    return _inflow._one_hot(indices, depth, on_value, off_value, dtype, axis)

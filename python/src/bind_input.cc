@@ -41,6 +41,7 @@
 #include "py_common.h"
 #include "py_queues.h"
 #include "py_threads.h"
+#include "tensor_ops.h"
 
 namespace inflow::py {
 
@@ -430,6 +431,52 @@ class ReshapeStep : public Step {
   const Node input_;
   const std::vector<int64_t> dims_;
 };
+
+// A function of one input's value (cast, one_hot).
+class TransformStep : public Step {
+ public:
+  TransformStep(std::string name, Node input, DType dtype, PartialShape shape,
+                std::function<Result<Tensor>(const Tensor&)> fn)
+      : Step(std::move(name), {dtype}, {std::move(shape)}),
+        input_(std::move(input)),
+        fn_(std::move(fn)) {}
+
+  Result<Tuple> Compute(Eval& eval) override {
+    INFLOW_ASSIGN_OR_RETURN(Tensor in, eval.Get(input_));
+    INFLOW_ASSIGN_OR_RETURN(Tensor out, fn_(in));
+    return Tuple{std::move(out)};
+  }
+
+ private:
+  const Node input_;
+  const std::function<Result<Tensor>(const Tensor&)> fn_;
+};
+
+// one_hot's checks of what is known before it runs: the index dtype, the
+// depth and the axis against a known rank (OneHotTensor checks them all
+// again on the value).
+void CheckOneHot(DType indices, const PartialShape& shape, int64_t depth,
+                 int axis) {
+  if (indices != DType::kUInt8 && indices != DType::kInt8 &&
+      indices != DType::kInt32 && indices != DType::kInt64) {
+    throw nb::type_error(("one_hot: indices must be uint8, int8, int32 or "
+                          "int64, got " +
+                          std::string(DTypeName(indices)))
+                             .c_str());
+  }
+  if (depth < 0) {
+    throw nb::value_error(
+        ("one_hot: depth must be >= 0, got " + std::to_string(depth)).c_str());
+  }
+  if (axis < -1 || (shape.rank_known() && axis > shape.rank())) {
+    throw nb::value_error(
+        ("one_hot: axis must be -1 or in [0, " +
+         (shape.rank_known() ? std::to_string(shape.rank()) : "rank") +
+         "] for indices of shape " + shape.DebugString() + ", got " +
+         std::to_string(axis))
+            .c_str());
+  }
+}
 
 std::vector<int64_t> DimsFromPython(nb::handle shape) {
   std::vector<int64_t> dims;
@@ -906,6 +953,62 @@ void BindInput(nb::module_& m) {
             input, DimsFromPython(shape), std::move(out)))[0];
       },
       nb::arg("input"), nb::arg("shape"));
+
+  m.def(
+      "_cast_step",
+      [](const Node& input, nb::handle dtype) {
+        const DType to = DTypeFromPython(dtype);
+        ThrowIfError(CheckCastable(input.dtype, to));
+        return NodesOf(std::make_shared<TransformStep>(
+            "cast", input, to, input.shape,
+            [to](const Tensor& t) { return CastTensor(t, to); }))[0];
+      },
+      nb::arg("input"), nb::arg("dtype"));
+  m.def(
+      "_cast",
+      [](nb::handle value, nb::handle dtype) {
+        const DType to = DTypeFromPython(dtype);
+        Tensor in = TensorFromPython(value);
+        Result<Tensor> out = [&] {
+          nb::gil_scoped_release release;
+          return CastTensor(in, to);
+        }();
+        return TensorToNumpy(ValueOrThrow(std::move(out)));
+      },
+      nb::arg("value"), nb::arg("dtype"));
+  m.def(
+      "_one_hot_step",
+      [](const Node& indices, int64_t depth, nb::handle on_value,
+         nb::handle off_value, nb::handle dtype, int axis) {
+        CheckOneHot(indices.dtype, indices.shape, depth, axis);
+        const DType d = DTypeFromPython(dtype);
+        Tensor on = TensorFromPython(on_value, d);
+        Tensor off = TensorFromPython(off_value, d);
+        return NodesOf(std::make_shared<TransformStep>(
+            "one_hot", indices, d, OneHotShape(indices.shape, depth, axis),
+            [=](const Tensor& t) {
+              return OneHotTensor(t, depth, on, off, axis);
+            }))[0];
+      },
+      nb::arg("indices"), nb::arg("depth"), nb::arg("on_value"),
+      nb::arg("off_value"), nb::arg("dtype"), nb::arg("axis"));
+  m.def(
+      "_one_hot",
+      [](nb::handle indices, int64_t depth, nb::handle on_value,
+         nb::handle off_value, nb::handle dtype, int axis) {
+        Tensor in = TensorFromPython(indices);
+        CheckOneHot(in.dtype(), in.shape(), depth, axis);
+        const DType d = DTypeFromPython(dtype);
+        Tensor on = TensorFromPython(on_value, d);
+        Tensor off = TensorFromPython(off_value, d);
+        Result<Tensor> out = [&] {
+          nb::gil_scoped_release release;
+          return OneHotTensor(in, depth, on, off, axis);
+        }();
+        return TensorToNumpy(ValueOrThrow(std::move(out)));
+      },
+      nb::arg("indices"), nb::arg("depth"), nb::arg("on_value"),
+      nb::arg("off_value"), nb::arg("dtype"), nb::arg("axis"));
 
   m.def(
       "_enqueue_op",

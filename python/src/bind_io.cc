@@ -2,16 +2,19 @@
 //
 // inflow.io's records: the writer and the iterator behind TFRecordWriter
 // and tf_record_iterator (python/inflow/io/_records.py gives them TF's
-// signatures). Both release the GIL around file I/O.
+// signatures), and Env's file-system calls behind inflow.io.gfile
+// (python/inflow/io/gfile.py). All release the GIL around file I/O.
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
 
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "inflow/io/compression.h"
 #include "inflow/io/env.h"
@@ -156,9 +159,91 @@ class PyRecordIterator {
   std::unique_ptr<RecordReader> reader_;
 };
 
+// Runs `call(Env::Default())` without the GIL.
+template <typename F>
+auto WithEnv(F&& call) {
+  nb::gil_scoped_release release;
+  return call(Env::Default());
+}
+
+// True for OK, false for NOT_FOUND (and FAILED_PRECONDITION when
+// `not_a_dir_is_false`); any other error is raised.
+bool StatusAsBool(const Status& s, bool not_a_dir_is_false) {
+  if (s.ok()) return true;
+  if (s.code() == StatusCode::kNotFound) return false;
+  if (not_a_dir_is_false && s.code() == StatusCode::kFailedPrecondition) {
+    return false;
+  }
+  ThrowStatus(s);
+}
+
+void BindFileSystem(nb::module_& m) {
+  m.def(
+      "_glob",
+      [](const std::string& pattern) {
+        return ValueOrThrow(
+            WithEnv([&](Env& env) { return GetMatchingPaths(env, pattern); }));
+      },
+      nb::arg("pattern"));
+  m.def(
+      "_file_exists",
+      [](const std::string& path) {
+        return StatusAsBool(
+            WithEnv([&](Env& env) { return env.FileExists(path); }), false);
+      },
+      nb::arg("path"));
+  m.def(
+      "_is_directory",
+      [](const std::string& path) {
+        return StatusAsBool(
+            WithEnv([&](Env& env) { return env.IsDirectory(path); }), true);
+      },
+      nb::arg("path"));
+  m.def(
+      "_list_directory",
+      [](const std::string& path) {
+        Result<std::vector<std::string>> children =
+            WithEnv([&](Env& env) -> Result<std::vector<std::string>> {
+              // TF's message for a missing directory and for a file.
+              if (!env.IsDirectory(path).ok()) {
+                return NotFoundError("Could not find directory " + path);
+              }
+              return env.GetChildren(path);
+            });
+        return ValueOrThrow(std::move(children));
+      },
+      nb::arg("path"));
+  m.def(
+      "_make_dirs",
+      [](const std::string& path) {
+        ThrowIfError(
+            WithEnv([&](Env& env) { return RecursivelyCreateDir(env, path); }));
+      },
+      nb::arg("path"));
+  m.def(
+      "_make_dir",
+      [](const std::string& path) {
+        ThrowIfError(WithEnv([&](Env& env) { return env.CreateDir(path); }));
+      },
+      nb::arg("path"));
+  m.def(
+      "_delete_file",
+      [](const std::string& path) {
+        ThrowIfError(WithEnv([&](Env& env) -> Status {
+          // TF's error for a directory (unlink's EISDIR).
+          if (env.IsDirectory(path).ok()) {
+            return FailedPreconditionError(path + "; Is a directory");
+          }
+          return env.DeleteFile(path);
+        }));
+      },
+      nb::arg("path"));
+}
+
 }  // namespace
 
 void BindIo(nb::module_& m) {
+  BindFileSystem(m);
   nb::class_<ZlibOptions>(m, "_ZlibOptions");
   m.def("_zlib_options", &ZlibFromPython, nb::arg("level").none(),
         nb::arg("mem_level").none(), nb::arg("strategy").none(),

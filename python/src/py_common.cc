@@ -30,7 +30,10 @@ struct Globals {
   PyObject* can_cast = nullptr;
   PyObject* np_dtype = nullptr;
   PyObject* dtypes[32] = {};  // numpy.dtype per DType value
+  // ml_dtypes.bfloat16, looked up on first need (BFloat16Type): importing
+  // ml_dtypes costs most of `import inflow`'s time.
   PyObject* bfloat16 = nullptr;
+  bool bfloat16_looked_up = false;
   PyObject* tensor_view_type = nullptr;
   unsigned long main_thread = 0;
 };
@@ -55,6 +58,32 @@ PyObject* Numpy() {
     g.np_dtype = h.attr("dtype").inc_ref().ptr();
   }
   return g.numpy;
+}
+
+// ml_dtypes.bfloat16, or an invalid handle when it cannot be had. With
+// `import` false, only when ml_dtypes is already imported (an array can
+// only be bfloat16 if it is): no import for every array inflow converts.
+// With `import` true it imports ml_dtypes once (a failed import is not
+// retried: bfloat16 is then uint16).
+nb::handle BFloat16Type(bool import) {
+  Globals& g = G();
+  if (g.bfloat16 != nullptr || g.bfloat16_looked_up) {
+    return nb::handle(g.bfloat16);
+  }
+  if (!import) {
+    PyObject* modules = PyImport_GetModuleDict();  // borrowed
+    if (PyDict_GetItemString(modules, "ml_dtypes") == nullptr) {
+      return nb::handle();
+    }
+  }
+  g.bfloat16_looked_up = true;
+  try {
+    nb::module_ ml = nb::module_::import_("ml_dtypes");
+    g.bfloat16 = ml.attr("bfloat16").inc_ref().ptr();
+  } catch (const nb::python_error&) {
+    g.bfloat16 = nullptr;
+  }
+  return nb::handle(g.bfloat16);
 }
 
 // str(value) as UTF-8.
@@ -240,8 +269,9 @@ nb::object NumericArray(const Tensor& tensor) {
   nb::object view = view_type();
   nb::inst_ptr<TensorView>(view)->tensor = tensor;
   nb::object arr = nb::borrow(g.asarray)(view);
-  if (tensor.dtype() == DType::kBFloat16 && g.bfloat16 != nullptr) {
-    arr = arr.attr("view")(nb::handle(g.bfloat16));
+  if (tensor.dtype() == DType::kBFloat16) {
+    nb::handle bfloat16 = BFloat16Type(/*import=*/true);
+    if (bfloat16.is_valid()) arr = arr.attr("view")(bfloat16);
   }
   return arr;
 }
@@ -514,14 +544,16 @@ Tensor TensorFromPython(nb::handle value, DType dtype) {
       return StringTensorFromPython(arr);
     }
   }
-  if (dtype == DType::kInvalid && G().bfloat16 != nullptr &&
-      arr.attr("dtype").equal(nb::handle(G().bfloat16))) {
-    dtype = DType::kBFloat16;
-  }
-  if (dtype == DType::kBFloat16 && G().bfloat16 != nullptr) {
-    if (!arr.attr("dtype").equal(nb::handle(G().bfloat16))) {
-      arr = AsArray(arr, nb::handle(G().bfloat16));
+  if (dtype == DType::kInvalid) {
+    nb::handle loaded = BFloat16Type(/*import=*/false);
+    if (loaded.is_valid() && arr.attr("dtype").equal(loaded)) {
+      dtype = DType::kBFloat16;
     }
+  }
+  nb::handle bfloat16 =
+      dtype == DType::kBFloat16 ? BFloat16Type(/*import=*/true) : nb::handle();
+  if (bfloat16.is_valid()) {
+    if (!arr.attr("dtype").equal(bfloat16)) arr = AsArray(arr, bfloat16);
     arr = arr.attr("view")("uint16");
     std::optional<Tensor> t = WrapArray(arr);
     if (!t) t = WrapArray(nb::borrow(G().ascontiguousarray)(arr));
@@ -666,7 +698,8 @@ nb::object DTypeToNumpy(DType dtype) {
     nb::object d;
     if (dtype == DType::kString) {
       d = nb::borrow(g.np_dtype)("object");
-    } else if (dtype == DType::kBFloat16 && g.bfloat16 != nullptr) {
+    } else if (dtype == DType::kBFloat16 &&
+               BFloat16Type(/*import=*/true).is_valid()) {
       d = nb::borrow(g.np_dtype)(nb::handle(g.bfloat16));
     } else {
       d = nb::borrow(g.np_dtype)(TypeStr(dtype));
@@ -794,12 +827,6 @@ void InitCommon(nb::module_& m) {
   g.main_thread =
       nb::cast<unsigned long>(threading.attr("main_thread")().attr("ident"));
   Numpy();
-  try {
-    nb::module_ ml = nb::module_::import_("ml_dtypes");
-    g.bfloat16 = ml.attr("bfloat16").inc_ref().ptr();
-  } catch (const nb::python_error&) {
-    g.bfloat16 = nullptr;
-  }
   nb::class_<TensorView>(m, "_TensorView",
                          "The inflow tensor a NumPy array views (the "
                          "array's .base[0]); keeps the buffer alive.")

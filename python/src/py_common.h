@@ -87,7 +87,8 @@ Tuple TupleFromPython(nb::handle value, const std::vector<DType>& dtypes = {});
 // "string"); InvalidArgumentError naming the value otherwise.
 DType DTypeFromPython(nb::handle value);
 // numpy.dtype objects; object for string (bfloat16: ml_dtypes.bfloat16
-// when ml_dtypes can be imported, uint16 otherwise).
+// when ml_dtypes can be imported, uint16 otherwise). ml_dtypes is imported
+// the first time a bfloat16 dtype or tensor is needed, not at import.
 nb::object DTypeToNumpy(DType dtype);
 
 // Shapes: None is an unknown rank; a sequence of ints has None (or -1) for

@@ -3,6 +3,7 @@ both ways for every compression, TF reads inflow's files and inflow reads
 TF's, and damaged files raise DataLossError naming the file and offset."""
 import os
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
@@ -178,3 +179,24 @@ def test_empty_file_yields_nothing(tmp_path):
     path = tmp_path / "e.rec"
     inflow_write(path, [], "GZIP")
     assert list(inflow.io.tf_record_iterator(path, "GZIP")) == []
+
+
+def test_write_takes_bytes_like_records_only_as_tf(tmp_path):
+    # bytes(5) is five zero bytes and bytes([1, 2]) is b"\x01\x02": neither
+    # an int nor a list is a record; TF's writer raises TypeError for both.
+    path = str(tmp_path / "w.tfrecord")
+    tf_path = str(tmp_path / "tf.tfrecord")
+    with inflow.io.TFRecordWriter(path) as w, tf.io.TFRecordWriter(tf_path) as t:
+        for bad in (5, [1, 2], None, np.array(b"ab"), 1.5):
+            with pytest.raises(TypeError, match="record must be bytes"):
+                w.write(bad)
+            with pytest.raises(TypeError):
+                t.write(bad)
+        for good in (b"ab", "str\u00e9", bytearray(b"ba"), np.bytes_(b"nb")):
+            w.write(good)
+            t.write(good)
+        w.write(memoryview(b"mv"))  # bytes-like: accepted (TF refuses it)
+    assert list(inflow.io.tf_record_iterator(path)) == [
+        b"ab", "str\u00e9".encode(), b"ba", b"nb", b"mv"]
+    assert list(inflow.io.tf_record_iterator(tf_path)) == [
+        b"ab", "str\u00e9".encode(), b"ba", b"nb"]

@@ -167,3 +167,42 @@ def test_tf_dtype_names_at_the_top_level():
     for name in ("float16", "float64", "int8", "int16", "int32", "uint8",
                  "uint16", "uint32", "uint64"):
         assert getattr(inflow, name) == np.dtype(name)
+
+
+def test_import_inflow_does_not_import_ml_dtypes_and_bfloat16_still_works():
+    # ml_dtypes costs most of `import inflow`'s time: it is imported when
+    # bfloat16 is first used, by the attribute or by a bfloat16 tensor.
+    import subprocess
+    code = """
+import sys
+import numpy as np
+import inflow
+assert "ml_dtypes" not in sys.modules, "import inflow imported ml_dtypes"
+q = inflow.FIFOQueue(2, [np.float32, "string"])
+q.enqueue([np.float32(1.5), b"x"])
+q.dequeue()
+assert "ml_dtypes" not in sys.modules, "a float32 queue imported ml_dtypes"
+q = inflow.FIFOQueue(2, "bfloat16")
+q.enqueue(np.array([1.5, -2.0]))
+out = q.dequeue()
+import ml_dtypes
+assert out.dtype == ml_dtypes.bfloat16, out.dtype
+assert out.astype(np.float32).tolist() == [1.5, -2.0]
+assert inflow.bfloat16 == ml_dtypes.bfloat16
+assert "bfloat16" in dir(inflow) or inflow.bfloat16 is not None
+print("ok")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+    code = """
+import sys
+import inflow
+b = inflow.bfloat16
+import ml_dtypes
+assert b == ml_dtypes.bfloat16
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr

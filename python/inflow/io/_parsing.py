@@ -70,6 +70,9 @@ def _is_string_dtype(dtype):
 def _np_dtype(dtype):
     """The NumPy dtype for a dtype given as TF, NumPy or a name; object for
     strings."""
+    if dtype is None:
+        # np.dtype(None) is float64: no dtype is no float64.
+        raise TypeError("a dtype is required, got None")
     if _is_string_dtype(dtype):
         return np.dtype(object)
     if dtype is float:
@@ -82,9 +85,10 @@ def _np_dtype(dtype):
 def _shape(shape):
     if shape is None:
         raise ValueError("a FixedLenFeature needs a shape (a list of dims)")
+    from inflow._validate import check_int
     if isinstance(shape, (int, np.integer)):
-        return [int(shape)]
-    return [int(d) for d in shape]
+        return [check_int("feature spec", "shape", shape)]
+    return [check_int("feature spec", "shape", d) for d in shape]
 
 
 def _default(value, dtype, shape):
@@ -110,6 +114,9 @@ def _specs(features):
         raise ValueError("features must be a non-empty dict of feature specs")
     out = []
     for key, f in features.items():
+        if isinstance(f, (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature)) and \
+                f.dtype is None:
+            raise TypeError(f"feature {key!r}: dtype is required, got None")
         if isinstance(f, FixedLenFeature):
             shape = _shape(f.shape)
             out.append((key, "fixed", shape, _np_dtype(f.dtype),

@@ -97,10 +97,17 @@ class TFRecordWriter:
             os.fspath(path), TFRecordOptions.get_compression_type_string(opts), opts._zlib())
 
     def write(self, record):
-        """Appends one record (bytes; str is encoded as UTF-8)."""
+        """Appends one record: bytes, bytearray or memoryview (its bytes), or
+        str (encoded as UTF-8). Anything else is a TypeError, as TF: an int
+        or a list is no record (``bytes(5)`` would be five zero bytes)."""
         if isinstance(record, str):
             record = record.encode()
-        self._writer.write(bytes(record) if not isinstance(record, bytes) else record)
+        elif isinstance(record, (bytearray, memoryview)):
+            record = bytes(record)
+        elif not isinstance(record, bytes):
+            raise TypeError(f"TFRecordWriter.write: record must be bytes (or str, "
+                            f"bytearray, memoryview), got {type(record).__name__}")
+        self._writer.write(record)
 
     def flush(self):
         """Hands what was written to the file (a complete, readable prefix)."""

@@ -27,15 +27,19 @@ Shuffling calls take their seeds as TF's get_seed gives them
 ``inflow.py_func``.
 """
 
+import os
+
 import numpy as np
 
 from inflow import _graph
 from inflow import _inflow
+from inflow._validate import check_int, check_optional_int, check_path, check_strings
 from inflow._steps import Node, _as_node
 from inflow.io._parsing import SparseTensorValue
 from inflow.io._records import TFRecordOptions
 
-__all__ = ["string_input_producer", "range_input_producer", "slice_input_producer",
+__all__ = ["match_filenames_once", "string_input_producer", "range_input_producer",
+           "slice_input_producer",
            "input_producer", "limit_epochs", "ReaderBase", "TFRecordReader",
            "TextLineReader", "FixedLengthRecordReader", "WholeFileReader", "batch",
            "shuffle_batch", "batch_join", "shuffle_batch_join", "maybe_batch",
@@ -45,14 +49,40 @@ __all__ = ["string_input_producer", "range_input_producer", "slice_input_produce
 
 def _strings(values):
     if isinstance(values, Node):
-        raise TypeError("string_input_producer: pass the strings themselves "
-                        "(a list, or an array of bytes or str)")
-    out = []
-    for v in np.asarray(values, dtype=object).reshape(-1):
-        if isinstance(v, (bytes, np.bytes_)):
-            v = bytes(v).decode("utf-8", "surrogateescape")
-        out.append(str(v))
-    return out
+        if values.op_name != "constant" or values.dtype != np.dtype(object):
+            raise TypeError("string_input_producer: pass the strings themselves "
+                            "(a list, an array of bytes or str, or "
+                            "match_filenames_once's result), not a Node of "
+                            f"{values.op_name!r}")
+        from inflow._steps import run
+        values = run(values)
+    return check_strings("string_input_producer", "string_tensor", values)
+
+
+def match_filenames_once(pattern, name=None):
+    """The file names matching ``pattern`` (a glob, or a list of them), all
+    sorted together, as a string Node
+    (``tf.compat.v1.train.match_filenames_once``), to pass to
+    string_input_producer or ``inflow.run``. The files are matched once,
+    now (TF: when the local variables are initialized); a pattern matching
+    nothing adds no name, and wildcards may appear in the file name part
+    only (InvalidArgumentError otherwise)."""
+    patterns = pattern if isinstance(pattern, (list, tuple)) else [pattern]
+    names = []
+    for i, p in enumerate(patterns):
+        what = "pattern" if patterns is not pattern else f"pattern[{i}]"
+        names.extend(_inflow._glob(check_path("match_filenames_once", what, p)))
+    values = np.empty(len(names), dtype=object)
+    values[:] = [os.fsencode(n) for n in sorted(names)]
+    return _as_node(values)
+
+
+def _epochs(func, num_epochs):
+    """None (unlimited) or an int > 0 (TF's ValueError otherwise)."""
+    num_epochs = check_optional_int(func, "num_epochs", num_epochs)
+    if num_epochs is not None and num_epochs <= 0:
+        raise ValueError(f"{func}: num_epochs must be > 0 not {num_epochs}")
+    return num_epochs
 
 
 def _graph_args(shuffle, seed):
@@ -77,20 +107,22 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     op ``seed`` or a graph seed the order is TF's. An empty list raises
     InvalidArgumentError."""
     _check_no_cancel_op(cancel_op)
+    f = "string_input_producer"
     graph_seed, seed, collection = _graph_args(shuffle, seed)
     return (_inflow._string_input_producer(
-        _strings(string_tensor), num_epochs, shuffle, seed, capacity, shared_name, name,
-        graph_seed, collection))
+        _strings(string_tensor), _epochs(f, num_epochs), shuffle, seed,
+        check_int(f, "capacity", capacity), shared_name, name, graph_seed, collection))
 
 
 def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
                          shared_name=None, name=None):
     """A queue of the int32 scalars 0 .. limit-1
     (``tf.compat.v1.train.range_input_producer``)."""
+    f = "range_input_producer"
     graph_seed, seed, collection = _graph_args(shuffle, seed)
     return (_inflow._range_input_producer(
-        int(limit), num_epochs, shuffle, seed, capacity, shared_name, name, graph_seed,
-        collection))
+        check_int(f, "limit", limit), _epochs(f, num_epochs), shuffle, seed,
+        check_int(f, "capacity", capacity), shared_name, name, graph_seed, collection))
 
 
 def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True,
@@ -101,10 +133,11 @@ def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=Tr
     _check_no_cancel_op(cancel_op)
     shape = None if element_shape is None else [None if d is None else int(d)
                                                 for d in element_shape]
+    f = "input_producer"
     graph_seed, seed, collection = _graph_args(shuffle, seed)
     return (_inflow._input_producer(
-        input_tensor, shape, num_epochs, shuffle, seed, capacity, shared_name, name,
-        graph_seed, collection))
+        input_tensor, shape, _epochs(f, num_epochs), shuffle, seed,
+        check_int(f, "capacity", capacity), shared_name, name, graph_seed, collection))
 
 
 def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
@@ -113,16 +146,17 @@ def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None,
     fresh order when ``shuffle`` (``tf.compat.v1.train.slice_input_producer``):
     the rows of each array share their first dimension. End of epochs:
     OutOfRangeError."""
+    f = "slice_input_producer"
     graph_seed, seed, collection = _graph_args(shuffle, seed)
-    return _inflow._slice_input_producer(list(tensor_list), num_epochs, shuffle, seed,
-                                         capacity, shared_name, name, graph_seed,
-                                         collection)
+    return _inflow._slice_input_producer(list(tensor_list), _epochs(f, num_epochs), shuffle,
+                                         seed, check_int(f, "capacity", capacity),
+                                         shared_name, name, graph_seed, collection)
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
     """A Node giving ``tensor`` ``num_epochs`` times, then OutOfRangeError
     (``tf.compat.v1.train.limit_epochs``)."""
-    return _inflow._limit_epochs(tensor, num_epochs)
+    return _inflow._limit_epochs(tensor, _epochs("limit_epochs", num_epochs))
 
 
 def enqueue_op(queue, vals, enqueue_many=False):
@@ -161,7 +195,8 @@ class ReaderBase:
     def read_up_to(self, queue, num_records, name=None):
         """(keys, values) Nodes: 1..num_records records of one file per
         evaluation."""
-        keys, values = self._reader.read_up_to(queue, int(num_records))
+        keys, values = self._reader.read_up_to(
+            queue, check_int("read_up_to", "num_records", num_records))
         return keys, values
 
     def num_records_produced(self, name=None):
@@ -192,7 +227,8 @@ class TextLineReader(ReaderBase):
     (``tf.compat.v1.TextLineReader``)."""
 
     def __init__(self, skip_header_lines=None, name=None):
-        super().__init__(_inflow._text_line_reader(int(skip_header_lines or 0)))
+        skip = check_optional_int("TextLineReader", "skip_header_lines", skip_header_lines)
+        super().__init__(_inflow._text_line_reader(skip or 0))
 
 
 class FixedLengthRecordReader(ReaderBase):
@@ -200,9 +236,13 @@ class FixedLengthRecordReader(ReaderBase):
 
     def __init__(self, record_bytes, header_bytes=None, footer_bytes=None, hop_bytes=None,
                  name=None, encoding=None):
+        f = "FixedLengthRecordReader"
         super().__init__(_inflow._fixed_length_record_reader(
-            int(record_bytes), int(header_bytes or 0), int(footer_bytes or 0),
-            int(hop_bytes or 0), TFRecordOptions.get_compression_type_string(encoding)))
+            check_int(f, "record_bytes", record_bytes),
+            check_optional_int(f, "header_bytes", header_bytes) or 0,
+            check_optional_int(f, "footer_bytes", footer_bytes) or 0,
+            check_optional_int(f, "hop_bytes", hop_bytes) or 0,
+            TFRecordOptions.get_compression_type_string(encoding)))
 
 
 class WholeFileReader(ReaderBase):
@@ -369,7 +409,8 @@ def _keep(keep_input, n):
 def _shapes(shapes):
     if shapes is None:
         return None
-    return [None if s is None else [None if d is None else int(d) for d in s] for s in shapes]
+    return [None if s is None else [None if d is None else check_int("batch", "shapes", d)
+                                    for d in s] for s in shapes]
 
 
 def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
@@ -391,10 +432,12 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
         graph_seed, seed = None, None
     collection = _graph._collection()
     batcher = _inflow._batch(
-        kind, [p[2] for p in parts], [str(k) for k in keys] if keys else [],
-        _keep(keep_input, len(parts)), join, int(batch_size), int(num_threads),
-        int(capacity), bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
-        bool(allow_smaller_final_batch), shared_name, name, int(min_after_dequeue), seed,
+        kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
+        _keep(keep_input, len(parts)), join, check_int(kind, "batch_size", batch_size),
+        check_int(kind, "num_threads", num_threads), check_int(kind, "capacity", capacity),
+        bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
+        bool(allow_smaller_final_batch), shared_name, name,
+        check_int(kind, "min_after_dequeue", min_after_dequeue), seed,
         graph_seed, collection, sparse if any(sparse) else [])
     return BatchOutput(batcher, keys, single)
 

@@ -1,3 +1,4 @@
+import os
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -10,7 +11,9 @@ __all__: list[str]
 _Tensors = Union[Sequence[Any], Dict[str, Any], Node]
 _Shapes = Optional[Sequence[Optional[Sequence[Optional[int]]]]]
 
-def string_input_producer(string_tensor: Sequence[Union[str, bytes]], num_epochs: Optional[int] = ...,
+def match_filenames_once(pattern: Union[str, bytes, "os.PathLike[str]", Sequence[Any]],
+                         name: Optional[str] = ...) -> Node: ...
+def string_input_producer(string_tensor: Union[Sequence[Union[str, bytes]], Node], num_epochs: Optional[int] = ...,
                           shuffle: bool = ..., seed: Optional[int] = ..., capacity: int = ...,
                           shared_name: Optional[str] = ..., name: Optional[str] = ...,
                           cancel_op: None = ...) -> FIFOQueue: ...
