@@ -6,6 +6,8 @@
 
 #include "inflow/train/trainer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -60,7 +62,10 @@ void WriteSplit(const std::string& dir, const std::string& name, int64_t n,
 class TrainerTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The process id in the name: another trainer_test running at the
+    // same time (another checkout's ctest) has folders of its own.
     root_ = ::testing::TempDir() + "/trainer_test_" +
+            std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name();
     fs::remove_all(root_);
     fs::create_directories(root_ + "/data");
