@@ -1,5 +1,7 @@
 # inflow: the two commands a new user types are `make demo` and `make test`;
-# each installs what is missing first (scripts/install-deps).
+# each installs what is missing first: `make demo` what the demo needs
+# (scripts/install-deps --for demo), `make test` everything
+# (scripts/install-deps).
 
 JOBS ?= $(shell nproc)
 CMAKE_GEN := -G Ninja
@@ -29,11 +31,20 @@ build/release/build.ninja:
 build: build/release/build.ninja
 	cmake --build build/release -j $(JOBS)
 
-# The demo needs only the CLI: no tests, benchmarks or examples are built.
-# scripts/demo: convert (cached), train with an interruption, resume, eval.
-demo: deps build/release/build.ninja
-	cmake --build build/release -j $(JOBS) --target inflow_cli
-	scripts/demo build/release/bin/inflow
+# The demo needs only the CLI, built in its own tree without the tests,
+# benchmarks, examples and Python extension (whose packages
+# `install-deps --for demo` does not install); scripts/demo: convert
+# (cached), train with an interruption, resume, eval.
+build/cli/build.ninja:
+	cmake -S . -B build/cli $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
+	  -DINFLOW_BUILD_TESTS=OFF -DINFLOW_BUILD_BENCH=OFF -DINFLOW_BUILD_EXAMPLES=OFF \
+	  -DINFLOW_BUILD_PYTHON=OFF
+
+demo:
+	scripts/install-deps --for demo
+	$(MAKE) --no-print-directory build/cli/build.ninja
+	cmake --build build/cli -j $(JOBS) --target inflow_cli
+	scripts/demo build/cli/bin/inflow
 
 test: deps
 	@scripts/run-tests
@@ -66,13 +77,13 @@ format:
 bench: build
 	@scripts/run-benchmarks
 
-# The benchmarks' peers (PyTorch for bench_train_vs_torch and, in
-# .venv-torch, which install-deps makes once python3-torch is there, for
-# bench/py/peers.py), then the training benchmark and the Python input
-# pipeline benchmark (inflow vs tf.data vs PyTorch's DataLoader vs C++).
-bench-peers: build/release/build.ninja
-	scripts/install-peers
+# The benchmarks' peers (scripts/install-deps installs PyTorch for
+# bench_train_vs_torch and makes .venv-torch over it for bench/py/peers.py),
+# then the training benchmark and the Python input pipeline benchmark
+# (inflow vs tf.data vs PyTorch's DataLoader vs C++).
+bench-peers:
 	scripts/install-deps
+	$(MAKE) --no-print-directory build/release/build.ninja
 	cmake --build build/release -j $(JOBS) --target bench_train_vs_torch \
 	  bench_pipeline inflow_cli _inflow
 	build/release/bin/bench_train_vs_torch

@@ -286,8 +286,8 @@ def torch_forms(files, args, proto_dir):
     """The torch side's figures from .venv-torch, or (None, reason)."""
     python = pathlib.Path(args.torch_python)
     if not python.exists():
-        return None, (f"{python} is missing: scripts/install-peers installs "
-                      "python3-torch, then scripts/install-deps makes .venv-torch")
+        return None, (f"{python} is missing: scripts/install-deps installs "
+                      "python3-torch and makes .venv-torch")
     env = {k: v for k, v in os.environ.items()
            if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONPATH")}
     cmd = [str(python), __file__, "--torch-side", "--proto", proto_dir,

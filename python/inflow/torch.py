@@ -23,9 +23,9 @@ try:
 except ImportError as e:
     raise ImportError(
         "inflow.torch needs PyTorch, which cannot be imported here "
-        f"({e}). Install it (scripts/install-peers installs Debian's "
-        "python3-torch; scripts/install-deps then makes .venv-torch, whose "
-        "python has both torch and inflow)") from e
+        f"({e}). Install it (scripts/install-deps installs Debian's "
+        "python3-torch and makes .venv-torch, whose python has both torch "
+        "and inflow)") from e
 
 import warnings
 

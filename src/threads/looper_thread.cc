@@ -29,9 +29,12 @@ Status RunLooper(Coordinator* coord,
       INFLOW_RETURN_IF_ERROR(RunCounted(run_loop));
     }
   } else {
-    auto next = Clock::now();
+    const auto now = [&options] {
+      return options.now ? options.now() : Clock::now();
+    };
+    auto next = now();
     for (;;) {
-      const auto wait = std::max(Clock::duration::zero(), next - Clock::now());
+      const auto wait = std::max(Clock::duration::zero(), next - now());
       if (coord->WaitForStop(wait, own) || own.stop_requested()) break;
       next += *interval;
       INFLOW_RETURN_IF_ERROR(RunCounted(run_loop));

@@ -3,7 +3,9 @@
 
 The suite needs TensorFlow (the reference) and the built programs; `make
 test` installs and builds both. When either is missing the session stops
-with an error before any test runs: nothing is skipped.
+with an error before any test runs: nothing is skipped. A skip anywhere
+else (pytest.skip, a skip or skipif mark, importorskip, in a test, a
+fixture or a module) is turned into a failure that gives its reason.
 """
 import json
 import os
@@ -46,6 +48,30 @@ def pytest_sessionstart(session):
     problems = missing_requirements()
     if problems:
         pytest.exit("tests/py cannot run:\n  " + "\n  ".join(problems), returncode=1)
+
+
+def skip_as_failure(report):
+    """A skipped report, turned into a failure saying why it skipped."""
+    if not report.skipped or hasattr(report, "wasxfail"):
+        return
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    reason = reason.removeprefix("Skipped: ")
+    report.outcome = "failed"
+    report.longrepr = (f"skipped: {reason}\n(tests/py never skips: what a test "
+                       "needs, `make test` installs; run scripts/install-deps)")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    skip_as_failure(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    skip_as_failure(outcome.get_result())
 
 
 @pytest.fixture(scope="session")

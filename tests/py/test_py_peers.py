@@ -1,15 +1,17 @@
 """bench/py/peers.py --smoke: the peer benchmark runs end to end and its
-last line has the shape docs/python.md gives (so that it does not rot).
-Without .venv-torch the torch figure is null with a reason."""
+last line has the shape docs/python.md gives (so that it does not rot),
+with the PyTorch side's figures: without .venv-torch (scripts/install-deps
+makes it) the test fails, saying so."""
 import json
 import subprocess
 import sys
 
 from conftest import BUILD, ROOT
-from torch_venv import TORCH_PYTHON, script_env
+from torch_venv import TORCH_PYTHON, require_torch_python, script_env
 
 
 def test_peers_smoke_prints_the_json_line(tmp_path):
+    require_torch_python()
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "py" / "peers.py"), "--smoke",
          "--build", str(BUILD), "--data", str(tmp_path / "shards"),
@@ -32,12 +34,8 @@ def test_peers_smoke_prints_the_json_line(tmp_path):
     assert set(line["inflow_cpp_by_nice"]) == {"0", "5"}
     assert figures["inflow_cpp"] == max(line["inflow_cpp_by_nice"].values())
     assert line["inflow_cpp_nice"] in (0, 5)
-    if TORCH_PYTHON.exists():
-        assert figures["torch"] > 0, line
-        assert {"torch_workers_0", "torch_workers_2"} <= set(line["forms"])
-        assert line["ratio_vs_torch"] == round(figures["inflow"] / figures["torch"], 3)
-    else:
-        assert figures["torch"] is None and line["ratio_vs_torch"] is None
-        assert "missing" in line["torch_reason"]
+    assert figures["torch"] > 0, line
+    assert {"torch_workers_0", "torch_workers_2"} <= set(line["forms"])
+    assert line["ratio_vs_torch"] == round(figures["inflow"] / figures["torch"], 3)
     # The shards were written once, into the folder named.
     assert len(list((tmp_path / "shards").glob("train-*.tfrecord"))) == 4

@@ -1,12 +1,12 @@
 """inflow.torch: batches handed to PyTorch without a copy.
 
 PyTorch is Debian's python3-torch, importable only from /usr/bin/python3,
-so every check here runs as a script under .venv-torch's python (made by
-scripts/install-deps once scripts/install-peers installed python3-torch)
-with this build's package first on its path; each script prints one JSON
-line that the test asserts on. The tests skip, saying why, when
-.venv-torch or torch in it is missing; a torch that is there but does not
-import fails them.
+so every check here runs as a script under .venv-torch's python
+(scripts/install-deps installs python3-torch and makes .venv-torch) with
+this build's package first on its path; each script prints one JSON line
+that the test asserts on. The tests fail, saying what to run, when
+.venv-torch or torch in it is missing, and when a torch that is there
+does not import: they never skip.
 """
 import subprocess
 import sys
@@ -43,7 +43,7 @@ def test_import_without_torch_is_a_clear_import_error():
     assert proc.returncode == 0, proc.stderr
     message, name = proc.stdout.strip().splitlines()
     assert message.startswith("inflow.torch needs PyTorch"), message
-    assert "install-peers" in message
+    assert "scripts/install-deps" in message
     assert name == "FIFOQueue"
 
 
@@ -280,6 +280,17 @@ def test_iterable_dataset_over_a_shuffle_batch(torch_run, example_files):
     assert all(x == [float(v) for v in y] for _, x, y in out)
 
 
+def run_debian_python_test(tmp_path, torch_python):
+    """This file's debian_python test in a pytest subprocess whose torch
+    venv is `torch_python`; (returncode, output)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+         __file__, "-k", "debian_python"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        env={**script_env(), "INFLOW_TORCH_PYTHON": str(torch_python)})
+    return proc.returncode, proc.stdout + proc.stderr
+
+
 def test_a_broken_torch_fails_the_tests_instead_of_skipping(tmp_path):
     # A "torch venv" whose torch is installed but raises on import.
     shadow = tmp_path / "shadow" / "torch"
@@ -289,12 +300,29 @@ def test_a_broken_torch_fails_the_tests_instead_of_skipping(tmp_path):
     python.write_text(f"#!/bin/sh\nPYTHONPATH={shadow.parent}:$PYTHONPATH "
                       f"exec {sys.executable} \"$@\"\n")
     python.chmod(0o755)
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
-         __file__, "-k", "debian_python"],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
-        env={**script_env(), "INFLOW_TORCH_PYTHON": str(python)})
-    out = proc.stdout + proc.stderr
-    assert proc.returncode != 0, out
+    rc, out = run_debian_python_test(tmp_path, python)
+    assert rc != 0, out
     assert "1 failed" in out and "this torch is broken" in out, out
+    assert "skipped" not in out, out
+
+
+def test_a_missing_torch_venv_fails_the_tests_saying_what_to_run(tmp_path):
+    rc, out = run_debian_python_test(tmp_path, tmp_path / "no-venv" / "bin" / "python")
+    assert rc != 0, out
+    assert "1 error" in out, out  # in the torch_run fixture
+    assert f"no PyTorch venv: {tmp_path / 'no-venv' / 'bin' / 'python'} is missing" in out
+    assert "run scripts/install-deps (or `make test`, which runs it)" in out, out
+    assert "skipped" not in out, out
+
+
+def test_a_venv_without_torch_fails_the_tests_saying_what_to_run(tmp_path):
+    # A python that exists but has no torch module to find.
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\nexec {sys.executable} -I \"$@\"\n")
+    python.chmod(0o755)
+    rc, out = run_debian_python_test(tmp_path, python)
+    assert rc != 0, out
+    assert "1 error" in out, out  # in the torch_run fixture
+    assert f"torch is not installed for {python}" in out, out
+    assert "run scripts/install-deps" in out, out
     assert "skipped" not in out, out

@@ -1,8 +1,7 @@
 """The PyTorch venv for tests/py: Debian's python3-torch is importable only
 from /usr/bin/python3, so the torch tests run their scripts under
-.venv-torch's python (scripts/install-deps makes it once
-scripts/install-peers installed python3-torch), with this build's inflow
-first on its path.
+.venv-torch's python (scripts/install-deps installs python3-torch and
+makes .venv-torch over it), with this build's inflow first on its path.
 """
 import json
 import os
@@ -28,22 +27,25 @@ def script_env():
     return env
 
 
+INSTALL_HINT = "run scripts/install-deps (or `make test`, which runs it)"
+
+
 def require_torch_python():
-    """.venv-torch's python, or a skip saying why there is none. A torch
-    that is installed but does not import is not a skip: the tests that
-    use it fail."""
+    """.venv-torch's python with torch in it; otherwise the test fails,
+    saying what is missing and what to run (the torch tests never skip).
+    A torch that is installed but does not import fails them too."""
     if not TORCH_PYTHON.exists():
-        pytest.skip(f"no PyTorch venv ({TORCH_PYTHON} is missing): "
-                    "scripts/install-peers installs python3-torch, then "
-                    "scripts/install-deps makes .venv-torch")
+        pytest.fail(f"no PyTorch venv: {TORCH_PYTHON} is missing; {INSTALL_HINT}: "
+                    "it installs Debian's python3-torch and makes .venv-torch",
+                    pytrace=False)
     probe = subprocess.run(
         [str(TORCH_PYTHON), "-c",
          "import importlib.util, sys; "
          "sys.exit(0 if importlib.util.find_spec('torch') else 5)"],
         capture_output=True, text=True, env=script_env(), timeout=60)
     if probe.returncode == 5:
-        pytest.skip(f"torch is not installed for {TORCH_PYTHON}: "
-                    "scripts/install-peers installs python3-torch")
+        pytest.fail(f"torch is not installed for {TORCH_PYTHON}; {INSTALL_HINT}: "
+                    "it installs Debian's python3-torch", pytrace=False)
     assert probe.returncode == 0, probe.stderr
     return TORCH_PYTHON
 

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <latch>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -53,44 +55,42 @@ TEST(LooperThreadTest, TightLoopRunsUntilStopThenCallsStopLoop) {
       },
       options);
   ASSERT_TRUE(t.ok());
-  EXPECT_TRUE(coord.Join({}, std::chrono::seconds(5)).ok());
+  EXPECT_TRUE(coord.Join().ok());
   EXPECT_EQ(runs.load(), 50);
   EXPECT_EQ((*t)->stats().runs(), 50);
   EXPECT_EQ(events, (std::vector<std::string>{"start", "stop"}));
   EXPECT_EQ((*t)->name(), "tight");
 }
 
-TEST(LooperThreadTest, TimedLoopRunsFirstAtOnceThenAtAFixedRate) {
+TEST(LooperThreadTest, TimedLoopRunsAtAFixedRate) {
   constexpr milliseconds kInterval{20};
   Coordinator coord;
   std::vector<Clock::time_point> calls;
   std::mutex mu;
+  std::condition_variable called;
   const auto t0 = Clock::now();
   auto t = LooperThread::Loop(&coord, kInterval, [&] {
     std::lock_guard l(mu);
     calls.push_back(Clock::now());
+    called.notify_all();
     return OkStatus();
   });
   ASSERT_TRUE(t.ok());
-  const auto give_up = t0 + std::chrono::seconds(10);
-  for (;;) {
-    {
-      std::lock_guard l(mu);
-      if (calls.size() >= 4 || Clock::now() > give_up) break;
-    }
-    std::this_thread::sleep_for(milliseconds(1));
+  {
+    std::unique_lock l(mu);
+    called.wait(l, [&] { return calls.size() >= 4; });
   }
   coord.RequestStop();
   const auto stopped = Clock::now();
-  ASSERT_TRUE(coord.Join({}, std::chrono::seconds(5)).ok());
+  ASSERT_TRUE(coord.Join().ok());
   std::lock_guard l(mu);
   ASSERT_GE(calls.size(), 4u);
-  // Generous: a loaded machine may delay calls, never advance them.
-  EXPECT_LT(calls[0] - t0, std::chrono::seconds(1));
-  // Fixed rate: call k never comes before k intervals after the loop's
-  // start, which lies between t0 and the first call (a first call delayed
-  // after the start, by preemption, does not move the schedule; measuring
-  // from calls[0] then failed on a loaded machine)...
+  // A loaded machine may delay calls, never advance them: only lower
+  // bounds here (that the first call comes at once, however long the
+  // interval, is LongIntervalDoesNotDelayStop's). Fixed rate: call k never
+  // comes before k intervals after the loop's start, which lies between t0
+  // and the first call (a first call delayed after the start, by
+  // preemption, does not move the schedule)...
   for (size_t k = 1; k < calls.size(); ++k) {
     EXPECT_GE(calls[k] - t0, kInterval * k - milliseconds(1));
   }
@@ -99,37 +99,41 @@ TEST(LooperThreadTest, TimedLoopRunsFirstAtOnceThenAtAFixedRate) {
 }
 
 TEST(LooperThreadTest, OverrunningCallsCatchUpBackToBack) {
+  // The schedule reads a fake clock, which the first call moves 4.5
+  // intervals on: it overran, calls 2..5 are overdue and come back to
+  // back, and call 6 is due half an interval later. The interval is an
+  // hour, far past the test's timeout: a loop that waited after an overrun
+  // instead of catching up would never make five calls.
+  constexpr auto kInterval = std::chrono::hours(1);
   Coordinator coord;
   std::mutex mu;
-  std::vector<Clock::time_point> starts;
-  Clock::time_point slow_end;
-  auto t = LooperThread::Loop(&coord, milliseconds(100), [&] {
-    std::unique_lock l(mu);
-    starts.push_back(Clock::now());
-    if (starts.size() == 1) {
-      // Five intervals long: calls 2..5 are overdue when it returns.
-      l.unlock();
-      std::this_thread::sleep_for(milliseconds(500));
-      l.lock();
-      slow_end = Clock::now();
-    }
-    return OkStatus();
-  });
+  std::condition_variable called;
+  Clock::time_point fake = Clock::now();
+  int calls = 0;
+  LooperOptions options;
+  options.now = [&] {
+    std::lock_guard l(mu);
+    return fake;
+  };
+  auto t = LooperThread::Loop(
+      &coord, kInterval,
+      [&] {
+        std::lock_guard l(mu);
+        if (++calls == 1) fake += kInterval * 4 + kInterval / 2;
+        called.notify_all();
+        return OkStatus();
+      },
+      options);
   ASSERT_TRUE(t.ok());
-  const auto give_up = Clock::now() + std::chrono::seconds(10);
-  for (;;) {
-    {
-      std::lock_guard l(mu);
-      if (starts.size() >= 5 || Clock::now() > give_up) break;
-    }
-    std::this_thread::sleep_for(milliseconds(1));
+  {
+    std::unique_lock l(mu);
+    called.wait(l, [&] { return calls >= 5; });
   }
   coord.RequestStop();
-  ASSERT_TRUE(coord.Join({}, std::chrono::seconds(5)).ok());
-  std::lock_guard l(mu);
-  ASSERT_GE(starts.size(), 5u);
-  // Back to back, not one interval apart (that would take 400 ms).
-  EXPECT_LT(starts[4] - slow_end, milliseconds(200));
+  ASSERT_TRUE(coord.Join().ok());
+  // The sixth was half an (unfaked) hour away when the stop came.
+  EXPECT_EQ(calls, 5);
+  EXPECT_EQ((*t)->stats().runs(), 5);
 }
 
 TEST(LooperThreadTest, ErrorStopsTheCoordinatorAndSkipsStopLoop) {
@@ -149,7 +153,7 @@ TEST(LooperThreadTest, ErrorStopsTheCoordinatorAndSkipsStopLoop) {
       },
       options);
   ASSERT_TRUE(t.ok());
-  Status s = coord.Join({}, std::chrono::seconds(5));
+  Status s = coord.Join();
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   EXPECT_EQ(runs.load(), 3);
   EXPECT_FALSE(stop_loop_ran.load());
@@ -162,7 +166,7 @@ TEST(LooperThreadTest, ExceptionFromTargetIsRecordedAsUnknown) {
     throw std::logic_error("looper bug");
   });
   ASSERT_TRUE(t.ok());
-  Status s = coord.Join({}, std::chrono::seconds(5));
+  Status s = coord.Join();
   EXPECT_EQ(s.code(), StatusCode::kUnknown);
   EXPECT_NE(s.message().find("looper bug"), std::string::npos);
 }
@@ -180,35 +184,49 @@ TEST(LooperThreadTest, StartLoopErrorSkipsTheLoop) {
       },
       options);
   ASSERT_TRUE(t.ok());
-  EXPECT_EQ(coord.Join({}, std::chrono::seconds(5)).code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(coord.Join().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(runs.load(), 0);
 }
 
 TEST(LooperThreadTest, CreateRegistersWithoutStarting) {
   Coordinator coord;
-  auto t =
-      LooperThread::Create(&coord, milliseconds(5), [] { return OkStatus(); });
+  std::latch first_call{1};
+  std::atomic<bool> called{false};
+  auto t = LooperThread::Create(&coord, milliseconds(5), [&] {
+    if (!called.exchange(true)) first_call.count_down();
+    return OkStatus();
+  });
   ASSERT_TRUE(t.ok());
   EXPECT_FALSE((*t)->started());
+  EXPECT_FALSE(called.load());
   ASSERT_TRUE((*t)->Start().ok());
-  std::this_thread::sleep_for(milliseconds(12));
+  first_call.wait();
   coord.RequestStop();
-  EXPECT_TRUE(coord.Join({}, std::chrono::seconds(5)).ok());
+  EXPECT_TRUE(coord.Join().ok());
   EXPECT_GE((*t)->stats().runs(), 1);
   EXPECT_FALSE((*t)->IsAlive());
 }
 
 TEST(LooperThreadTest, LongIntervalDoesNotDelayStop) {
+  // The first call comes at once although the interval is an hour; the
+  // next is due an hour later, far past the test's timeout and Join's
+  // grace period. The stop comes once the first call ran, when the loop
+  // waits for the next one (or is about to, and then sees the stop before
+  // waiting): Join returning OK, every thread ended, shows the stop ended
+  // that wait.
   Coordinator coord;
-  auto t = LooperThread::Loop(&coord, std::chrono::hours(1),
-                              [] { return OkStatus(); });
+  std::latch first_call{1};
+  std::atomic<int> calls{0};
+  auto t = LooperThread::Loop(&coord, std::chrono::hours(1), [&] {
+    if (calls++ == 0) first_call.count_down();
+    return OkStatus();
+  });
   ASSERT_TRUE(t.ok());
-  std::this_thread::sleep_for(milliseconds(5));
-  const auto t0 = Clock::now();
+  first_call.wait();
   coord.RequestStop();
-  EXPECT_TRUE(coord.Join({}, std::chrono::seconds(5)).ok());
-  EXPECT_LT(Clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_TRUE(coord.Join().ok());
+  EXPECT_FALSE((*t)->IsAlive());
+  EXPECT_EQ(calls.load(), 1);
   EXPECT_EQ((*t)->stats().runs(), 1);
 }
 

@@ -366,10 +366,10 @@ TEST(QueueRunnerTest, StopReleasesThreadsBlockedOnAFullQueueAndClosesIt) {
     std::this_thread::sleep_for(milliseconds(1));
   }
   std::this_thread::sleep_for(milliseconds(5));  // let them block
-  const auto t0 = Clock::now();
   coord.RequestStop();
+  // Blocked on a full queue nobody drains, the threads end only because
+  // the stop released them: Join is OK once they all returned.
   EXPECT_TRUE(coord.Join(threads, seconds(10)).ok());
-  EXPECT_LT(Clock::now() - t0, seconds(2));
   EXPECT_TRUE(q->IsClosed());
   // The full queue cost the enqueuers blocked time.
   std::chrono::nanoseconds blocked{0};

@@ -29,6 +29,11 @@ struct LooperOptions {
   // loop ended with an error). Either may be empty.
   std::function<Status()> start_loop;
   std::function<Status()> stop_loop;
+  // The clock the fixed-rate schedule reads (steady_clock::now when
+  // empty). The waits are real ones on the coordinator; a test's fake
+  // clock shows the schedule's arithmetic (the catch-up after an overrun)
+  // without asserting on wall-clock time.
+  std::function<std::chrono::steady_clock::time_point()> now;
 };
 
 // Builds looper threads; the threads are inflow Threads (thread-safe).
