@@ -6,6 +6,7 @@ benchmarks' peers among them."""
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 
 from conftest import BUILD, ROOT
@@ -40,9 +41,13 @@ def found_packages(cache):
     text = cache.read_text()
     paths = [pathlib.Path(m.group(2)) for m in FOUND.finditer(text)]
     for key in ("CMAKE_CXX_COMPILER", "CMAKE_MAKE_PROGRAM", "CMAKE_COMMAND"):
-        m = re.search(rf"^{key}:\w+=(/.+)$", text, re.M)
+        # A compiler given by name (-DCMAKE_CXX_COMPILER=g++) can stay a bare
+        # name in the cache: look it up on PATH as CMake did.
+        m = re.search(rf"^{key}:\w+=(.+)$", text, re.M)
         assert m, f"{cache} has no {key}"
-        paths.append(pathlib.Path(m.group(1)))
+        found = shutil.which(m.group(1))
+        assert found, f"{cache}: {key} {m.group(1)} is not on PATH"
+        paths.append(pathlib.Path(found))
     packages = {}
     for path in paths:
         if ROOT in path.parents or ROOT.resolve() in path.resolve().parents:

@@ -432,7 +432,7 @@ def _make(kind, tensors_list, join, batch_size, keep_input=None, num_threads=1,
         graph_seed, seed = None, None
     collection = _graph._collection()
     batcher = _inflow._batch(
-        kind, [nodes for _, _, nodes in parts], [str(k) for k in keys] if keys else [],
+        kind, [p[2] for p in parts], [str(k) for k in keys] if keys else [],
         _keep(keep_input, len(parts)), join, check_int(kind, "batch_size", batch_size),
         check_int(kind, "num_threads", num_threads), check_int(kind, "capacity", capacity),
         bool(enqueue_many), _shapes(shapes), bool(dynamic_pad),
