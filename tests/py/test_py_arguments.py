@@ -89,7 +89,11 @@ def test_a_wrong_type_is_a_type_error_naming_the_argument(call, names):
 def test_an_unknown_dtype_is_invalid_argument_naming_the_argument():
     with pytest.raises(errors.InvalidArgumentError, match="FIFOQueue: dtypes.*'foo'"):
         inflow.FIFOQueue(10, "foo")
-    with pytest.raises(errors.InvalidArgumentError, match=r"cast: dtype.*complex64"):
+    with pytest.raises(errors.InvalidArgumentError, match=r"cast: dtype.*datetime64"):
+        inflow.cast(np.arange(2), "datetime64")
+    # complex64 is a dtype (checkpoints hold it) that cast does not convert to
+    # (TF's does): an UnimplementedError naming both dtypes.
+    with pytest.raises(errors.UnimplementedError, match="Cast int64 to complex64"):
         inflow.cast(np.arange(2), "complex64")
 
 
