@@ -381,19 +381,37 @@ TEST_F(SaverTest, RestoreChecksEveryTensorBeforeWritingAny) {
   EXPECT_THAT(three.flat<float>(), ElementsAre(0.0f, 0.0f, 0.0f));
 }
 
+// The four tensors the all-or-nothing test saves and restores, registered
+// under "a" .. "d".
+struct FourTensors {
+  Tensor a, b, c, d;
+  static FourTensors Saved() {
+    return {Tensor::FromVector<float>({1.0f, 2.0f, 3.0f}),
+            Tensor::Scalar<int64_t>(468),
+            Tensor::FromVector<std::string>({"xy", "z"}),
+            Tensor::FromVector<double>({0.5, 0.25})};
+  }
+  static FourTensors Old() {
+    return {Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f}),
+            Tensor::Scalar<int64_t>(-1),
+            Tensor::FromVector<std::string>({"old", "old"}),
+            Tensor::FromVector<double>({-1.0, -1.0})};
+  }
+  void Register(Saver& saver) {
+    ASSERT_TRUE(saver.Register("a", &a).ok());
+    ASSERT_TRUE(saver.Register("b", &b).ok());
+    ASSERT_TRUE(saver.Register("c", &c).ok());
+    ASSERT_TRUE(saver.Register("d", &d).ok());
+  }
+};
+
 // A byte flipped in any one tensor's data fails the restore before
 // anything is written: every registered tensor keeps its value, those
 // before the damaged one in name order as well as those after it.
 TEST_F(SaverTest, ADamagedTensorAnywhereRestoresNothing) {
   Saver writer(Options());
-  Tensor a = Tensor::FromVector<float>({1.0f, 2.0f, 3.0f});
-  Tensor b = Tensor::Scalar<int64_t>(468);
-  Tensor c = Tensor::FromVector<std::string>({"xy", "z"});
-  Tensor d = Tensor::FromVector<double>({0.5, 0.25});
-  ASSERT_TRUE(writer.Register("a", &a).ok());
-  ASSERT_TRUE(writer.Register("b", &b).ok());
-  ASSERT_TRUE(writer.Register("c", &c).ok());
-  ASSERT_TRUE(writer.Register("d", &d).ok());
+  FourTensors saved = FourTensors::Saved();
+  saved.Register(writer);
   const std::string prefix = writer.Save("/d/model.ckpt", 1).value();
   const std::string data_path = BundleDataFilename(prefix, 0, 1);
   const std::string good = env_.mem().Contents(data_path).value();
@@ -404,40 +422,28 @@ TEST_F(SaverTest, ADamagedTensorAnywhereRestoresNothing) {
     std::string bad = good;
     bad[static_cast<size_t>(e.offset + e.size - 1)] ^= 0x10;
     ASSERT_TRUE(WriteStringToFile(env_, data_path, bad).ok());
-    Tensor ra = Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f});
-    Tensor rb = Tensor::Scalar<int64_t>(-1);
-    Tensor rc = Tensor::FromVector<std::string>({"old", "old"});
-    Tensor rd = Tensor::FromVector<double>({-1.0, -1.0});
+    FourTensors r = FourTensors::Old();
     Saver reader(Options());
-    ASSERT_TRUE(reader.Register("a", &ra).ok());
-    ASSERT_TRUE(reader.Register("b", &rb).ok());
-    ASSERT_TRUE(reader.Register("c", &rc).ok());
-    ASSERT_TRUE(reader.Register("d", &rd).ok());
+    r.Register(reader);
     Status status = reader.Restore(prefix);
     EXPECT_TRUE(IsDataLoss(status)) << status;
     EXPECT_THAT(std::string(status.message()),
                 HasSubstr("restoring " + e.name + " from " + prefix));
-    EXPECT_THAT(ra.flat<float>(), ElementsAre(-1.0f, -1.0f, -1.0f));
-    EXPECT_EQ(rb.flat<int64_t>()[0], -1);
-    EXPECT_THAT(rc.flat<std::string>(), ElementsAre("old", "old"));
-    EXPECT_THAT(rd.flat<double>(), ElementsAre(-1.0, -1.0));
+    EXPECT_THAT(r.a.flat<float>(), ElementsAre(-1.0f, -1.0f, -1.0f));
+    EXPECT_EQ(r.b.flat<int64_t>()[0], -1);
+    EXPECT_THAT(r.c.flat<std::string>(), ElementsAre("old", "old"));
+    EXPECT_THAT(r.d.flat<double>(), ElementsAre(-1.0, -1.0));
   }
   // Undamaged, the same restore writes all four.
   ASSERT_TRUE(WriteStringToFile(env_, data_path, good).ok());
-  Tensor ra = Tensor::FromVector<float>({-1.0f, -1.0f, -1.0f});
-  Tensor rb = Tensor::Scalar<int64_t>(-1);
-  Tensor rc = Tensor::FromVector<std::string>({"old", "old"});
-  Tensor rd = Tensor::FromVector<double>({-1.0, -1.0});
+  FourTensors r = FourTensors::Old();
   Saver reader(Options());
-  ASSERT_TRUE(reader.Register("a", &ra).ok());
-  ASSERT_TRUE(reader.Register("b", &rb).ok());
-  ASSERT_TRUE(reader.Register("c", &rc).ok());
-  ASSERT_TRUE(reader.Register("d", &rd).ok());
+  r.Register(reader);
   ASSERT_TRUE(reader.Restore(prefix).ok());
-  EXPECT_THAT(ra.flat<float>(), ElementsAre(1.0f, 2.0f, 3.0f));
-  EXPECT_EQ(rb.flat<int64_t>()[0], 468);
-  EXPECT_THAT(rc.flat<std::string>(), ElementsAre("xy", "z"));
-  EXPECT_THAT(rd.flat<double>(), ElementsAre(0.5, 0.25));
+  EXPECT_THAT(r.a.flat<float>(), ElementsAre(1.0f, 2.0f, 3.0f));
+  EXPECT_EQ(r.b.flat<int64_t>()[0], 468);
+  EXPECT_THAT(r.c.flat<std::string>(), ElementsAre("xy", "z"));
+  EXPECT_THAT(r.d.flat<double>(), ElementsAre(0.5, 0.25));
 }
 
 // An I/O error part way through (here while reading the last tensor)
