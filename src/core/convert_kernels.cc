@@ -35,11 +35,7 @@ bool ConvertKernelSupported(ConvertKernel kernel) {
 }
 
 ConvertKernel ChooseConvertKernel() {
-  KernelInfo infos[std::size(kAllConvertKernels)];
-  for (size_t i = 0; i < std::size(infos); ++i) {
-    infos[i] = Info(kAllConvertKernels[i]);
-  }
-  return kAllConvertKernels[SelectKernel("INFLOW_CONVERT_KERNEL", infos)];
+  return SelectKernelOf("INFLOW_CONVERT_KERNEL", kAllConvertKernels, Info);
 }
 
 ConvertKernel SelectedConvertKernel() {

@@ -84,6 +84,16 @@ inline size_t SelectKernel(const char* env_var,
   return kernels.size() - 1;
 }
 
+// The kernel of `all` (a routine's kernels, best first, the last portable)
+// that SelectKernel picks, given `info`, which describes one kernel.
+template <typename Kernel, size_t N, typename InfoFn>
+Kernel SelectKernelOf(const char* env_var, const Kernel (&all)[N],
+                      InfoFn info) {
+  KernelInfo infos[N];
+  for (size_t i = 0; i < N; ++i) infos[i] = info(all[i]);
+  return all[SelectKernel(env_var, infos)];
+}
+
 }  // namespace inflow::internal
 
 #endif  // INFLOW_CORE_KERNEL_SELECT_H_

@@ -56,11 +56,7 @@ bool VarintKernelSupported(VarintKernel kernel) {
 }
 
 VarintKernel ChooseVarintKernel() {
-  KernelInfo infos[std::size(kAllVarintKernels)];
-  for (size_t i = 0; i < std::size(infos); ++i) {
-    infos[i] = Info(kAllVarintKernels[i]);
-  }
-  return kAllVarintKernels[SelectKernel("INFLOW_VARINT_KERNEL", infos)];
+  return SelectKernelOf("INFLOW_VARINT_KERNEL", kAllVarintKernels, Info);
 }
 
 VarintKernel SelectedVarintKernel() {

@@ -28,7 +28,7 @@ namespace inflow::crc32c {
 
 using ::inflow::internal::IsaLevel;
 using ::inflow::internal::KernelInfo;
-using ::inflow::internal::SelectKernel;
+using ::inflow::internal::SelectKernelOf;
 using internal::Kernel;
 
 namespace {
@@ -209,11 +209,7 @@ KernelInfo Info(Kernel kernel) {
 }  // namespace
 
 Kernel internal::ChooseKernel() {
-  KernelInfo infos[std::size(internal::kAllKernels)];
-  for (size_t i = 0; i < std::size(infos); ++i) {
-    infos[i] = Info(internal::kAllKernels[i]);
-  }
-  return internal::kAllKernels[SelectKernel("INFLOW_CRC32C_KERNEL", infos)];
+  return SelectKernelOf("INFLOW_CRC32C_KERNEL", internal::kAllKernels, Info);
 }
 
 std::string_view internal::KernelName(Kernel kernel) {

@@ -33,11 +33,7 @@ std::string_view TrainKernelName(TrainKernel kernel) {
 bool TrainKernelSupported(TrainKernel kernel) { return Info(kernel).supported; }
 
 TrainKernel ChooseTrainKernel() {
-  KernelInfo infos[std::size(kAllTrainKernels)];
-  for (size_t i = 0; i < std::size(infos); ++i) {
-    infos[i] = Info(kAllTrainKernels[i]);
-  }
-  return kAllTrainKernels[SelectKernel("INFLOW_TRAIN_KERNEL", infos)];
+  return SelectKernelOf("INFLOW_TRAIN_KERNEL", kAllTrainKernels, Info);
 }
 
 void SparseMatMul(TrainKernel kernel, const SparseRows& a, const float* b,
