@@ -12,9 +12,10 @@
 #include <string>
 #include <system_error>
 
+#include "inflow/core/json_string.h"
+
 #include "checkpoint/checkpoint_state_internal.h"
 #include "checkpoint/path.h"
-#include "core/json_string.h"
 
 namespace inflow {
 namespace {
@@ -169,7 +170,7 @@ Status internal::UpdateCheckpointState(const std::string& dir,
     for (std::string& p : out.all_model_checkpoint_paths) relative(p);
   }
   for (const std::string& p : out.all_model_checkpoint_paths) {
-    if (!internal::IsValidUtf8(p)) {
+    if (!IsValidUtf8(p)) {
       return InvalidArgumentError(
           "checkpoint path is not valid UTF-8, which the state file cannot "
           "hold: " +
