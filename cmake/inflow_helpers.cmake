@@ -62,21 +62,27 @@ function(inflow_tf_testdata_sources)
     "INFLOW_TF_TESTDATA_DIR=\"${PROJECT_SOURCE_DIR}/tests/testdata/tf\"")
 endfunction()
 
-# inflow_add_bench(<name> SOURCES ... [LIBS ...] [KERNELS] [JSON_NAME n]):
+# inflow_add_bench(<name> SOURCES ... [LIBS ...] [KERNELS] [INTERNAL_HEADERS]
+#                  [JSON_NAME n]):
 # bin/bench_<name>, and a ctest bench_<name>_smoke that runs it in smoke
 # mode (--smoke) and checks the shape of its last JSON line, whose "bench"
 # is JSON_NAME (default <name>) (cmake/check_bench_json.cmake).
 # With KERNELS (the program runs SIMD kernels and names them in the line)
 # also bench_<name>_smoke_portable, the same under INFLOW_KERNELS=portable,
-# where every kernel named must be "portable".
+# where every kernel named must be "portable". INTERNAL_HEADERS puts src/
+# on its include path, for a benchmark that times internal kernels through
+# their inflow::internal APIs; the others see the public headers only.
 function(inflow_add_bench name)
-  cmake_parse_arguments(ARG "KERNELS" "JSON_NAME" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "KERNELS;INTERNAL_HEADERS" "JSON_NAME" "SOURCES;LIBS" ${ARGN})
   if(NOT ARG_JSON_NAME)
     set(ARG_JSON_NAME ${name})
   endif()
   add_executable(bench_${name} ${ARG_SOURCES})
   target_link_libraries(bench_${name} PRIVATE ${ARG_LIBS} benchmark::benchmark)
-  target_include_directories(bench_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/bench)
+  target_include_directories(bench_${name} PRIVATE ${PROJECT_SOURCE_DIR}/bench)
+  if(ARG_INTERNAL_HEADERS)
+    target_include_directories(bench_${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  endif()
   set(check ${PROJECT_SOURCE_DIR}/cmake/check_bench_json.cmake)
   add_test(NAME bench_${name}_smoke
     COMMAND ${CMAKE_COMMAND} -DBENCH=$<TARGET_FILE:bench_${name}>

@@ -29,12 +29,12 @@
 #include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/core/dtype.h"
+#include "inflow/core/json_string.h"
 #include "inflow/example/example_json.h"
 #include "inflow/io/env.h"
 
 #include "ckpt_format.h"
 #include "command.h"
-#include "core/json_string.h"
 
 namespace inflow::tools {
 namespace {
@@ -51,7 +51,7 @@ void Print(const std::string& line) {
 }
 
 std::string NameJson(std::string_view name) {
-  if (internal::IsValidUtf8(name)) return JsonString(name);
+  if (IsValidUtf8(name)) return JsonString(name);
   return "{\"base64\": \"" + Base64Encode(name) + "\"}";
 }
 

@@ -9,9 +9,8 @@
 #include <string>
 #include <type_traits>
 
+#include "inflow/core/json_string.h"
 #include "inflow/example/example_json.h"
-
-#include "core/json_string.h"
 
 namespace inflow::tools {
 
@@ -86,7 +85,7 @@ std::string ShapeJson(const TensorShape& shape) {
 
 std::string JsonString(std::string_view s) {
   std::string out;
-  internal::AppendJsonString(s, &out);
+  AppendJsonString(s, &out);
   return out;
 }
 
@@ -124,7 +123,7 @@ std::string ElementJson(const Tensor& t, int64_t i) {
       return Number(Float16ToFloat(t.data<Float16>()[i]));
     case DType::kString: {
       const std::string& s = t.data<std::string>()[i];
-      if (internal::IsValidUtf8(s)) return JsonString(s);
+      if (IsValidUtf8(s)) return JsonString(s);
       return "{\"base64\": \"" + Base64Encode(s) + "\"}";
     }
     case DType::kInvalid:

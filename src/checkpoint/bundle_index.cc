@@ -2,14 +2,13 @@
 
 #include "checkpoint/bundle_index.h"
 
-#include <cstdio>
 #include <limits>
 #include <memory>
-#include <random>
 #include <utility>
 
 #include "checkpoint/path.h"
 #include "checkpoint/table.h"
+#include "io/atomic_publish.h"
 
 namespace inflow::internal {
 namespace {
@@ -117,16 +116,7 @@ Status WriteBundleIndex(Env& env, const std::string& path,
 }
 
 std::string TempFilename(const std::string& path) {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  char hex[17];
-  std::snprintf(hex, sizeof(hex), "%016llx",
-                static_cast<unsigned long long>(rng()));
-  return path + ".tempstate" + hex;
-}
-
-std::string DirectoryOf(const std::string& path) {
-  const std::string dir = Dirname(path);
-  return dir.empty() ? "." : dir;
+  return path + ".tempstate" + RandomHex(16);
 }
 
 Status CreateParentDir(Env& env, const std::string& path) {

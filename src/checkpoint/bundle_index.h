@@ -3,7 +3,7 @@
 // A bundle's index file as a whole: the table of "" -> header and name ->
 // entry, read and checked, or written. Shared by BundleWriter,
 // BundleReader and MergeBundles. Also the temporary-file naming they use
-// to publish files by rename.
+// to publish files by rename (io/atomic_publish.h).
 //
 // Internal to the checkpoint component. Thread-compatible.
 
@@ -47,10 +47,10 @@ Status WriteBundleIndex(Env& env, const std::string& path,
 // {producer: 1}.
 BundleHeader MakeBundleHeader(int32_t num_shards);
 
-// "<path>.tempstate<16 random hex digits>".
+// "<path>.tempstate<16 random hex digits>", as TF's bundle writer names
+// its temporaries (the Saver's leftover cleanup knows the name:
+// saver_files.h).
 std::string TempFilename(const std::string& path);
-// The directory `path` lies in, for SyncDir ("." for a bare name).
-std::string DirectoryOf(const std::string& path);
 // Creates the directory `path` lies in, and its parents, each made durable
 // in its own parent; OK when it exists.
 Status CreateParentDir(Env& env, const std::string& path);

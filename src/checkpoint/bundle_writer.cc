@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "checkpoint/bundle_index.h"
 #include "checkpoint/bundle_proto.h"
 #include "checkpoint/tensor_bytes.h"
+#include "io/atomic_publish.h"
 
 namespace inflow {
 
@@ -21,9 +23,10 @@ struct BundleWriter::Rep {
   BundleWriterOptions options;
   std::string data_path;
   std::string index_path;
-  std::string data_tmp;
-  std::string index_tmp;
-  std::unique_ptr<WritableFile> data_file;
+  // The data file, then the index, under temporaries until Finish; a
+  // failure or the destructor deletes them.
+  std::optional<internal::AtomicPublish> files;
+  WritableFile* data_file = nullptr;  // files' data temporary, until closed
   std::map<std::string, StoredEntry> entries;  // key order, for the index
   uint64_t size = 0;  // data file bytes, padding included
   Status status;
@@ -40,14 +43,8 @@ struct BundleWriter::Rep {
   }
 
   void Discard() {
-    if (data_file != nullptr) {
-      data_file->Close().IgnoreError();
-      data_file.reset();
-    }
-    if (!data_tmp.empty()) env().DeleteFile(data_tmp).IgnoreError();
-    if (!index_tmp.empty()) env().DeleteFile(index_tmp).IgnoreError();
-    data_tmp.clear();
-    index_tmp.clear();
+    data_file = nullptr;
+    if (files.has_value()) files->Abandon();
   }
 
   Status Pad() {
@@ -60,32 +57,28 @@ struct BundleWriter::Rep {
   }
 
   Status Publish() {
-    const std::string dir = internal::DirectoryOf(index_path);
-    if (options.sync) INFLOW_RETURN_IF_ERROR(data_file->Sync());
-    Status s = data_file->Close();
-    data_file.reset();
-    if (!s.ok()) return s.WithContext("bundle data file " + data_path);
-    index_tmp = internal::TempFilename(index_path);
-    s = internal::WriteBundleIndex(
+    data_file = nullptr;
+    INFLOW_RETURN_IF_ERROR(files->Close());
+    const std::string index_tmp = internal::TempFilename(index_path);
+    files->Add(index_path, index_tmp);
+    Status s = internal::WriteBundleIndex(
         env(), index_tmp, internal::MakeBundleHeader(1), entries, options.sync);
     if (!s.ok()) return s.WithContext("bundle index " + index_path);
     // Overwriting a bundle: its index goes first (made durable), so that a
     // crash in between never pairs the old index with the new data.
     if (env().FileExists(index_path).ok()) {
       INFLOW_RETURN_IF_ERROR(env().DeleteFile(index_path));
-      if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
+      if (options.sync) {
+        INFLOW_RETURN_IF_ERROR(
+            env().SyncDir(internal::DirectoryOf(index_path)));
+      }
     }
     // The data file before the index, then one directory sync for both:
     // both files' bytes are already durable, and the two renames change
     // one directory, whose changes a journaling file system (and MemEnv's
     // crash model) makes durable in order, so an index is never visible
     // without its data.
-    INFLOW_RETURN_IF_ERROR(env().RenameFile(data_tmp, data_path));
-    data_tmp.clear();
-    INFLOW_RETURN_IF_ERROR(env().RenameFile(index_tmp, index_path));
-    index_tmp.clear();
-    if (options.sync) INFLOW_RETURN_IF_ERROR(env().SyncDir(dir));
-    return OkStatus();
+    return files->Commit();
   }
 };
 
@@ -107,15 +100,14 @@ BundleWriter::BundleWriter(std::string prefix, BundleWriterOptions options)
     r.status = s.WithContext("creating the directory of bundle " + r.prefix);
     return;
   }
-  r.data_tmp = internal::TempFilename(r.data_path);
-  Result<std::unique_ptr<WritableFile>> file =
-      r.env().NewWritableFile(r.data_tmp);
+  r.files.emplace(r.env(), r.options.sync);
+  Result<WritableFile*> file =
+      r.files->Create(r.data_path, internal::TempFilename(r.data_path));
   if (!file.ok()) {
-    r.data_tmp.clear();
-    r.status = file.status().WithContext("bundle data file " + r.data_path);
+    r.status = file.status();
     return;
   }
-  r.data_file = std::move(file).value();
+  r.data_file = *file;
 }
 
 BundleWriter::~BundleWriter() {
@@ -150,8 +142,7 @@ Status BundleWriter::Add(std::string_view name, const Tensor& tensor) {
   stored.entry.offset = static_cast<int64_t>(r.size);
   uint64_t bytes = 0;
   uint32_t crc = 0;
-  Status s =
-      internal::AppendTensorBytes(tensor, r.data_file.get(), &bytes, &crc);
+  Status s = internal::AppendTensorBytes(tensor, r.data_file, &bytes, &crc);
   if (s.ok()) {
     r.size += bytes;
     s = r.Pad();

@@ -5,16 +5,15 @@
 
 #include "inflow/checkpoint/checkpoint_state.h"
 
-#include <cstdint>
 #include <filesystem>
-#include <memory>
-#include <random>
 #include <string>
 #include <system_error>
 
+#include "inflow/core/json_string.h"
+
 #include "checkpoint/checkpoint_state_internal.h"
 #include "checkpoint/path.h"
-#include "core/json_string.h"
+#include "io/atomic_publish.h"
 
 namespace inflow {
 namespace {
@@ -45,42 +44,14 @@ std::string RelativeTo(const std::string& path, const std::string& start) {
                       IsAbsolutePath(start) ? start : JoinPath(cwd, start));
 }
 
-// "checkpoint.tmp" + 32 random hex digits, as TF's atomic writes name
-// their temporaries.
-std::string TempName(const std::string& filename) {
-  thread_local std::mt19937_64 rng{std::random_device{}()};
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string name = filename + ".tmp";
-  for (int i = 0; i < 2; ++i) {
-    uint64_t bits = rng();
-    for (int j = 0; j < 16; ++j, bits >>= 4) name += kHex[bits & 0xF];
-  }
-  return name;
-}
-
-Status WriteAtomically(Env& env, const std::string& dir,
-                       const std::string& filename, const std::string& text,
-                       bool sync, bool* replaced) {
-  const std::string temp = TempName(filename);
-  Status status = [&]() -> Status {
-    INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file,
-                            env.NewWritableFile(temp));
-    INFLOW_RETURN_IF_ERROR(file->Append(text));
-    if (sync) INFLOW_RETURN_IF_ERROR(file->Sync());
-    INFLOW_RETURN_IF_ERROR(file->Close());
-    INFLOW_RETURN_IF_ERROR(env.RenameFile(temp, filename));
-    *replaced = true;
-    return OkStatus();
-  }();
-  if (!status.ok()) {
-    env.DeleteFile(temp).IgnoreError();
-    return status.WithContext("writing " + filename);
-  }
-  if (sync) {
-    INFLOW_RETURN_IF_ERROR(env.SyncDir(dir.empty() ? "." : dir)
-                               .WithContext("syncing " + filename));
-  }
-  return OkStatus();
+// Replaces `filename` with `text` through "checkpoint.tmp" + 32 random hex
+// digits, as TF's atomic writes name their temporaries (the Saver's
+// leftover cleanup knows the name: saver_files.h).
+Status WriteAtomically(Env& env, const std::string& filename,
+                       const std::string& text, bool sync, bool* replaced) {
+  return internal::WriteFileAtomically(
+      env, filename, filename + ".tmp" + internal::RandomHex(32), text, sync,
+      replaced);
 }
 
 }  // namespace
@@ -169,7 +140,7 @@ Status internal::UpdateCheckpointState(const std::string& dir,
     for (std::string& p : out.all_model_checkpoint_paths) relative(p);
   }
   for (const std::string& p : out.all_model_checkpoint_paths) {
-    if (!internal::IsValidUtf8(p)) {
+    if (!IsValidUtf8(p)) {
       return InvalidArgumentError(
           "checkpoint path is not valid UTF-8, which the state file cannot "
           "hold: " +
@@ -183,8 +154,8 @@ Status internal::UpdateCheckpointState(const std::string& dir,
         "' conflicts with path used for checkpoint state.  Please use a "
         "different save path.");
   }
-  return WriteAtomically(*options.env, dir, filename,
-                         FormatCheckpointState(out), options.sync, replaced);
+  return WriteAtomically(*options.env, filename, FormatCheckpointState(out),
+                         options.sync, replaced);
 }
 
 }  // namespace inflow

@@ -13,8 +13,7 @@
 #include <vector>
 
 #include "inflow/checkpoint/checkpoint_state.h"
-
-#include "core/json_string.h"
+#include "inflow/core/json_string.h"
 
 namespace inflow {
 namespace {
@@ -172,7 +171,7 @@ class Parser {
       INFLOW_RETURN_IF_ERROR(ParseString(&value));
       SkipSpace();
     }
-    if (!internal::IsValidUtf8(value)) {
+    if (!IsValidUtf8(value)) {
       return Error(start, "string is not valid UTF-8");
     }
     return value;

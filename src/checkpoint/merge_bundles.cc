@@ -13,6 +13,7 @@
 #include "inflow/checkpoint/bundle.h"
 
 #include "checkpoint/bundle_index.h"
+#include "io/atomic_publish.h"
 
 namespace inflow {
 

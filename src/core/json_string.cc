@@ -1,11 +1,11 @@
 // Copyright 2026 The inflow Authors.
 
-#include "core/json_string.h"
+#include "inflow/core/json_string.h"
 
 #include <cstddef>
 #include <cstdint>
 
-namespace inflow::internal {
+namespace inflow {
 namespace {
 
 // Length of the valid UTF-8 sequence at s[i], or 0.
@@ -96,4 +96,4 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-}  // namespace inflow::internal
+}  // namespace inflow

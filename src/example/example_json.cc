@@ -8,9 +8,8 @@
 #include <cstdlib>
 #include <map>
 
+#include "inflow/core/json_string.h"
 #include "inflow/example/feature_view.h"
-
-#include "core/json_string.h"
 
 namespace inflow {
 
@@ -176,7 +175,7 @@ void AppendFeatures(std::span<const FeatureEntry> entries,
   for (const auto& [key, view] : sorted) {
     if (!first) out->push_back(',');
     first = false;
-    internal::AppendJsonString(key, out);
+    AppendJsonString(key, out);
     out->push_back(':');
     AppendFeature(*view, out);
   }
@@ -222,7 +221,7 @@ Result<std::string> SequenceExampleToJson(std::string_view serialized,
       for (const auto& [key, list] : sorted) {
         if (!first) out.push_back(',');
         first = false;
-        internal::AppendJsonString(key, &out);
+        AppendJsonString(key, &out);
         out.push_back(':');
         if (list->features.empty()) {
           out.append("{}");

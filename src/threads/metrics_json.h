@@ -2,7 +2,7 @@
 //
 // The MetricsRecorder's output formats (threads/metrics_recorder.h): a
 // record as one JSON line, and as Chrome trace counter events. Strings are
-// escaped by core/json_string.h;
+// escaped by inflow/core/json_string.h;
 // numbers are the shortest decimal that reads back to the same double
 // (std::to_chars).
 
@@ -12,9 +12,8 @@
 #include <string>
 #include <string_view>
 
+#include "inflow/core/json_string.h"
 #include "inflow/threads/metrics_recorder.h"
-
-#include "core/json_string.h"
 
 namespace inflow::internal {
 

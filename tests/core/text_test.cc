@@ -9,7 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/json_string.h"
+#include "inflow/core/json_string.h"
+
 #include "core/text_format.h"
 
 namespace inflow::internal {

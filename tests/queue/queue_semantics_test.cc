@@ -270,6 +270,36 @@ TEST_P(QueueSemanticsTest, ElementsMoveThroughWithoutPayloadCopies) {
   EXPECT_TRUE(row->back().SharesBufferWith(batch));  // a view of the batch
 }
 
+TEST_P(QueueSemanticsTest, AnEnqueuedBatchLivesUntilItsLastRowLeaves) {
+  // The rows are views of the batch (queue.h), so the batch's buffer is
+  // held while any of them is queued, and batches dequeued share nothing
+  // with it. A RandomShuffleQueue keeps views when a component is a string
+  // (with numeric components only it copies: queue_shuffle_storage_test.cc).
+  auto q = Make(8);
+  Tuple b = Batch(kind(), {1, 2, 3});
+  if (kind() == QueueKind::kRandomShuffle) {
+    q = *CreateQueue(kind(), {.capacity = 8,
+                              .dtypes = {DType::kInt32, DType::kString},
+                              .shapes = {PartialShape({}), PartialShape({})}});
+    b.push_back(Tensor::FromVector<std::string>({"a", "b", "c"}));
+  }
+  const std::shared_ptr<TensorBuffer> buffer = Value(kind(), b).buffer();
+  ASSERT_TRUE(q->EnqueueMany(std::move(b)).ok());
+  EXPECT_GT(buffer.use_count(), 1);
+  {
+    auto first = q->DequeueMany(2);
+    ASSERT_TRUE(first.ok()) << first.status();
+    EXPECT_NE(Value(kind(), *first).buffer(), buffer);
+  }
+  EXPECT_GT(buffer.use_count(), 1);  // the third row
+  {
+    auto last = q->DequeueMany(1);
+    ASSERT_TRUE(last.ok()) << last.status();
+    EXPECT_NE(Value(kind(), *last).buffer(), buffer);
+  }
+  EXPECT_EQ(buffer.use_count(), 1);
+}
+
 // --------------------------------------------------------------- FIFO only
 
 TEST(FifoQueueTest, ElementsLeaveInInsertionOrder) {

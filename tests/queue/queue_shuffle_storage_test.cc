@@ -191,6 +191,21 @@ TEST(ShuffleStorageTest, SlotsKeepNoReferenceToTheEnqueuedTensors) {
   EXPECT_FALSE(out->at(0).buffer() == buffer);
 }
 
+TEST(ShuffleStorageTest, SlotsCopyASingleElementInAndOut) {
+  auto q = Queue(Layout::kSlots, 10);
+  Tuple element = {Tensor::FromVector<int32_t>({7, -7}),
+                   *Tensor::FromVector<int64_t>({7}, TensorShape({}))};
+  const std::shared_ptr<TensorBuffer> buffer = element[0].buffer();
+  ASSERT_TRUE(q->Enqueue(std::move(element)).ok());
+  EXPECT_EQ(buffer.use_count(), 1);
+  auto out = q->Dequeue();
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_NE(out->at(0).buffer(), buffer);
+  EXPECT_FALSE(out->at(0).read_only());
+  EXPECT_EQ(out->at(0), Tensor::FromVector<int32_t>({7, -7}));
+  EXPECT_EQ(out->at(1).flat<int64_t>()[0], 7);
+}
+
 TEST(ShuffleStorageTest, StringBatchIsHeldUntilItsLastRowLeaves) {
   auto q = Queue(Layout::kStrings, 10);
   Tuple batch = Rows(Layout::kStrings, Range(5));

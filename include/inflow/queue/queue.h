@@ -17,10 +17,23 @@
 //   - Validation errors (INVALID_ARGUMENT naming the component) come before
 //     any blocking and leave the queue untouched.
 //
-// Elements move through a queue by reference: Enqueue/Dequeue move the
-// Tensors (which share their buffers), EnqueueMany rows are zero-copy views
-// of the batch, and DequeueMany/DequeueUpTo copy each element once into one
-// freshly allocated, 64-byte-aligned batch tensor per component.
+// What a queue keeps of the Tensors it is given:
+//   - FIFO, PaddingFIFO and Priority queues, and a RandomShuffleQueue with
+//     a string component or without shapes, keep references: Enqueue
+//     keeps the element's Tensors (they share the caller's buffers) and
+//     Dequeue hands those back; EnqueueMany's rows are zero-copy views
+//     (Tensor::SubTensor) of the batch, so each batch buffer lives while
+//     any of its rows is in the queue, and Dequeue returns such a view.
+//     Writing into an enqueued buffer afterwards changes what the queue
+//     hands out.
+//   - A RandomShuffleQueue with shapes (always fully defined) and numeric
+//     components only copies: Enqueue copies the element, EnqueueMany each
+//     row, into the queue's own slots, and the queue keeps no reference to
+//     the Tensors given (as TF's enqueue_many copies each row); Dequeue
+//     returns a freshly allocated copy.
+//   - DequeueMany/DequeueUpTo, of every kind, copy each element once into
+//     one freshly allocated, writable, 64-byte-aligned batch tensor per
+//     component, sharing no buffer with what was enqueued.
 //
 // Thread-safe: every method may be called from any thread. A queue must
 // outlive the calls made on it (queues are handed out as shared_ptr; keep
