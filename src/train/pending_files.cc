@@ -4,7 +4,11 @@
 
 #include <unistd.h>
 
-#include <set>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "io/atomic_publish.h"
 
 namespace inflow {
 namespace {
@@ -19,7 +23,11 @@ std::pair<std::string, std::string> SplitPath(const std::string& path) {
 
 }  // namespace
 
-PendingFiles::~PendingFiles() { Abandon(); }
+PendingFiles::PendingFiles(Env& env)
+    : publish_(std::make_unique<internal::AtomicPublish>(env)) {}
+
+// The AtomicPublish deletes the temporaries not yet renamed.
+PendingFiles::~PendingFiles() = default;
 
 std::string PendingFiles::TemporaryPath(const std::string& final_path) {
   auto [dir, name] = SplitPath(final_path);
@@ -36,38 +44,14 @@ bool PendingFiles::IsTemporaryName(const std::string& name) {
 
 std::string PendingFiles::Add(const std::string& final_path) {
   std::string tmp = TemporaryPath(final_path);
-  files_.emplace_back(tmp, final_path);
+  // The caller writes and syncs the temporary; Commit() renames it and
+  // syncs its directory.
+  publish_->Add(final_path, tmp);
   return tmp;
 }
 
-Status PendingFiles::Commit() {
-  std::set<std::string> dirs;
-  Status first;
-  while (!files_.empty()) {
-    const auto [tmp, final_path] = files_.front();
-    Status s = env_.RenameFile(tmp, final_path);
-    if (!s.ok()) {
-      first = s.WithContext("renaming " + tmp + " to " + final_path);
-      break;
-    }
-    files_.erase(files_.begin());
-    const std::string dir = SplitPath(final_path).first;
-    dirs.insert(dir.empty() ? "." : dir.substr(0, dir.size() - 1));
-  }
-  Abandon();
-  // The renames are durable only once each directory is synced.
-  for (const std::string& dir : dirs) {
-    Status s = env_.SyncDir(dir.empty() ? "/" : dir);
-    if (first.ok() && !s.ok()) first = s;
-  }
-  return first;
-}
+Status PendingFiles::Commit() { return publish_->Commit(); }
 
-void PendingFiles::Abandon() {
-  for (const auto& [tmp, final_path] : files_) {
-    env_.DeleteFile(tmp).IgnoreError();
-  }
-  files_.clear();
-}
+void PendingFiles::Abandon() { publish_->Abandon(); }
 
 }  // namespace inflow

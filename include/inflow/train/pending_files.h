@@ -12,7 +12,8 @@
 // A temporary is ".NAME.tmp-PID" in the final file's directory: hidden,
 // and matched by no glob of the final names. Commit() renames every
 // temporary (each rename is atomic; a crash part-way leaves some files
-// under final names, each of them complete) and syncs the directories.
+// under final names, each of them complete) and syncs the directories,
+// as io's one publishing helper does for every file inflow publishes.
 // Without Commit(), the destructor deletes the temporaries.
 //
 // Not thread-safe.
@@ -20,18 +21,20 @@
 #ifndef INFLOW_TRAIN_PENDING_FILES_H_
 #define INFLOW_TRAIN_PENDING_FILES_H_
 
+#include <memory>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "inflow/core/status.h"
 #include "inflow/io/env.h"
 
 namespace inflow {
+namespace internal {
+class AtomicPublish;  // src/io/atomic_publish.h
+}  // namespace internal
 
 class PendingFiles {
  public:
-  explicit PendingFiles(Env& env) : env_(env) {}
+  explicit PendingFiles(Env& env);
   ~PendingFiles();
   PendingFiles(const PendingFiles&) = delete;
   PendingFiles& operator=(const PendingFiles&) = delete;
@@ -40,8 +43,9 @@ class PendingFiles {
   std::string Add(const std::string& final_path);
 
   // Renames every temporary to its final name (replacing what is there),
-  // then syncs each directory involved. The first error is returned; the
-  // temporaries not yet renamed are deleted.
+  // in the order added, then syncs each directory involved. The first
+  // error is returned, naming the file; the temporaries not yet renamed
+  // are deleted, the renames made are synced.
   [[nodiscard]] Status Commit();
 
   // Deletes every temporary not yet renamed.
@@ -53,8 +57,7 @@ class PendingFiles {
   static bool IsTemporaryName(const std::string& name);
 
  private:
-  Env& env_;
-  std::vector<std::pair<std::string, std::string>> files_;  // tmp, final
+  std::unique_ptr<internal::AtomicPublish> publish_;
 };
 
 }  // namespace inflow
