@@ -46,14 +46,14 @@
 #include <vector>
 
 #include "inflow/core/tensor.h"
-#include "inflow/train/mlp.h"
-#include "inflow/train/optimizer.h"
+#include "inflow/model/mlp.h"
+#include "inflow/model/optimizer.h"
 
 #include "bench_util.h"
+#include "model/matmul_kernels.h"
+#include "model/random.h"
+#include "model/sparse_rows.h"
 #include "pipeline_data.h"
-#include "train/matmul_kernels.h"
-#include "train/random.h"
-#include "train/sparse_rows.h"
 
 #ifndef INFLOW_TORCH_SCRIPT
 #define INFLOW_TORCH_SCRIPT "bench/py/train_torch.py"

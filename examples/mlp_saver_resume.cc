@@ -14,10 +14,10 @@
 
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
+#include "inflow/datafiles/idx.h"
 #include "inflow/input/batch_source.h"
-#include "inflow/train/idx.h"
-#include "inflow/train/mlp.h"
-#include "inflow/train/optimizer.h"
+#include "inflow/model/mlp.h"
+#include "inflow/model/optimizer.h"
 
 using namespace inflow;  // a small program
 

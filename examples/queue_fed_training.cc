@@ -17,11 +17,11 @@
 #include <span>
 #include <vector>
 
+#include "inflow/model/mlp.h"
+#include "inflow/model/optimizer.h"
 #include "inflow/queue/fifo_queue.h"
 #include "inflow/threads/coordinator.h"
 #include "inflow/threads/queue_runner.h"
-#include "inflow/train/mlp.h"
-#include "inflow/train/optimizer.h"
 
 namespace {
 

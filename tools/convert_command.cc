@@ -40,12 +40,12 @@
 #include <string>
 #include <vector>
 
+#include "inflow/datafiles/idx.h"
+#include "inflow/datafiles/image_shards.h"
+#include "inflow/datafiles/npy.h"
+#include "inflow/datafiles/pending_files.h"
 #include "inflow/io/compression.h"
 #include "inflow/io/env.h"
-#include "inflow/train/idx.h"
-#include "inflow/train/image_shards.h"
-#include "inflow/train/npy.h"
-#include "inflow/train/pending_files.h"
 
 #include "command.h"
 #include "flag_checks.h"

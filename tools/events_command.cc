@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "inflow/train/events_reader.h"
+#include "inflow/summary/events_reader.h"
 
 #include "command.h"
 

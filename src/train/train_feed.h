@@ -21,7 +21,7 @@
 #include "inflow/core/tensor.h"
 #include "inflow/io/env.h"
 
-#include "train/image_data.h"
+#include "datafiles/image_data.h"
 
 namespace inflow::internal {
 

@@ -18,9 +18,9 @@
 #include "inflow/checkpoint/saver.h"
 #include "inflow/core/result.h"
 #include "inflow/core/tensor.h"
-#include "inflow/train/meta_graph.h"
-#include "inflow/train/mlp.h"
-#include "inflow/train/optimizer.h"
+#include "inflow/graph/meta_graph.h"
+#include "inflow/model/mlp.h"
+#include "inflow/model/optimizer.h"
 
 namespace inflow::internal {
 

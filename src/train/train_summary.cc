@@ -12,10 +12,10 @@
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
 #include "inflow/io/env.h"
-#include "inflow/train/mlp.h"
+#include "inflow/model/mlp.h"
 #include "inflow/train/trainer.h"
 
-#include "train/image_data.h"
+#include "datafiles/image_data.h"
 
 namespace inflow {
 namespace {

@@ -15,13 +15,13 @@
 #include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
+#include "inflow/graph/meta_graph.h"
 #include "inflow/io/env.h"
-#include "inflow/train/events_writer.h"
-#include "inflow/train/meta_graph.h"
-#include "inflow/train/mlp.h"
-#include "inflow/train/optimizer.h"
+#include "inflow/model/mlp.h"
+#include "inflow/model/optimizer.h"
+#include "inflow/summary/events_writer.h"
 
-#include "train/image_data.h"
+#include "datafiles/image_data.h"
 #include "train/train_feed.h"
 #include "train/train_state.h"
 

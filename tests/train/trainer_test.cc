@@ -21,9 +21,9 @@
 #include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
+#include "inflow/datafiles/image_shards.h"
+#include "inflow/datafiles/pending_files.h"
 #include "inflow/io/env.h"
-#include "inflow/train/image_shards.h"
-#include "inflow/train/pending_files.h"
 
 namespace inflow {
 namespace {

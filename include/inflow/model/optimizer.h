@@ -1,0 +1,122 @@
+// Copyright 2026 The inflow Authors.
+//
+// Optimizer: TF1's tf.compat.v1.train optimizers for a list of named
+// float32 variables, with their slots as named Tensors so that a Saver can
+// save and restore them:
+//
+//   rmsprop  RMSPropOptimizer(lr, decay, momentum, epsilon), slots
+//            "<var>/RMSProp" (the mean square, starting at ones, as in TF1)
+//            and "<var>/RMSProp_1" (the momentum, zeros):
+//              ms  = ms + (g * g - ms) * (1 - decay)
+//              mom = mom * momentum + lr * g / sqrt(ms + epsilon)
+//              var = var - mom
+//   adam     AdamOptimizer(lr, beta1, beta2, epsilon), slots "<var>/Adam"
+//            (m) and "<var>/Adam_1" (v), and the scalars "beta1_power" and
+//            "beta2_power" (starting at beta1, beta2; multiplied by them
+//            after each step):
+//              lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+//              m = m + (g - m) * (1 - beta1)
+//              v = v + (g * g - v) * (1 - beta2)
+//              var = var - lr_t * m / (sqrt(v) + epsilon)
+//   sgd      GradientDescentOptimizer(lr): var = var - lr * g
+//
+// and "global_step" (int64 scalar, starting at 0), which Apply increments,
+// as minimize(global_step=...) does. Each update is one pass over the
+// elements, in float32 with TF's order of operations; with a math pool
+// (set_math_pool) each parameter's elements are split into ranges, one a
+// thread, which gives the same bits (every element is updated alone).
+//
+// Thread-compatible: one thread at a time applies the updates.
+
+#ifndef INFLOW_MODEL_OPTIMIZER_H_
+#define INFLOW_MODEL_OPTIMIZER_H_
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+
+namespace inflow {
+
+namespace internal {
+class MathPool;
+}  // namespace internal
+
+struct OptimizerOptions {
+  std::string name = "rmsprop";  // "rmsprop", "adam" or "sgd"
+  // Without it: 0.001 for rmsprop and adam, 0.01 for sgd.
+  std::optional<float> learning_rate;
+  // rmsprop
+  float decay = 0.9f;
+  float momentum = 0.0f;
+  float rmsprop_epsilon = 1e-10f;
+  // adam
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  float adam_epsilon = 1e-8f;
+};
+
+class Optimizer {
+ public:
+  // An optimizer for `params` (name, float32 tensor; the tensors must
+  // outlive it). INVALID_ARGUMENT for an unknown name, a bad option or a
+  // parameter that is not float32.
+  static Result<std::unique_ptr<Optimizer>> Create(
+      const OptimizerOptions& options,
+      std::vector<std::pair<std::string, Tensor*>> params);
+  virtual ~Optimizer();
+
+  const OptimizerOptions& options() const { return options_; }
+  float learning_rate() const { return learning_rate_; }
+
+  // Updates every parameter in place from `grads` (same order and shapes
+  // as the parameters) and increments global_step. INVALID_ARGUMENT on a
+  // count, dtype or shape mismatch, before anything changes.
+  [[nodiscard]] Status Apply(std::span<const Tensor> grads);
+
+  // Runs the updates on `pool`'s threads (a model's: Mlp::math_pool()),
+  // which must outlive the optimizer or be replaced first; nullptr (the
+  // default): on the calling thread alone.
+  void set_math_pool(internal::MathPool* pool) { pool_ = pool; }
+
+  // The slots and other variables, by TF's names, global_step last.
+  std::vector<std::pair<std::string, Tensor*>> variables();
+  Tensor& global_step() { return global_step_; }
+  int64_t step() const { return global_step_.data<int64_t>()[0]; }
+
+ protected:
+  Optimizer(const OptimizerOptions& options, float learning_rate,
+            std::vector<std::pair<std::string, Tensor*>> params);
+  // Adds a slot of param i's shape, named "<param>/<suffix>", filled.
+  Tensor* AddSlot(size_t i, const std::string& suffix, float fill);
+  Tensor* AddScalar(const std::string& name, float value);
+  // The update of elements [begin, end) of param i (p) from g (the whole
+  // tensors' buffers). Calls for disjoint ranges may run at once.
+  virtual void Update(size_t i, int64_t begin, int64_t end, float* p,
+                      const float* g) = 0;
+  // After every parameter's update.
+  virtual void Finish() {}
+  static float* Data(Tensor* t) {
+    return static_cast<float*>(t->mutable_raw_data().value());
+  }
+
+  std::vector<std::pair<std::string, Tensor*>> params_;
+  int kernel_;  // the internal TrainKernel the updates run
+  internal::MathPool* pool_ = nullptr;
+
+ private:
+  OptimizerOptions options_;
+  float learning_rate_;
+  std::vector<std::pair<std::string, std::unique_ptr<Tensor>>> slots_;
+  Tensor global_step_;
+};
+
+}  // namespace inflow
+
+#endif  // INFLOW_MODEL_OPTIMIZER_H_

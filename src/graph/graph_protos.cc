@@ -1,0 +1,251 @@
+// Copyright 2026 The inflow Authors.
+//
+// Field numbers are those of tensorflow/core/framework/tensor_shape.proto,
+// tensor.proto, attr_value.proto, node_def.proto, graph.proto and
+// versions.proto.
+
+#include "graph/graph_protos.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace inflow::internal {
+namespace {
+
+// TensorShapeProto
+constexpr int kShapeDim = 2;
+constexpr int kShapeUnknownRank = 3;
+constexpr int kDimSize = 1;
+// TensorProto
+constexpr int kTensorDtype = 1;
+constexpr int kTensorShape = 2;
+constexpr int kTensorContent = 4;
+constexpr int kTensorFloatVal = 5;
+constexpr int kTensorIntVal = 7;
+constexpr int kTensorStringVal = 8;
+// AttrValue and AttrValue.ListValue
+constexpr int kAttrList = 1;
+constexpr int kAttrS = 2;
+constexpr int kAttrI = 3;
+constexpr int kAttrB = 5;
+constexpr int kAttrType = 6;
+constexpr int kAttrShape = 7;
+constexpr int kAttrTensor = 8;
+// NodeDef
+constexpr int kNodeName = 1;
+constexpr int kNodeOp = 2;
+constexpr int kNodeInput = 3;
+constexpr int kNodeDevice = 4;
+constexpr int kNodeAttr = 5;
+constexpr int kMapKey = 1;
+constexpr int kMapValue = 2;
+// GraphDef, VersionDef
+constexpr int kGraphNode = 1;
+constexpr int kGraphVersions = 4;
+constexpr int kVersionsProducer = 1;
+
+ProtoMessage TensorHeader(int dtype, const PartialShape& shape) {
+  ProtoMessage t;
+  t.AddEnum(kTensorDtype, "dtype", dtype, TfTypeName(dtype));
+  t.AddMessage(kTensorShape, "tensor_shape", ShapeProto(shape));
+  return t;
+}
+
+}  // namespace
+
+std::string_view TfTypeName(int type) {
+  switch (type) {
+    case kDtFloat:
+      return "DT_FLOAT";
+    case kDtDouble:
+      return "DT_DOUBLE";
+    case kDtInt32:
+      return "DT_INT32";
+    case kDtUInt8:
+      return "DT_UINT8";
+    case kDtInt16:
+      return "DT_INT16";
+    case kDtInt8:
+      return "DT_INT8";
+    case kDtString:
+      return "DT_STRING";
+    case kDtComplex64:
+      return "DT_COMPLEX64";
+    case kDtInt64:
+      return "DT_INT64";
+    case kDtBool:
+      return "DT_BOOL";
+    case kDtQInt8:
+      return "DT_QINT8";
+    case kDtBFloat16:
+      return "DT_BFLOAT16";
+    case kDtUInt16:
+      return "DT_UINT16";
+    case kDtComplex128:
+      return "DT_COMPLEX128";
+    case kDtHalf:
+      return "DT_HALF";
+    case kDtUInt32:
+      return "DT_UINT32";
+    case kDtUInt64:
+      return "DT_UINT64";
+  }
+  return "DT_INVALID";
+}
+
+ProtoMessage ShapeProto(const PartialShape& shape) {
+  ProtoMessage m;
+  if (!shape.rank_known()) {
+    m.AddBool(kShapeUnknownRank, "unknown_rank", true);
+    return m;
+  }
+  for (const int64_t d : shape.dims()) {
+    m.AddMessage(kShapeDim, "dim").AddInt(kDimSize, "size", d);
+  }
+  return m;
+}
+
+ProtoMessage FloatFillTensor(const TensorShape& shape, float value) {
+  ProtoMessage t = TensorHeader(kDtFloat, shape);
+  t.AddFloat(kTensorFloatVal, "float_val", value, /*packed=*/true);
+  return t;
+}
+
+ProtoMessage Int32VectorTensor(std::span<const int64_t> values) {
+  ProtoMessage t = TensorHeader(
+      kDtInt32, PartialShape({static_cast<int64_t>(values.size())}));
+  if (values.size() == 1) {
+    t.AddInt(kTensorIntVal, "int_val", static_cast<int32_t>(values[0]),
+             /*packed=*/true);
+    return t;
+  }
+  std::string content;
+  for (const int64_t v : values) {
+    const auto u = static_cast<uint32_t>(static_cast<int32_t>(v));
+    for (int k = 0; k < 4; ++k) {
+      content.push_back(static_cast<char>((u >> (8 * k)) & 0xff));
+    }
+  }
+  t.AddBytes(kTensorContent, "tensor_content", content);
+  return t;
+}
+
+ProtoMessage StringScalarTensor(std::string_view value) {
+  ProtoMessage t =
+      TensorHeader(kDtString, PartialShape(std::vector<int64_t>{}));
+  t.AddBytes(kTensorStringVal, "string_val", value);
+  return t;
+}
+
+ProtoMessage StringVectorTensor(std::span<const std::string> values) {
+  ProtoMessage t = TensorHeader(
+      kDtString, PartialShape({static_cast<int64_t>(values.size())}));
+  for (const std::string& v : values) {
+    t.AddBytes(kTensorStringVal, "string_val", v);
+  }
+  return t;
+}
+
+ProtoMessage TypeAttr(int type) {
+  ProtoMessage a;
+  a.AddEnum(kAttrType, "type", type, TfTypeName(type));
+  return a;
+}
+
+ProtoMessage TypeListAttr(std::span<const int> types) {
+  ProtoMessage a;
+  ProtoMessage& list = a.AddMessage(kAttrList, "list");
+  for (const int t : types) {
+    list.AddEnum(kAttrType, "type", t, TfTypeName(t), /*packed=*/true);
+  }
+  return a;
+}
+
+ProtoMessage ShapeAttr(const PartialShape& shape) {
+  ProtoMessage a;
+  a.AddMessage(kAttrShape, "shape", ShapeProto(shape));
+  return a;
+}
+
+ProtoMessage ShapeListAttr(std::span<const PartialShape> shapes) {
+  ProtoMessage a;
+  ProtoMessage& list = a.AddMessage(kAttrList, "list");
+  for (const PartialShape& s : shapes) {
+    list.AddMessage(kAttrShape, "shape", ShapeProto(s));
+  }
+  return a;
+}
+
+ProtoMessage BoolAttr(bool value) {
+  ProtoMessage a;
+  a.AddBool(kAttrB, "b", value);
+  return a;
+}
+
+ProtoMessage IntAttr(int64_t value) {
+  ProtoMessage a;
+  a.AddInt(kAttrI, "i", value);
+  return a;
+}
+
+ProtoMessage StringAttr(std::string_view value) {
+  ProtoMessage a;
+  a.AddBytes(kAttrS, "s", value);
+  return a;
+}
+
+ProtoMessage StringListAttr(std::span<const std::string> values) {
+  ProtoMessage a;
+  ProtoMessage& list = a.AddMessage(kAttrList, "list");
+  for (const std::string& v : values) list.AddBytes(kAttrS, "s", v);
+  return a;
+}
+
+ProtoMessage TensorAttr(ProtoMessage tensor) {
+  ProtoMessage a;
+  a.AddMessage(kAttrTensor, "tensor", std::move(tensor));
+  return a;
+}
+
+bool MapKeyBefore(std::string_view a, std::string_view b, MapOrder order) {
+  const size_t common = std::min(a.size(), b.size());
+  const int cmp = a.substr(0, common).compare(b.substr(0, common));
+  if (cmp != 0) return cmp < 0;
+  return order == MapOrder::kText ? a.size() < b.size() : a.size() > b.size();
+}
+
+ProtoMessage NodeDef::ToProto(bool with_output_shapes, MapOrder order) const {
+  ProtoMessage m;
+  m.AddBytes(kNodeName, "name", name);
+  m.AddBytes(kNodeOp, "op", op);
+  for (const std::string& in : inputs) m.AddBytes(kNodeInput, "input", in);
+  if (!device.empty()) m.AddBytes(kNodeDevice, "device", device);
+  std::map<std::string, ProtoMessage> all = attrs;
+  if (with_output_shapes && !output_shapes.empty()) {
+    all.emplace("_output_shapes", ShapeListAttr(output_shapes));
+  }
+  std::vector<const std::pair<const std::string, ProtoMessage>*> entries;
+  for (const auto& entry : all) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(), [order](auto* a, auto* b) {
+    return MapKeyBefore(a->first, b->first, order);
+  });
+  for (const auto* e : entries) {
+    ProtoMessage& entry = m.AddMessage(kNodeAttr, "attr");
+    entry.AddBytes(kMapKey, "key", e->first);
+    entry.AddMessage(kMapValue, "value", e->second);
+  }
+  return m;
+}
+
+ProtoMessage GraphDefProto(std::span<const NodeDef> nodes, int producer,
+                           bool with_output_shapes, MapOrder order) {
+  ProtoMessage g;
+  for (const NodeDef& node : nodes) {
+    g.AddMessage(kGraphNode, "node", node.ToProto(with_output_shapes, order));
+  }
+  g.AddMessage(kGraphVersions, "versions")
+      .AddInt(kVersionsProducer, "producer", producer);
+  return g;
+}
+
+}  // namespace inflow::internal
