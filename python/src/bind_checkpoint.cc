@@ -24,7 +24,8 @@
 #include "inflow/checkpoint/saver.h"
 
 #include "bindings.h"
-#include "py_common.h"
+#include "py_interpreter.h"
+#include "py_tensors.h"
 
 namespace inflow::py {
 

@@ -10,7 +10,8 @@
 #include "inflow/version.h"
 
 #include "bindings.h"
-#include "py_common.h"
+#include "py_interpreter.h"
+#include "py_tensors.h"
 
 namespace inflow::py {
 
@@ -124,7 +125,8 @@ void BindCore(nb::module_& m) {
   // classes, a queue a daemon thread still fills): no leak report at exit.
   nb::set_leak_warnings(false);
   m.attr("__version__") = kVersion;
-  internal::InitCommon(m);
+  internal::InitTensors(m);
+  internal::InitInterpreter();
 
   nb::dict scope;
   scope["__builtins__"] = nb::module_::import_("builtins");

@@ -21,7 +21,8 @@
 
 #include "bindings.h"
 #include "example_specs.h"
-#include "py_common.h"
+#include "py_interpreter.h"
+#include "py_tensors.h"
 
 namespace inflow::py {
 

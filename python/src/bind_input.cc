@@ -38,8 +38,10 @@
 
 #include "bindings.h"
 #include "example_specs.h"
-#include "py_common.h"
+#include "py_blocking.h"
+#include "py_interpreter.h"
 #include "py_queues.h"
+#include "py_tensors.h"
 #include "py_threads.h"
 #include "tensor_ops.h"
 

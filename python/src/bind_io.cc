@@ -22,7 +22,7 @@
 #include "inflow/io/record_writer.h"
 
 #include "bindings.h"
-#include "py_common.h"
+#include "py_interpreter.h"
 
 namespace inflow::py {
 

@@ -20,8 +20,10 @@
 #include "inflow/queue/random_shuffle_queue.h"
 
 #include "bindings.h"
-#include "py_common.h"
+#include "py_blocking.h"
+#include "py_interpreter.h"
 #include "py_queues.h"
+#include "py_tensors.h"
 
 namespace inflow::py {
 

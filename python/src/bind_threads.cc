@@ -31,8 +31,10 @@
 #include "inflow/threads/thread.h"
 
 #include "bindings.h"
-#include "py_common.h"
+#include "py_blocking.h"
+#include "py_interpreter.h"
 #include "py_queues.h"
+#include "py_tensors.h"
 #include "py_threads.h"
 
 namespace inflow::py {

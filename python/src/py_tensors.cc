@@ -1,19 +1,21 @@
 // Copyright 2026 The inflow Authors.
 
-#include "py_common.h"
+#include "py_tensors.h"
 
 #include <nanobind/stl/string.h>
 
-#include <atomic>
-#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
-#include <thread>
 
-#include "inflow/core/mutex.h"
+#include "inflow/core/result.h"
+
+#include "py_interpreter.h"
 
 namespace inflow::py {
 
@@ -22,7 +24,6 @@ namespace {
 // Python objects kept for the life of the process. They are leaked on
 // purpose: destroying them after the interpreter is gone would crash.
 struct Globals {
-  PyObject* error_classes[kNumStatusCodes] = {};
   PyObject* numpy = nullptr;
   PyObject* ndarray_type = nullptr;
   PyObject* asarray = nullptr;
@@ -35,15 +36,12 @@ struct Globals {
   PyObject* bfloat16 = nullptr;
   bool bfloat16_looked_up = false;
   PyObject* tensor_view_type = nullptr;
-  unsigned long main_thread = 0;
 };
 
 Globals& G() {
   static Globals* globals = new Globals();
   return *globals;
 }
-
-std::atomic<bool> g_exiting{false};
 
 PyObject* Numpy() {
   Globals& g = G();
@@ -408,85 +406,7 @@ std::optional<Tensor> WrapArray(nb::handle arr, DType want = DType::kInvalid) {
   return ValueOrThrow(Tensor::FromBuffer(*dtype, shape, std::move(buffer)));
 }
 
-// A helper thread pool for blocking calls made from the main thread: the
-// calls run there while the main thread watches for signals. Threads are
-// started on demand and never end (idle ones wait for the next call); the
-// pool is leaked so that no destructor runs under them at exit. They never
-// touch Python.
-class BlockingPool {
- public:
-  static BlockingPool& Get() {
-    static BlockingPool* pool = new BlockingPool();
-    return *pool;
-  }
-
-  void Submit(std::function<void()> job) INFLOW_EXCLUDES(mu_) {
-    MutexLock lock(&mu_);
-    jobs_.push_back(std::move(job));
-    if (static_cast<int>(jobs_.size()) > idle_) {
-      std::thread([this] { Run(); }).detach();
-    } else {
-      cv_.Signal();
-    }
-  }
-
- private:
-  void Run() INFLOW_EXCLUDES(mu_) {
-    mu_.lock();
-    for (;;) {
-      while (jobs_.empty()) {
-        ++idle_;
-        cv_.Wait(&mu_);
-        --idle_;
-      }
-      std::function<void()> job = std::move(jobs_.front());
-      jobs_.pop_front();
-      mu_.unlock();
-      job();
-      job = nullptr;
-      mu_.lock();
-    }
-  }
-
-  Mutex mu_;
-  CondVar cv_;
-  std::deque<std::function<void()>> jobs_ INFLOW_GUARDED_BY(mu_);
-  int idle_ INFLOW_GUARDED_BY(mu_) = 0;
-};
-
-// One blocking call handed to the pool.
-struct PendingCall {
-  Mutex mu;
-  CondVar done_cv;
-  bool done INFLOW_GUARDED_BY(mu) = false;
-  Status status;  // written before done is set
-};
-
-constexpr auto kSignalCheckInterval = std::chrono::milliseconds(50);
-
 }  // namespace
-
-nb::handle ErrorClass(StatusCode code) {
-  int c = static_cast<int>(code);
-  Globals& g = G();
-  if (c <= 0 || c >= kNumStatusCodes || g.error_classes[c] == nullptr) {
-    c = static_cast<int>(StatusCode::kUnknown);
-  }
-  return nb::handle(g.error_classes[c]);
-}
-
-void ThrowStatus(const Status& status) {
-  Status s = status.ok() ? InternalError("ThrowStatus called with OK") : status;
-  nb::handle cls = ErrorClass(s.code());
-  std::string_view message = s.message();
-  nb::object text = nb::steal(PyUnicode_DecodeUTF8(
-      message.data(), static_cast<Py_ssize_t>(message.size()),
-      "backslashreplace"));
-  if (!text.is_valid()) throw nb::python_error();
-  nb::object exc = cls(nb::none(), nb::none(), text);
-  PyErr_SetObject(cls.ptr(), exc.ptr());
-  throw nb::python_error();
-}
 
 nb::object TensorToNumpy(const Tensor& tensor) {
   Numpy();
@@ -709,123 +629,33 @@ nb::object DTypeToNumpy(DType dtype) {
   return nb::borrow(g.dtypes[index]);
 }
 
-std::optional<std::chrono::milliseconds> TimeoutFromPython(nb::handle timeout) {
-  if (timeout.is_none()) return std::nullopt;
-  if (!PyFloat_Check(timeout.ptr()) && !PyLong_Check(timeout.ptr()) &&
-      !nb::hasattr(timeout, "__float__")) {
-    throw nb::type_error("timeout must be a number of seconds or None");
+PartialShape PartialShapeFromPython(nb::handle shape) {
+  if (shape.is_none()) return PartialShape::UnknownRank();
+  std::vector<int64_t> dims;
+  for (nb::handle d : shape) {
+    dims.push_back(d.is_none() ? PartialShape::kUnknownDim
+                               : nb::cast<int64_t>(d));
   }
-  const double seconds = nb::cast<double>(nb::float_(timeout));
-  if (std::isnan(seconds)) throw nb::value_error("timeout is NaN");
-  if (seconds <= 0) return std::chrono::milliseconds(0);
-  // Beyond a century is forever.
-  if (seconds > 3.15e9) return std::nullopt;
-  const int64_t ms = static_cast<int64_t>(std::ceil(seconds * 1000.0));
-  return std::chrono::milliseconds(ms);
+  return PartialShape(std::move(dims));
 }
 
-CallOptions MakeCallOptions(nb::handle timeout) {
-  CallOptions options;
-  options.timeout = TimeoutFromPython(timeout);
-  return options;
+nb::object PartialShapeToPython(const PartialShape& shape) {
+  if (!shape.rank_known()) return nb::none();
+  nb::list dims;
+  for (int64_t d : shape.dims()) {
+    if (d < 0) {
+      dims.append(nb::none());
+    } else {
+      dims.append(d);
+    }
+  }
+  return dims;
 }
 
 namespace internal {
 
-void RunBlocking(std::optional<std::chrono::milliseconds> timeout,
-                 std::stop_token stop,
-                 const std::function<Status(const CallOptions&)>& attempt) {
-  const bool never_blocks = timeout.has_value() && timeout->count() <= 0;
-  if (never_blocks || !OnMainThread()) {
-    nb::gil_scoped_release release;
-    attempt(CallOptions{timeout, stop}).IgnoreError();
-    return;
-  }
-  {
-    nb::gil_scoped_release release;
-    Status first = attempt(CallOptions{std::chrono::milliseconds(0), stop});
-    if (!IsDeadlineExceeded(first)) return;
-  }
-  // The call would block: run it on a helper thread, watching for signals.
-  std::stop_source interrupt;
-  auto pending = std::make_shared<PendingCall>();
-  bool raise = false;
-  {
-    nb::gil_scoped_release release;
-    std::optional<std::stop_callback<std::function<void()>>> forward;
-    if (stop.stop_possible()) {
-      forward.emplace(stop, [&interrupt] { interrupt.request_stop(); });
-    }
-    auto wait_done =
-        [&pending](std::optional<CondVar::Clock::time_point> deadline) {
-          MutexLock lock(&pending->mu);
-          while (!pending->done) {
-            if (!deadline) {
-              pending->done_cv.Wait(&pending->mu);
-            } else if (!pending->done_cv.WaitUntil(&pending->mu, *deadline)) {
-              break;
-            }
-          }
-          return pending->done;
-        };
-    // `attempt` is borrowed by the helper: every path below waits for the
-    // call's end before this function returns.
-    CallOptions options{timeout, interrupt.get_token()};
-    BlockingPool::Get().Submit([pending, &attempt, options] {
-      Status s = attempt(options);
-      MutexLock lock(&pending->mu);
-      pending->status = std::move(s);
-      pending->done = true;
-      pending->done_cv.SignalAll();
-    });
-    while (!wait_done(CondVar::Clock::now() + kSignalCheckInterval)) {
-      PyObject *type = nullptr, *value = nullptr, *tb = nullptr;
-      {
-        nb::gil_scoped_acquire acquire;
-        if (PyErr_CheckSignals() == 0) continue;
-        PyErr_Fetch(&type, &value, &tb);
-      }
-      // A handler raised (KeyboardInterrupt): stop the call and wait for
-      // its answer, which is prompt.
-      interrupt.request_stop();
-      wait_done(std::nullopt);
-      nb::gil_scoped_acquire acquire;
-      Status status;
-      {
-        MutexLock lock(&pending->mu);
-        status = pending->status;
-      }
-      if (IsCancelled(status) && !stop.stop_requested()) {
-        PyErr_Restore(type, value, tb);
-        raise = true;
-      } else {
-        // The call completed (or `stop` ended it): keep its outcome and
-        // let Python raise the interrupt at its next check.
-        const bool keyboard =
-            type != nullptr &&
-            PyErr_GivenExceptionMatches(type, PyExc_KeyboardInterrupt);
-        Py_XDECREF(type);
-        Py_XDECREF(value);
-        Py_XDECREF(tb);
-        if (keyboard) PyErr_SetInterrupt();
-      }
-      break;
-    }
-  }
-  if (raise) throw nb::python_error();
-}
-
-void SetErrorClass(StatusCode code, nb::handle cls) {
-  const int c = static_cast<int>(code);
-  if (c <= 0 || c >= kNumStatusCodes) return;
-  G().error_classes[c] = cls.inc_ref().ptr();
-}
-
-void InitCommon(nb::module_& m) {
+void InitTensors(nb::module_& m) {
   Globals& g = G();
-  nb::module_ threading = nb::module_::import_("threading");
-  g.main_thread =
-      nb::cast<unsigned long>(threading.attr("main_thread")().attr("ident"));
   Numpy();
   nb::class_<TensorView>(m, "_TensorView",
                          "The inflow tensor a NumPy array views (the "
@@ -891,56 +721,8 @@ void InitCommon(nb::module_& m) {
       "_roundtrip",
       [](nb::handle value) { return TensorToNumpy(TensorFromPython(value)); },
       "TensorToNumpy(TensorFromPython(value)), for tests.");
-
-  // Runs before the interpreter finalizes: from then on inflow threads
-  // leave Python alone (AcquireGil says no).
-  nb::module_::import_("atexit").attr("register")(
-      nb::cpp_function([] { g_exiting.store(true); }));
 }
 
 }  // namespace internal
-
-bool OnMainThread() { return PyThread_get_thread_ident() == G().main_thread; }
-
-bool PythonIsExiting() {
-  if (g_exiting.load()) return true;
-  if (!Py_IsInitialized()) return true;
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing() != 0;
-#else
-  return _Py_IsFinalizing() != 0;
-#endif
-}
-
-bool AcquireGil(PyGILState_STATE* state) {
-  if (PythonIsExiting()) return false;
-  *state = PyGILState_Ensure();
-  return true;
-}
-
-void ReleaseGil(PyGILState_STATE state) { PyGILState_Release(state); }
-
-PartialShape PartialShapeFromPython(nb::handle shape) {
-  if (shape.is_none()) return PartialShape::UnknownRank();
-  std::vector<int64_t> dims;
-  for (nb::handle d : shape) {
-    dims.push_back(d.is_none() ? PartialShape::kUnknownDim
-                               : nb::cast<int64_t>(d));
-  }
-  return PartialShape(std::move(dims));
-}
-
-nb::object PartialShapeToPython(const PartialShape& shape) {
-  if (!shape.rank_known()) return nb::none();
-  nb::list dims;
-  for (int64_t d : shape.dims()) {
-    if (d < 0) {
-      dims.append(nb::none());
-    } else {
-      dims.append(d);
-    }
-  }
-  return dims;
-}
 
 }  // namespace inflow::py

@@ -1,0 +1,81 @@
+// Copyright 2026 The inflow Authors.
+
+#include "py_interpreter.h"
+
+#include <atomic>
+#include <string_view>
+
+namespace inflow::py {
+
+namespace {
+
+// The error classes, kept for the life of the process (leaked on purpose:
+// dropping them after the interpreter is gone would crash).
+PyObject* g_error_classes[kNumStatusCodes] = {};
+unsigned long g_main_thread = 0;
+std::atomic<bool> g_exiting{false};
+
+}  // namespace
+
+nb::handle ErrorClass(StatusCode code) {
+  int c = static_cast<int>(code);
+  if (c <= 0 || c >= kNumStatusCodes || g_error_classes[c] == nullptr) {
+    c = static_cast<int>(StatusCode::kUnknown);
+  }
+  return nb::handle(g_error_classes[c]);
+}
+
+void ThrowStatus(const Status& status) {
+  Status s = status.ok() ? InternalError("ThrowStatus called with OK") : status;
+  nb::handle cls = ErrorClass(s.code());
+  std::string_view message = s.message();
+  nb::object text = nb::steal(PyUnicode_DecodeUTF8(
+      message.data(), static_cast<Py_ssize_t>(message.size()),
+      "backslashreplace"));
+  if (!text.is_valid()) throw nb::python_error();
+  nb::object exc = cls(nb::none(), nb::none(), text);
+  PyErr_SetObject(cls.ptr(), exc.ptr());
+  throw nb::python_error();
+}
+
+namespace internal {
+
+void SetErrorClass(StatusCode code, nb::handle cls) {
+  const int c = static_cast<int>(code);
+  if (c <= 0 || c >= kNumStatusCodes) return;
+  g_error_classes[c] = cls.inc_ref().ptr();
+}
+
+void InitInterpreter() {
+  nb::module_ threading = nb::module_::import_("threading");
+  g_main_thread =
+      nb::cast<unsigned long>(threading.attr("main_thread")().attr("ident"));
+  // Runs before the interpreter finalizes: from then on inflow threads
+  // leave Python alone (AcquireGil says no).
+  nb::module_::import_("atexit").attr("register")(
+      nb::cpp_function([] { g_exiting.store(true); }));
+}
+
+}  // namespace internal
+
+bool OnMainThread() { return PyThread_get_thread_ident() == g_main_thread; }
+
+bool PythonIsExiting() {
+  if (g_exiting.load()) return true;
+  if (!Py_IsInitialized()) return true;
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+bool AcquireGil(PyGILState_STATE* state) {
+  if (PythonIsExiting()) return false;
+  *state = PyGILState_Ensure();
+  return true;
+}
+
+void ReleaseGil(PyGILState_STATE state) { PyGILState_Release(state); }
+
+}  // namespace inflow::py

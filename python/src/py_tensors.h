@@ -1,0 +1,71 @@
+// Copyright 2026 The inflow Authors.
+//
+// Values between NumPy and inflow: Tensor <-> NumPy array (zero copy where
+// the layout allows), Tuple <-> list, DType <-> numpy dtype, PartialShape
+// <-> list. Every function runs with the GIL held.
+
+#ifndef INFLOW_PYTHON_SRC_PY_TENSORS_H_
+#define INFLOW_PYTHON_SRC_PY_TENSORS_H_
+
+#include <nanobind/nanobind.h>
+
+#include <vector>
+
+#include "inflow/core/dtype.h"
+#include "inflow/core/tensor.h"
+#include "inflow/core/tensor_shape.h"
+
+namespace inflow::py {
+
+namespace nb = nanobind;
+
+// A NumPy array over the tensor's buffer, which the array keeps alive (no
+// copy; read-only buffers give read-only arrays; `arr.base` is
+// (inflow._inflow._TensorView, capsule)). String tensors become object arrays
+// of bytes (a copy). Rank-0 tensors become NumPy scalars (np.float32(...), and
+// bytes for strings), as TF1's Session.run returns them.
+nb::object TensorToNumpy(const Tensor& tensor);
+
+// A Tensor from any array-like: a C-contiguous NumPy array of a supported
+// dtype is wrapped without a copy (the tensor holds a reference to the
+// array, released with the GIL taken; a read-only array gives a read-only
+// tensor); anything else is converted with numpy.asarray first. `dtype`
+// kInvalid: the array's own dtype; otherwise a value of another dtype is
+// cast when NumPy's "same_kind" rule allows it (a copy), TypeError if not.
+// Bytes, str and arrays of them (object, S or U arrays): string tensors
+// (str encoded as UTF-8).
+Tensor TensorFromPython(nb::handle value, DType dtype = DType::kInvalid);
+
+// Lists of arrays <-> Tuples.
+nb::list TupleToPython(const Tuple& tuple);
+// A list/tuple of array-likes (one per component) or a single array-like
+// (one component); `dtypes` empty or one per component (ValueError when
+// the count differs, as TF).
+Tuple TupleFromPython(nb::handle value, const std::vector<DType>& dtypes = {});
+
+// DType from a numpy dtype, a numpy scalar type, a Python type (float ->
+// float32, int -> int64, bool, bytes and str -> string), an object with a
+// TF-style `.name` (tf.float32), or a TF-style name ("float32", "int64",
+// "string"); InvalidArgumentError naming the value otherwise.
+DType DTypeFromPython(nb::handle value);
+// numpy.dtype objects; object for string (bfloat16: ml_dtypes.bfloat16
+// when ml_dtypes can be imported, uint16 otherwise). ml_dtypes is imported
+// the first time a bfloat16 dtype or tensor is needed, not at import.
+nb::object DTypeToNumpy(DType dtype);
+
+// Shapes: None is an unknown rank; a sequence of ints has None (or -1) for
+// an unknown dimension. To Python: None, or a list with None for unknown
+// dimensions.
+PartialShape PartialShapeFromPython(nb::handle shape);
+nb::object PartialShapeToPython(const PartialShape& shape);
+
+// Used by BindCore: registers _TensorView (what an array over a tensor
+// keeps alive) and the test helpers _buffer_address, _tensor_address and
+// _roundtrip.
+namespace internal {
+void InitTensors(nb::module_& m);
+}  // namespace internal
+
+}  // namespace inflow::py
+
+#endif  // INFLOW_PYTHON_SRC_PY_TENSORS_H_
