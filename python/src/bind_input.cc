@@ -1,13 +1,9 @@
 // Copyright 2026 The inflow Authors.
 //
-// TF1's input graph without a graph: deferred steps. A Node is one output
-// of a Step (TF's tensor of an op); reader.read(queue) makes a read step,
-// parse_single_example / decode_raw on a Node make steps over it, and the
-// batch family runs the steps its Nodes come from on inflow's threads, once
-// per element, with the GIL released. Only py_func steps take the GIL, for
-// the call. Also the producers, the readers, the Batcher and the Pipeline
-// (python/inflow/train/_input.py and python/inflow/_pipeline.py give them
-// TF's signatures).
+// BindInput: the deferred steps' Python face (Node and the functions that
+// make steps, deferred_steps.h), the producers, the readers, the Batcher
+// and the Pipeline (python/inflow/train/_input.py and
+// python/inflow/_pipeline.py give them TF's signatures).
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/function.h>
@@ -37,6 +33,7 @@
 #include "inflow/queue/queue.h"
 
 #include "bindings.h"
+#include "deferred_steps.h"
 #include "example_specs.h"
 #include "py_blocking.h"
 #include "py_interpreter.h"
@@ -48,411 +45,6 @@
 namespace inflow::py {
 
 namespace {
-
-class Step;
-
-// One output of a step, with its static dtype and shape.
-struct Node {
-  std::shared_ptr<Step> step;
-  int index = 0;
-  DType dtype = DType::kInvalid;
-  PartialShape shape;
-};
-
-// One evaluation of a set of nodes: every step runs at most once (TF's
-// one session.run), however many nodes use it.
-class Eval {
- public:
-  explicit Eval(const CallOptions& options) : options_(options) {}
-
-  Result<Tensor> Get(const Node& node);
-  const CallOptions& options() const { return options_; }
-
- private:
-  const CallOptions& options_;
-  std::vector<std::pair<const Step*, Tuple>> memo_;
-};
-
-// A deferred computation giving one Tuple per run. Thread-safe: several
-// batching threads may run the same step.
-class Step {
- public:
-  Step(std::string name, std::vector<DType> dtypes,
-       std::vector<PartialShape> shapes)
-      : name_(std::move(name)),
-        dtypes_(std::move(dtypes)),
-        shapes_(std::move(shapes)) {}
-  virtual ~Step() = default;
-
-  virtual Result<Tuple> Compute(Eval& eval) = 0;
-
-  const std::string& name() const { return name_; }
-  const std::vector<DType>& dtypes() const { return dtypes_; }
-  const std::vector<PartialShape>& shapes() const { return shapes_; }
-
- private:
-  const std::string name_;
-  const std::vector<DType> dtypes_;
-  const std::vector<PartialShape> shapes_;
-};
-
-std::vector<Node> NodesOf(const std::shared_ptr<Step>& step) {
-  std::vector<Node> nodes;
-  for (size_t i = 0; i < step->dtypes().size(); ++i) {
-    nodes.push_back(
-        Node{step, static_cast<int>(i), step->dtypes()[i], step->shapes()[i]});
-  }
-  return nodes;
-}
-
-Result<Tensor> Eval::Get(const Node& node) {
-  const Step* key = node.step.get();
-  for (const auto& [step, tuple] : memo_) {
-    if (step == key) return tuple[node.index];
-  }
-  INFLOW_ASSIGN_OR_RETURN(Tuple out, node.step->Compute(*this));
-  if (out.size() != node.step->dtypes().size()) {
-    return InternalError(node.step->name() + ": produced " +
-                         std::to_string(out.size()) + " components, not " +
-                         std::to_string(node.step->dtypes().size()));
-  }
-  Tensor t = out[node.index];
-  memo_.emplace_back(key, std::move(out));
-  return t;
-}
-
-// Runs `nodes` once; their values in order.
-Result<Tuple> EvalNodes(const std::vector<Node>& nodes,
-                        const CallOptions& options) {
-  Eval eval(options);
-  Tuple out;
-  out.reserve(nodes.size());
-  for (const Node& n : nodes) {
-    INFLOW_ASSIGN_OR_RETURN(Tensor t, eval.Get(n));
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
-// A Python object that may be dropped on any thread: the reference goes
-// with the GIL taken, or is leaked once the interpreter is going away.
-std::shared_ptr<nb::object> ShareObject(nb::handle object) {
-  return std::shared_ptr<nb::object>(
-      new nb::object(nb::borrow(object)), [](nb::object* o) {
-        PyGILState_STATE state;
-        if (AcquireGil(&state)) {
-          delete o;
-          ReleaseGil(state);
-        } else {
-          o->release();  // leaked: the interpreter is gone or going
-          delete o;
-        }
-      });
-}
-
-// The Status a Python exception maps to: an inflow OpError keeps its code,
-// StopIteration is the end of input (OUT_OF_RANGE, as TF's py_func),
-// ValueError and TypeError are INVALID_ARGUMENT, anything else UNKNOWN;
-// the message carries the traceback. Call with the GIL held.
-Status StatusFromPythonError(nb::python_error& e, const std::string& where) {
-  StatusCode code = StatusCode::kUnknown;
-  nb::handle type = e.type();
-  if (PyErr_GivenExceptionMatches(type.ptr(), PyExc_StopIteration)) {
-    code = StatusCode::kOutOfRange;
-  } else if (PyErr_GivenExceptionMatches(type.ptr(), PyExc_ValueError) ||
-             PyErr_GivenExceptionMatches(type.ptr(), PyExc_TypeError)) {
-    code = StatusCode::kInvalidArgument;
-  } else if (nb::hasattr(e.value(), "error_code")) {
-    try {
-      const int c = nb::cast<int>(e.value().attr("error_code"));
-      if (c > 0 && c < kNumStatusCodes) code = static_cast<StatusCode>(c);
-    } catch (...) {
-    }
-  }
-  std::string text = e.what();
-  e.restore();
-  PyErr_Clear();
-  return Status(code, where + ": " + text);
-}
-
-// func(*inputs as NumPy) -> one array-like or a list of them, converted to
-// `dtypes` (TF's py_func).
-class PyFuncStep : public Step {
- public:
-  PyFuncStep(std::shared_ptr<nb::object> func, std::vector<Node> inputs,
-             std::vector<DType> dtypes, std::vector<PartialShape> shapes,
-             bool unpack)
-      : Step("py_func", std::move(dtypes), std::move(shapes)),
-        func_(std::move(func)),
-        inputs_(std::move(inputs)),
-        unpack_(unpack) {}
-
-  Result<Tuple> Compute(Eval& eval) override {
-    // In this evaluation: an input shared with other nodes has one value.
-    Tuple args;
-    for (const Node& n : inputs_) {
-      INFLOW_ASSIGN_OR_RETURN(Tensor t, eval.Get(n));
-      args.push_back(std::move(t));
-    }
-    PyGILState_STATE state;
-    if (!AcquireGil(&state)) {
-      return CancelledError("py_func: the Python interpreter is exiting");
-    }
-    Result<Tuple> out = Call(args);
-    ReleaseGil(state);
-    return out;
-  }
-
- private:
-  Result<Tuple> Call(const Tuple& args) {
-    try {
-      nb::list py_args;
-      for (const Tensor& t : args) py_args.append(TensorToNumpy(t));
-      nb::object result =
-          (*func_)(*nb::tuple(nb::steal(PySequence_Tuple(py_args.ptr()))));
-      if (!unpack_) return Tuple{TensorFromPython(result, dtypes()[0])};
-      if (result.is_none() || !PySequence_Check(result.ptr()) ||
-          PyBytes_Check(result.ptr()) || nb::len(result) != dtypes().size()) {
-        return InvalidArgumentError(
-            "py_func: the function must return a sequence of " +
-            std::to_string(dtypes().size()) + " values");
-      }
-      Tuple out;
-      for (size_t i = 0; i < dtypes().size(); ++i) {
-        out.push_back(TensorFromPython(result[i], dtypes()[i]));
-      }
-      return out;
-    } catch (nb::python_error& e) {
-      return StatusFromPythonError(e, "py_func");
-    } catch (const std::exception& e) {
-      return UnknownError(std::string("py_func: ") + e.what());
-    }
-  }
-
-  const std::shared_ptr<nb::object> func_;
-  const std::vector<Node> inputs_;
-  const bool unpack_;
-};
-
-// A C++ function as a step (slice_input_producer's, limit_epochs', a
-// queue's dequeue).
-class FunctionStep : public Step {
- public:
-  FunctionStep(std::string name,
-               std::function<Result<Tuple>(const CallOptions&)> fn,
-               std::vector<DType> dtypes, std::vector<PartialShape> shapes)
-      : Step(std::move(name), std::move(dtypes), std::move(shapes)),
-        fn_(std::move(fn)) {}
-
-  Result<Tuple> Compute(Eval& eval) override { return fn_(eval.options()); }
-
- private:
-  const std::function<Result<Tuple>(const CallOptions&)> fn_;
-};
-
-// reader.read(queue) (up_to == 0) or reader.read_up_to(queue, up_to):
-// (key, value).
-class ReadStep : public Step {
- public:
-  ReadStep(std::shared_ptr<ReaderBase> reader,
-           std::shared_ptr<QueueInterface> queue, int64_t up_to)
-      : Step(up_to == 0 ? "read" : "read_up_to",
-             {DType::kString, DType::kString},
-             up_to == 0
-                 ? std::vector<PartialShape>{PartialShape({}), PartialShape({})}
-                 : std::vector<PartialShape>{PartialShape({-1}),
-                                             PartialShape({-1})}),
-        reader_(std::move(reader)),
-        queue_(std::move(queue)),
-        up_to_(up_to) {}
-
-  Result<Tuple> Compute(Eval& eval) override {
-    if (up_to_ == 0) {
-      INFLOW_ASSIGN_OR_RETURN(ReaderRecord r,
-                              reader_->Read(*queue_, eval.options()));
-      return Tuple{Tensor::Scalar(std::move(r.key)),
-                   Tensor::Scalar(std::move(r.value))};
-    }
-    INFLOW_ASSIGN_OR_RETURN(std::vector<ReaderRecord> records,
-                            reader_->ReadUpTo(*queue_, up_to_, eval.options()));
-    const int64_t n = static_cast<int64_t>(records.size());
-    Tensor keys(DType::kString, TensorShape({n}));
-    Tensor values(DType::kString, TensorShape({n}));
-    std::span<std::string> k = keys.mutable_flat<std::string>().value();
-    std::span<std::string> v = values.mutable_flat<std::string>().value();
-    for (int64_t i = 0; i < n; ++i) {
-      k[i] = std::move(records[i].key);
-      v[i] = std::move(records[i].value);
-    }
-    return Tuple{std::move(keys), std::move(values)};
-  }
-
- private:
-  const std::shared_ptr<ReaderBase> reader_;
-  const std::shared_ptr<QueueInterface> queue_;
-  const int64_t up_to_;
-};
-
-// parse_single_example (a scalar string) or parse_example (a vector):
-// the dense outputs in dense_keys() order, then indices, values and
-// dense_shape of each sparse key.
-class ParseStep : public Step {
- public:
-  ParseStep(ExampleParser parser, Node input, bool single,
-            std::vector<DType> dtypes, std::vector<PartialShape> shapes)
-      : Step(single ? "parse_single_example" : "parse_example",
-             std::move(dtypes), std::move(shapes)),
-        parser_(std::move(parser)),
-        input_(std::move(input)),
-        single_(single) {}
-
-  Result<Tuple> Compute(Eval& eval) override {
-    INFLOW_ASSIGN_OR_RETURN(Tensor in, eval.Get(input_));
-    if (in.dtype() != DType::kString) {
-      return InvalidArgumentError(name() + ": serialized must be strings");
-    }
-    Result<ParsedFeatures> parsed = Status();
-    if (single_) {
-      if (in.num_elements() != 1) {
-        return InvalidArgumentError(
-            name() + ": serialized must be one string, got shape " +
-            in.shape().DebugString());
-      }
-      parsed = parser_.ParseSingle(in.flat<std::string>()[0]);
-    } else {
-      if (in.rank() != 1) {
-        return InvalidArgumentError(
-            name() + ": serialized must be a vector, got shape " +
-            in.shape().DebugString());
-      }
-      parsed = parser_.ParseBatch(in.flat<std::string>());
-    }
-    if (!parsed.ok()) return parsed.status();
-    Tuple out = std::move(parsed->dense);
-    for (SparseTensor& s : parsed->sparse) {
-      out.push_back(std::move(s.indices));
-      out.push_back(std::move(s.values));
-      out.push_back(std::move(s.dense_shape));
-    }
-    return out;
-  }
-
- private:
-  const ExampleParser parser_;
-  const Node input_;
-  const bool single_;
-};
-
-// decode_raw, or decode_raw + cast to float32 * scale (to_float).
-class DecodeRawStep : public Step {
- public:
-  DecodeRawStep(Node input, DType dtype, bool little_endian, bool to_float,
-                float scale)
-      : Step("decode_raw", {to_float ? DType::kFloat32 : dtype},
-             {input.shape.Prepend(-1).rank_known()
-                  ? PartialShape(AppendUnknown(input.shape))
-                  : PartialShape()}),
-        input_(std::move(input)),
-        dtype_(dtype),
-        little_endian_(little_endian),
-        to_float_(to_float),
-        scale_(scale) {}
-
-  Result<Tuple> Compute(Eval& eval) override {
-    INFLOW_ASSIGN_OR_RETURN(Tensor in, eval.Get(input_));
-    if (to_float_) {
-      INFLOW_ASSIGN_OR_RETURN(Tensor t, DecodeRawToFloat(in, scale_));
-      return Tuple{std::move(t)};
-    }
-    if (in.dtype() == DType::kString && in.rank() == 0) {
-      // A view of the record's bytes where the alignment allows: the
-      // string lives in the tensor's buffer, which the alias keeps alive.
-      std::shared_ptr<const std::string> owner(in.buffer(),
-                                               &in.flat<std::string>()[0]);
-      INFLOW_ASSIGN_OR_RETURN(
-          Tensor t, DecodeRawShared(owner, *owner, dtype_, little_endian_));
-      return Tuple{std::move(t)};
-    }
-    INFLOW_ASSIGN_OR_RETURN(Tensor t, DecodeRaw(in, dtype_, little_endian_));
-    return Tuple{std::move(t)};
-  }
-
- private:
-  static std::vector<int64_t> AppendUnknown(const PartialShape& s) {
-    std::vector<int64_t> dims = s.dims();
-    dims.push_back(-1);
-    return dims;
-  }
-
-  const Node input_;
-  const DType dtype_;
-  const bool little_endian_;
-  const bool to_float_;
-  const float scale_;
-};
-
-// tf.reshape: the same elements, another shape (one dim may be -1).
-class ReshapeStep : public Step {
- public:
-  ReshapeStep(Node input, std::vector<int64_t> dims, PartialShape shape)
-      : Step("reshape", {input.dtype}, {std::move(shape)}),
-        input_(std::move(input)),
-        dims_(std::move(dims)) {}
-
-  Result<Tuple> Compute(Eval& eval) override {
-    INFLOW_ASSIGN_OR_RETURN(Tensor in, eval.Get(input_));
-    std::vector<int64_t> dims = dims_;
-    int64_t known = 1;
-    int unknown = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] < 0) {
-        unknown = static_cast<int>(i);
-      } else {
-        known *= dims[i];
-      }
-    }
-    if (unknown >= 0) {
-      if (known == 0 || in.num_elements() % known != 0) {
-        return InvalidArgumentError(
-            "reshape: cannot reshape " + std::to_string(in.num_elements()) +
-            " values into " + PartialShape(dims_).DebugString());
-      }
-      dims[unknown] = in.num_elements() / known;
-    }
-    Result<Tensor> t = in.Reshape(TensorShape(dims));
-    if (!t.ok()) {
-      return InvalidArgumentError("reshape: input has " +
-                                  std::to_string(in.num_elements()) +
-                                  " values, which cannot take the shape " +
-                                  PartialShape(dims_).DebugString());
-    }
-    return Tuple{*std::move(t)};
-  }
-
- private:
-  const Node input_;
-  const std::vector<int64_t> dims_;
-};
-
-// A function of one input's value (cast, one_hot).
-class TransformStep : public Step {
- public:
-  TransformStep(std::string name, Node input, DType dtype, PartialShape shape,
-                std::function<Result<Tensor>(const Tensor&)> fn)
-      : Step(std::move(name), {dtype}, {std::move(shape)}),
-        input_(std::move(input)),
-        fn_(std::move(fn)) {}
-
-  Result<Tuple> Compute(Eval& eval) override {
-    INFLOW_ASSIGN_OR_RETURN(Tensor in, eval.Get(input_));
-    INFLOW_ASSIGN_OR_RETURN(Tensor out, fn_(in));
-    return Tuple{std::move(out)};
-  }
-
- private:
-  const Node input_;
-  const std::function<Result<Tensor>(const Tensor&)> fn_;
-};
 
 // one_hot's checks of what is known before it runs: the index dtype, the
 // depth and the axis against a known rank (OneHotTensor checks them all
@@ -486,38 +78,6 @@ std::vector<int64_t> DimsFromPython(nb::handle shape) {
     dims.push_back(d.is_none() ? -1 : nb::cast<int64_t>(d));
   }
   return dims;
-}
-
-// Evaluates `nodes` once on a helper thread while this one waits with the
-// GIL released, checking for signals every 50 ms; KeyboardInterrupt stops
-// the evaluation (its blocking calls end CANCELLED) and is raised. Unlike
-// CallBlocking, the steps run exactly once: a run of several steps (a read
-// and a py_func) must not be retried, since a first step that succeeded
-// would lose its element.
-Result<Tuple> RunInterruptibly(const std::vector<Node>& nodes,
-                               nb::handle timeout) {
-  CallOptions options = MakeCallOptions(timeout);
-  std::stop_source stop;
-  options.stop = stop.get_token();
-  std::future<Result<Tuple>> result =
-      std::async(std::launch::async,
-                 [&nodes, options] { return EvalNodes(nodes, options); });
-  bool interrupted = false;
-  for (;;) {
-    std::future_status status;
-    {
-      nb::gil_scoped_release release;
-      status = result.wait_for(std::chrono::milliseconds(50));
-    }
-    if (status == std::future_status::ready) break;
-    if (!interrupted && PyErr_CheckSignals() != 0) {
-      interrupted = true;  // the exception stays set until raised below
-      stop.request_stop();
-    }
-  }
-  Result<Tuple> out = result.get();
-  if (interrupted) throw nb::python_error();
-  return out;
 }
 
 // A reader as Python holds it; its steps copy `reader`.
@@ -615,78 +175,6 @@ struct PyPipeline {
     if (s.code() != StatusCode::kOutOfRange) ThrowIfError(s);
   }
 };
-
-// The step the batching threads run: the nodes of one input, evaluated
-// together; with a keep_input node, its value is left for the KeepInputFn
-// on the same thread (the enqueue op calls the step and then keep_input,
-// one after the other, on its own thread).
-thread_local Tensor t_keep_input;
-
-// `sparse`: empty, or one flag per component; a sparse component is three
-// nodes (indices, values, dense_shape), its static rank the dense shape's
-// length.
-BatchInput MakeBatchInput(std::vector<Node> nodes, std::optional<Node> keep,
-                          const std::vector<std::string>& names,
-                          const std::vector<bool>& sparse) {
-  BatchInput in;
-  if (sparse.empty()) {
-    for (const Node& n : nodes) {
-      in.dtypes.push_back(n.dtype);
-      in.shapes.push_back(n.shape);
-    }
-  } else {
-    size_t t = 0;
-    for (bool is_sparse : sparse) {
-      if (t + (is_sparse ? 3 : 1) > nodes.size()) {
-        ThrowStatus(InvalidArgumentError(
-            "batch: fewer tensors than the components need"));
-      }
-      if (!is_sparse) {
-        in.dtypes.push_back(nodes[t].dtype);
-        in.shapes.push_back(nodes[t].shape);
-        ++t;
-        continue;
-      }
-      const PartialShape& dense_shape = nodes[t + 2].shape;
-      in.dtypes.push_back(nodes[t + 1].dtype);
-      in.shapes.push_back(dense_shape.rank_known() && dense_shape.rank() == 1 &&
-                                  dense_shape.dim(0) !=
-                                      PartialShape::kUnknownDim
-                              ? PartialShape(std::vector<int64_t>(
-                                    static_cast<size_t>(dense_shape.dim(0)),
-                                    PartialShape::kUnknownDim))
-                              : PartialShape::UnknownRank());
-      t += 3;
-    }
-    if (t != nodes.size()) {
-      ThrowStatus(
-          InvalidArgumentError("batch: more tensors than the components"));
-    }
-    in.sparse = sparse;
-  }
-  in.names = names;
-  if (keep) nodes.push_back(*keep);
-  const bool has_keep = keep.has_value();
-  in.step = [nodes = std::move(nodes),
-             has_keep](const CallOptions& options) -> Result<Tuple> {
-    INFLOW_ASSIGN_OR_RETURN(Tuple out, EvalNodes(nodes, options));
-    if (has_keep) {
-      t_keep_input = std::move(out.back());
-      out.pop_back();
-    }
-    return out;
-  };
-  return in;
-}
-
-Result<Tensor> KeepFromThread(const Tuple&) {
-  Tensor keep = std::move(t_keep_input);
-  t_keep_input = Tensor();
-  if (!keep.IsInitialized()) {
-    return InternalError("keep_input: no value from the step");
-  }
-  return keep;
-}
 
 // One batching call: kind "batch" or "shuffle_batch", join when several
 // inputs; keep: none, or one bool node per input.
@@ -857,9 +345,8 @@ void BindInput(nb::module_& m) {
         if (ss.size() != ds.size()) {
           ThrowStatus(InvalidArgumentError("py_func: one shape per dtype"));
         }
-        return NodesOf(
-            std::make_shared<PyFuncStep>(ShareObject(func), std::move(inputs),
-                                         std::move(ds), std::move(ss), unpack));
+        return PyFuncNodes(ShareObject(func), std::move(inputs), std::move(ds),
+                           std::move(ss), unpack);
       },
       nb::arg("func"), nb::arg("inputs"), nb::arg("dtypes"),
       nb::arg("shapes").none(), nb::arg("unpack"));
@@ -874,10 +361,10 @@ void BindInput(nb::module_& m) {
           ds.push_back(t.dtype());
           ss.push_back(t.shape());
         }
-        return NodesOf(std::make_shared<FunctionStep>(
+        return FunctionNodes(
             "constant",
             [tuple](const CallOptions&) -> Result<Tuple> { return tuple; },
-            std::move(ds), std::move(ss)));
+            std::move(ds), std::move(ss));
       },
       nb::arg("values"));
 
@@ -887,10 +374,10 @@ void BindInput(nb::module_& m) {
         std::shared_ptr<QueueInterface> queue = QueueFromPython(q);
         std::vector<PartialShape> ss = queue->component_shapes();
         if (ss.empty()) ss.assign(queue->component_dtypes().size(), {});
-        return NodesOf(std::make_shared<FunctionStep>(
+        return FunctionNodes(
             "dequeue",
             [queue](const CallOptions& o) { return queue->Dequeue(o); },
-            queue->component_dtypes(), std::move(ss)));
+            queue->component_dtypes(), std::move(ss));
       },
       nb::arg("queue"));
 
@@ -902,8 +389,7 @@ void BindInput(nb::module_& m) {
         for (nb::handle d : dtypes) ds.push_back(DTypeFromPython(d));
         std::vector<PartialShape> ss;
         for (nb::handle s : shapes) ss.push_back(PartialShapeFromPython(s));
-        return NodesOf(std::make_shared<ParseStep>(
-            parser, input, single, std::move(ds), std::move(ss)));
+        return ParseNodes(parser, input, single, std::move(ds), std::move(ss));
       },
       nb::arg("parser"), nb::arg("input"), nb::arg("single"), nb::arg("dtypes"),
       nb::arg("shapes"));
@@ -914,8 +400,7 @@ void BindInput(nb::module_& m) {
         if (input.dtype != DType::kString) {
           ThrowStatus(InvalidArgumentError("decode_raw: input must be bytes"));
         }
-        return NodesOf(std::make_shared<DecodeRawStep>(
-            input, DTypeFromPython(out_type), little_endian, false, 1.0f))[0];
+        return DecodeRawNode(input, DTypeFromPython(out_type), little_endian);
       },
       nb::arg("input"), nb::arg("out_type"), nb::arg("little_endian"));
 
@@ -926,8 +411,7 @@ void BindInput(nb::module_& m) {
           ThrowStatus(
               InvalidArgumentError("decode_raw_to_float: input must be bytes"));
         }
-        return NodesOf(std::make_shared<DecodeRawStep>(input, DType::kUInt8,
-                                                       true, true, scale))[0];
+        return DecodeRawToFloatNode(input, scale);
       },
       nb::arg("input"), nb::arg("scale"));
 
@@ -951,8 +435,7 @@ void BindInput(nb::module_& m) {
           }
           out = PartialShape(dims);
         }
-        return NodesOf(std::make_shared<ReshapeStep>(
-            input, DimsFromPython(shape), std::move(out)))[0];
+        return ReshapeNode(input, DimsFromPython(shape), std::move(out));
       },
       nb::arg("input"), nb::arg("shape"));
 
@@ -961,9 +444,9 @@ void BindInput(nb::module_& m) {
       [](const Node& input, nb::handle dtype) {
         const DType to = DTypeFromPython(dtype);
         ThrowIfError(CheckCastable(input.dtype, to));
-        return NodesOf(std::make_shared<TransformStep>(
+        return TransformNode(
             "cast", input, to, input.shape,
-            [to](const Tensor& t) { return CastTensor(t, to); }))[0];
+            [to](const Tensor& t) { return CastTensor(t, to); });
       },
       nb::arg("input"), nb::arg("dtype"));
   m.def(
@@ -986,11 +469,11 @@ void BindInput(nb::module_& m) {
         const DType d = DTypeFromPython(dtype);
         Tensor on = TensorFromPython(on_value, d);
         Tensor off = TensorFromPython(off_value, d);
-        return NodesOf(std::make_shared<TransformStep>(
-            "one_hot", indices, d, OneHotShape(indices.shape, depth, axis),
-            [=](const Tensor& t) {
-              return OneHotTensor(t, depth, on, off, axis);
-            }))[0];
+        return TransformNode("one_hot", indices, d,
+                             OneHotShape(indices.shape, depth, axis),
+                             [=](const Tensor& t) {
+                               return OneHotTensor(t, depth, on, off, axis);
+                             });
       },
       nb::arg("indices"), nb::arg("depth"), nb::arg("on_value"),
       nb::arg("off_value"), nb::arg("dtype"), nb::arg("axis"));
@@ -1041,8 +524,7 @@ void BindInput(nb::module_& m) {
       .def(
           "read",
           [](const PyReader& self, nb::handle queue) {
-            return NodesOf(std::make_shared<ReadStep>(
-                self.reader, QueueFromPython(queue), 0));
+            return ReadNodes(self.reader, QueueFromPython(queue), 0);
           },
           nb::arg("queue"))
       .def(
@@ -1053,8 +535,7 @@ void BindInput(nb::module_& m) {
                   "read_up_to: num_records must be >= 1, got " +
                   std::to_string(n)));
             }
-            return NodesOf(std::make_shared<ReadStep>(
-                self.reader, QueueFromPython(queue), n));
+            return ReadNodes(self.reader, QueueFromPython(queue), n);
           },
           nb::arg("queue"), nb::arg("num_records"))
       .def("num_records_produced",
@@ -1171,9 +652,8 @@ void BindInput(nb::module_& m) {
             TupleFromPython(tensors),
             ProducerOptionsFrom(num_epochs, shuffle, seed, capacity,
                                 shared_name, name, graph_seed, collection)));
-        return NodesOf(std::make_shared<FunctionStep>(
-            "slice_input_producer", std::move(p.step), std::move(p.dtypes),
-            std::move(p.shapes)));
+        return FunctionNodes("slice_input_producer", std::move(p.step),
+                             std::move(p.dtypes), std::move(p.shapes));
       },
       nb::arg("tensors"), nb::arg("num_epochs").none(), nb::arg("shuffle"),
       nb::arg("seed").none(), nb::arg("capacity"),
@@ -1187,10 +667,10 @@ void BindInput(nb::module_& m) {
         const PartialShape shape = value[0].shape();
         std::shared_ptr<EpochLimit> limit =
             ValueOrThrow(EpochLimit::Create(std::move(value), num_epochs));
-        return NodesOf(std::make_shared<FunctionStep>(
+        return FunctionNodes(
             "limit_epochs",
             [limit](const CallOptions&) { return limit->Next(); },
-            std::vector<DType>{dtype}, std::vector<PartialShape>{shape}))[0];
+            std::vector<DType>{dtype}, std::vector<PartialShape>{shape})[0];
       },
       nb::arg("tensor"), nb::arg("num_epochs").none());
 

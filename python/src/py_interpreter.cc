@@ -3,6 +3,8 @@
 #include "py_interpreter.h"
 
 #include <atomic>
+#include <memory>
+#include <string>
 #include <string_view>
 
 namespace inflow::py {
@@ -36,6 +38,47 @@ void ThrowStatus(const Status& status) {
   nb::object exc = cls(nb::none(), nb::none(), text);
   PyErr_SetObject(cls.ptr(), exc.ptr());
   throw nb::python_error();
+}
+
+// A Python object that may be dropped on any thread: the reference goes
+// with the GIL taken, or is leaked once the interpreter is going away.
+std::shared_ptr<nb::object> ShareObject(nb::handle object) {
+  return std::shared_ptr<nb::object>(
+      new nb::object(nb::borrow(object)), [](nb::object* o) {
+        PyGILState_STATE state;
+        if (AcquireGil(&state)) {
+          delete o;
+          ReleaseGil(state);
+        } else {
+          o->release();  // leaked: the interpreter is gone or going
+          delete o;
+        }
+      });
+}
+
+// The Status a Python exception maps to: an inflow OpError keeps its code,
+// StopIteration is the end of input (OUT_OF_RANGE, as TF's py_func),
+// ValueError and TypeError are INVALID_ARGUMENT, anything else UNKNOWN;
+// the message carries the traceback. Call with the GIL held.
+Status StatusFromPythonError(nb::python_error& e, const std::string& where) {
+  StatusCode code = StatusCode::kUnknown;
+  nb::handle type = e.type();
+  if (PyErr_GivenExceptionMatches(type.ptr(), PyExc_StopIteration)) {
+    code = StatusCode::kOutOfRange;
+  } else if (PyErr_GivenExceptionMatches(type.ptr(), PyExc_ValueError) ||
+             PyErr_GivenExceptionMatches(type.ptr(), PyExc_TypeError)) {
+    code = StatusCode::kInvalidArgument;
+  } else if (nb::hasattr(e.value(), "error_code")) {
+    try {
+      const int c = nb::cast<int>(e.value().attr("error_code"));
+      if (c > 0 && c < kNumStatusCodes) code = static_cast<StatusCode>(c);
+    } catch (...) {
+    }
+  }
+  std::string text = e.what();
+  e.restore();
+  PyErr_Clear();
+  return Status(code, where + ": " + text);
 }
 
 namespace internal {

@@ -17,6 +17,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <memory>
+#include <string>
 #include <utility>
 
 #include "inflow/core/result.h"
@@ -45,6 +47,17 @@ T ValueOrThrow(Result<T> result) {
 // The inflow.errors class for `code` (OpError's subclasses; UnknownError
 // for a code inflow does not know).
 nb::handle ErrorClass(StatusCode code);
+
+// A Python object that may be dropped on any thread: the reference goes
+// with the GIL taken, or is leaked once the interpreter is going away.
+std::shared_ptr<nb::object> ShareObject(nb::handle object);
+
+// The Status a Python exception maps to: an inflow OpError keeps its code,
+// StopIteration is the end of input (OUT_OF_RANGE, as TF's py_func),
+// ValueError and TypeError are INVALID_ARGUMENT, anything else UNKNOWN;
+// the message, `where`: and the exception's text, carries the traceback.
+// Clears the exception.
+Status StatusFromPythonError(nb::python_error& e, const std::string& where);
 
 // For code on threads Python did not start (inflow threads) that must run
 // Python: takes the GIL unless the interpreter is finalizing or gone (then
