@@ -1,11 +1,12 @@
 // Copyright 2026 The inflow Authors.
 //
-// Example parsing and decode_raw for Python. The feature specs arrive as
-// plain tuples from python/inflow/io/_parsing.py, which owns the TF-style
-// classes (FixedLenFeature, ...); ExampleParser is exposed as
-// _inflow.ExampleParser so that bind_input.cc's parse steps can take one.
-// Parsing runs with the GIL released, over views of the Python bytes
-// (no copy of the records).
+// Example parsing and decode_raw for Python (python/inflow/io/_parsing.py):
+// eager on bytes and arrays (BindExample), and as deferred steps on Nodes
+// (BindParseSteps). The feature specs arrive as plain tuples from
+// _parsing.py, which owns the TF-style classes (FixedLenFeature, ...);
+// ExampleParser is exposed as _inflow.ExampleParser so that the parse
+// steps can take one. Parsing runs with the GIL released, over views of
+// the Python bytes (no copy of the records).
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -20,6 +21,7 @@
 #include "inflow/example/example_parser.h"
 
 #include "bindings.h"
+#include "deferred_steps.h"
 #include "example_specs.h"
 #include "py_interpreter.h"
 #include "py_tensors.h"
@@ -194,6 +196,42 @@ void BindExample(nb::module_& m) {
         return TensorToNumpy(out);
       },
       nb::arg("value"), nb::arg("scale") = 1.0f);
+}
+
+void BindParseSteps(nb::module_& m) {
+  m.def(
+      "_parse_step",
+      [](const ExampleParser& parser, const Node& input, bool single,
+         nb::handle dtypes, nb::handle shapes) {
+        std::vector<DType> ds;
+        for (nb::handle d : dtypes) ds.push_back(DTypeFromPython(d));
+        std::vector<PartialShape> ss;
+        for (nb::handle s : shapes) ss.push_back(PartialShapeFromPython(s));
+        return ParseNodes(parser, input, single, std::move(ds), std::move(ss));
+      },
+      nb::arg("parser"), nb::arg("input"), nb::arg("single"), nb::arg("dtypes"),
+      nb::arg("shapes"));
+
+  m.def(
+      "_decode_raw_step",
+      [](const Node& input, nb::handle out_type, bool little_endian) {
+        if (input.dtype != DType::kString) {
+          ThrowStatus(InvalidArgumentError("decode_raw: input must be bytes"));
+        }
+        return DecodeRawNode(input, DTypeFromPython(out_type), little_endian);
+      },
+      nb::arg("input"), nb::arg("out_type"), nb::arg("little_endian"));
+
+  m.def(
+      "_decode_raw_to_float_step",
+      [](const Node& input, float scale) {
+        if (input.dtype != DType::kString) {
+          ThrowStatus(
+              InvalidArgumentError("decode_raw_to_float: input must be bytes"));
+        }
+        return DecodeRawToFloatNode(input, scale);
+      },
+      nb::arg("input"), nb::arg("scale"));
 }
 
 }  // namespace inflow::py

@@ -1,8 +1,9 @@
 // Copyright 2026 The inflow Authors.
 //
-// The extension module inflow._inflow: one Bind* function per component,
-// each in its own file. The Python package (python/inflow) gives the
-// names their TF1 places (inflow.train.Coordinator, inflow.io...).
+// The extension module inflow._inflow: the Bind* functions of bindings.h,
+// each registering what one module of the Python package (python/inflow)
+// uses; that package gives the names their TF1 places
+// (inflow.train.Coordinator, inflow.io...).
 
 #include <nanobind/nanobind.h>
 
@@ -17,6 +18,12 @@ NB_MODULE(_inflow, m) {
   inflow::py::BindThreads(m);
   inflow::py::BindIo(m);
   inflow::py::BindExample(m);
-  inflow::py::BindInput(m);
+  inflow::py::BindSteps(m);
+  inflow::py::BindParseSteps(m);
+  inflow::py::BindStepOps(m);
+  inflow::py::BindReaders(m);
+  inflow::py::BindProducers(m);
+  inflow::py::BindBatching(m);
+  inflow::py::BindPipeline(m);
   inflow::py::BindCheckpoint(m);
 }
