@@ -17,9 +17,16 @@ void BindCore(nanobind::module_& m);
 // bind_queues.cc, inflow._queues: FIFOQueue, PaddingFIFOQueue,
 // RandomShuffleQueue, PriorityQueue.
 void BindQueues(nanobind::module_& m);
-// bind_threads.cc, inflow.train._coordination: Coordinator, QueueRunner,
-// add_queue_runner, start_queue_runners.
+// bind_threads.cc, inflow.train._coordination: the thread objects
+// start_queue_runners returns, and the C++ queue ops they run.
 void BindThreads(nanobind::module_& m);
+// bind_threads.cc, inflow.train._coordination: Coordinator.
+void BindCoordinator(nanobind::module_& m);
+// bind_queue_runners.cc, inflow.train._coordination: QueueRunner.
+void BindQueueRunner(nanobind::module_& m);
+// bind_queue_runners.cc, inflow._graph: a Graph's queue runners, by
+// collection name (add_queue_runner, start_queue_runners).
+void BindQueueRunnerCollection(nanobind::module_& m);
 // bind_io.cc, inflow.io._records and inflow.io.gfile: TFRecordWriter,
 // tf_record_iterator, TFRecordOptions, file functions.
 void BindIo(nanobind::module_& m);

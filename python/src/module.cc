@@ -16,6 +16,9 @@ NB_MODULE(_inflow, m) {
   inflow::py::BindCore(m);
   inflow::py::BindQueues(m);
   inflow::py::BindThreads(m);
+  inflow::py::BindCoordinator(m);
+  inflow::py::BindQueueRunner(m);
+  inflow::py::BindQueueRunnerCollection(m);
   inflow::py::BindIo(m);
   inflow::py::BindExample(m);
   inflow::py::BindSteps(m);

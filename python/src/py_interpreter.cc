@@ -2,6 +2,8 @@
 
 #include "py_interpreter.h"
 
+#include <nanobind/stl/string.h>
+
 #include <atomic>
 #include <memory>
 #include <string>
@@ -79,6 +81,11 @@ Status StatusFromPythonError(nb::python_error& e, const std::string& where) {
   e.restore();
   PyErr_Clear();
   return Status(code, where + ": " + text);
+}
+
+nb::object StatusToPython(const Status& s) {
+  if (s.ok()) return nb::none();
+  return nb::make_tuple(static_cast<int>(s.code()), std::string(s.message()));
 }
 
 namespace internal {

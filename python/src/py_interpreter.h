@@ -48,6 +48,10 @@ T ValueOrThrow(Result<T> result) {
 // for a code inflow does not know).
 nb::handle ErrorClass(StatusCode code);
 
+// A Status for Python code that raises it itself
+// (inflow.train._coordination): None when OK, else (code, message).
+nb::object StatusToPython(const Status& s);
+
 // A Python object that may be dropped on any thread: the reference goes
 // with the GIL taken, or is leaked once the interpreter is going away.
 std::shared_ptr<nb::object> ShareObject(nb::handle object);
