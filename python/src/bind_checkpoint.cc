@@ -24,6 +24,7 @@
 #include "inflow/checkpoint/saver.h"
 
 #include "bindings.h"
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 #include "py_tensors.h"
 

@@ -10,6 +10,7 @@
 #include "inflow/version.h"
 
 #include "bindings.h"
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 #include "py_tensors.h"
 

@@ -23,6 +23,7 @@
 #include "bindings.h"
 #include "deferred_steps.h"
 #include "example_specs.h"
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 #include "py_tensors.h"
 

@@ -26,6 +26,7 @@
 #include "bindings.h"
 #include "example_specs.h"
 #include "py_blocking.h"
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 #include "py_tensors.h"
 

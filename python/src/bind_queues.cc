@@ -21,6 +21,7 @@
 
 #include "bindings.h"
 #include "py_blocking.h"
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 #include "py_queues.h"
 #include "py_tensors.h"

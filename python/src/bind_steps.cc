@@ -19,6 +19,7 @@
 
 #include "bindings.h"
 #include "deferred_steps.h"
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 #include "py_queues.h"
 #include "py_tensors.h"

@@ -15,131 +15,23 @@
 
 #include "inflow/core/result.h"
 
+#include "py_dtypes.h"
 #include "py_interpreter.h"
 
 namespace inflow::py {
 
 namespace {
 
-// Python objects kept for the life of the process. They are leaked on
-// purpose: destroying them after the interpreter is gone would crash.
-struct Globals {
-  PyObject* numpy = nullptr;
-  PyObject* ndarray_type = nullptr;
-  PyObject* asarray = nullptr;
-  PyObject* ascontiguousarray = nullptr;
-  PyObject* can_cast = nullptr;
-  PyObject* np_dtype = nullptr;
-  PyObject* dtypes[32] = {};  // numpy.dtype per DType value
-  // ml_dtypes.bfloat16, looked up on first need (BFloat16Type): importing
-  // ml_dtypes costs most of `import inflow`'s time.
-  PyObject* bfloat16 = nullptr;
-  bool bfloat16_looked_up = false;
-  PyObject* tensor_view_type = nullptr;
-};
+using internal::AsArray;
+using internal::BFloat16Type;
+using internal::IsNdarray;
+using internal::Numpy;
+using internal::StrOf;
+using internal::TypeStr;
 
-Globals& G() {
-  static Globals* globals = new Globals();
-  return *globals;
-}
-
-PyObject* Numpy() {
-  Globals& g = G();
-  if (g.numpy == nullptr) {
-    nb::module_ np = nb::module_::import_("numpy");
-    g.numpy = np.release().ptr();
-    nb::handle h(g.numpy);
-    g.ndarray_type = h.attr("ndarray").inc_ref().ptr();
-    g.asarray = h.attr("asarray").inc_ref().ptr();
-    g.ascontiguousarray = h.attr("ascontiguousarray").inc_ref().ptr();
-    g.can_cast = h.attr("can_cast").inc_ref().ptr();
-    g.np_dtype = h.attr("dtype").inc_ref().ptr();
-  }
-  return g.numpy;
-}
-
-// ml_dtypes.bfloat16, or an invalid handle when it cannot be had. With
-// `import` false, only when ml_dtypes is already imported (an array can
-// only be bfloat16 if it is): no import for every array inflow converts.
-// With `import` true it imports ml_dtypes once (a failed import is not
-// retried: bfloat16 is then uint16).
-nb::handle BFloat16Type(bool import) {
-  Globals& g = G();
-  if (g.bfloat16 != nullptr || g.bfloat16_looked_up) {
-    return nb::handle(g.bfloat16);
-  }
-  if (!import) {
-    PyObject* modules = PyImport_GetModuleDict();  // borrowed
-    if (PyDict_GetItemString(modules, "ml_dtypes") == nullptr) {
-      return nb::handle();
-    }
-  }
-  g.bfloat16_looked_up = true;
-  try {
-    nb::module_ ml = nb::module_::import_("ml_dtypes");
-    g.bfloat16 = ml.attr("bfloat16").inc_ref().ptr();
-  } catch (const nb::python_error&) {
-    g.bfloat16 = nullptr;
-  }
-  return nb::handle(g.bfloat16);
-}
-
-// str(value) as UTF-8.
-std::string StrOf(nb::handle value) {
-  nb::object s = nb::steal(PyObject_Str(value.ptr()));
-  if (!s.is_valid()) throw nb::python_error();
-  return nb::cast<std::string>(s);
-}
-
-bool IsNdarray(nb::handle value) {
-  Numpy();
-  return PyObject_TypeCheck(value.ptr(),
-                            reinterpret_cast<PyTypeObject*>(G().ndarray_type));
-}
-
-nb::object AsArray(nb::handle value, nb::handle dtype = nb::none()) {
-  Numpy();
-  return nb::borrow(G().asarray)(value, dtype);
-}
-
-// The array-interface type string of a fixed-size DType ("<f4"), or
-// nullptr for string and invalid.
-const char* TypeStr(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat32:
-      return "<f4";
-    case DType::kFloat64:
-      return "<f8";
-    case DType::kInt32:
-      return "<i4";
-    case DType::kUInt8:
-      return "|u1";
-    case DType::kInt16:
-      return "<i2";
-    case DType::kInt8:
-      return "|i1";
-    case DType::kInt64:
-      return "<i8";
-    case DType::kBool:
-      return "|b1";
-    case DType::kBFloat16:
-      return "<u2";  // viewed as bfloat16 afterwards
-    case DType::kUInt16:
-      return "<u2";
-    case DType::kFloat16:
-      return "<f2";
-    case DType::kUInt32:
-      return "<u4";
-    case DType::kUInt64:
-      return "<u8";
-    case DType::kComplex64:
-      return "<c8";
-    case DType::kComplex128:
-      return "<c16";
-    default:
-      return nullptr;
-  }
-}
+// _TensorView's type object, registered by InitTensors (leaked on
+// purpose, as the numpy objects).
+PyObject* g_tensor_view_type = nullptr;
 
 // The DType of a buffer-protocol format character of `itemsize` bytes.
 std::optional<DType> DTypeFromFormat(std::string_view format,
@@ -262,11 +154,10 @@ nb::object ArrayStruct(const Tensor& t) {
 }
 
 nb::object NumericArray(const Tensor& tensor) {
-  Globals& g = G();
-  nb::handle view_type(g.tensor_view_type);
+  nb::handle view_type(g_tensor_view_type);
   nb::object view = view_type();
   nb::inst_ptr<TensorView>(view)->tensor = tensor;
-  nb::object arr = nb::borrow(g.asarray)(view);
+  nb::object arr = nb::borrow(Numpy().asarray)(view);
   if (tensor.dtype() == DType::kBFloat16) {
     nb::handle bfloat16 = BFloat16Type(/*import=*/true);
     if (bfloat16.is_valid()) arr = arr.attr("view")(bfloat16);
@@ -284,7 +175,8 @@ nb::object StringArray(const Tensor& tensor) {
   for (const std::string& v : values) {
     items.append(nb::steal(PyBytes_FromStringAndSize(v.data(), v.size())));
   }
-  nb::object arr = nb::borrow(G().numpy).attr("empty")(values.size(), "object");
+  nb::object arr =
+      nb::borrow(Numpy().numpy).attr("empty")(values.size(), "object");
   // Element-wise assignment keeps bytes objects as they are (np.array on a
   // list would look into equal-length bytes).
   arr[nb::slice(nb::none(), nb::none(), nb::none())] = items;
@@ -310,8 +202,8 @@ Tensor StringTensorFromPython(nb::handle value) {
       return std::string(PyByteArray_AS_STRING(item.ptr()),
                          PyByteArray_GET_SIZE(item.ptr()));
     }
-    nb::object np_bytes = nb::borrow(G().numpy).attr("bytes_");
-    nb::object np_str = nb::borrow(G().numpy).attr("str_");
+    nb::object np_bytes = nb::borrow(Numpy().numpy).attr("bytes_");
+    nb::object np_str = nb::borrow(Numpy().numpy).attr("str_");
     if (nb::isinstance(item, np_bytes) || nb::isinstance(item, np_str)) {
       nb::object b = PyUnicode_Check(item.ptr())
                          ? nb::steal(PyUnicode_AsUTF8String(item.ptr()))
@@ -418,8 +310,8 @@ nb::object TensorToNumpy(const Tensor& tensor) {
   if (tensor.num_elements() == 0) {
     nb::list dims;
     for (int64_t d : tensor.shape().dims()) dims.append(d);
-    arr = nb::borrow(G().numpy).attr("zeros")(nb::tuple(dims),
-                                              DTypeToNumpy(tensor.dtype()));
+    arr = nb::borrow(Numpy().numpy)
+              .attr("zeros")(nb::tuple(dims), DTypeToNumpy(tensor.dtype()));
   } else {
     arr = NumericArray(tensor);
   }
@@ -476,7 +368,7 @@ Tensor TensorFromPython(nb::handle value, DType dtype) {
     if (!arr.attr("dtype").equal(bfloat16)) arr = AsArray(arr, bfloat16);
     arr = arr.attr("view")("uint16");
     std::optional<Tensor> t = WrapArray(arr);
-    if (!t) t = WrapArray(nb::borrow(G().ascontiguousarray)(arr));
+    if (!t) t = WrapArray(nb::borrow(Numpy().ascontiguousarray)(arr));
     if (!t) throw nb::type_error("cannot hold this array as bfloat16");
     return ValueOrThrow(
         t->buffer()
@@ -490,8 +382,8 @@ Tensor TensorFromPython(nb::handle value, DType dtype) {
       const bool python_value = !IsNdarray(value);
       // Python numbers and lists take the queue's dtype as TF converts
       // them; arrays must be castable without changing kind.
-      if (!python_value &&
-          !nb::cast<bool>(nb::borrow(G().can_cast)(have, want, "same_kind"))) {
+      if (!python_value && !nb::cast<bool>(nb::borrow(Numpy().can_cast)(
+                               have, want, "same_kind"))) {
         throw nb::type_error(("cannot use a " + StrOf(have) + " array as " +
                               std::string(DTypeName(dtype)))
                                  .c_str());
@@ -512,7 +404,7 @@ Tensor TensorFromPython(nb::handle value, DType dtype) {
   }
   std::optional<Tensor> t = WrapArray(arr);
   if (!t) {
-    t = WrapArray(nb::borrow(G().ascontiguousarray)(arr));
+    t = WrapArray(nb::borrow(Numpy().ascontiguousarray)(arr));
   }
   if (!t) {
     throw nb::type_error(
@@ -555,80 +447,6 @@ Tuple TupleFromPython(nb::handle value, const std::vector<DType>& dtypes) {
   return out;
 }
 
-DType DTypeFromPython(nb::handle value) {
-  Numpy();
-  auto from_name = [](const std::string& name) -> std::optional<DType> {
-    std::optional<DType> d = DTypeFromName(name);
-    if (d && IsValidDType(*d)) return d;
-    if (name == "bytes" || name == "str" || name == "object") {
-      return DType::kString;
-    }
-    return std::nullopt;
-  };
-  auto fail = [&]() -> DType {
-    ThrowStatus(InvalidArgumentError("unsupported dtype: " +
-                                     nb::cast<std::string>(nb::repr(value))));
-  };
-  if (PyUnicode_Check(value.ptr())) {
-    std::optional<DType> d = from_name(nb::cast<std::string>(value));
-    if (d) return *d;
-  }
-  if (value.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
-    return DType::kFloat32;
-  }
-  if (value.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) {
-    return DType::kInt64;
-  }
-  if (value.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) {
-    return DType::kBool;
-  }
-  if (value.ptr() == reinterpret_cast<PyObject*>(&PyBytes_Type) ||
-      value.ptr() == reinterpret_cast<PyObject*>(&PyUnicode_Type)) {
-    return DType::kString;
-  }
-  // TF-style DType objects (tf.float32, tf.string): their .name.
-  if (!nb::isinstance(value, nb::handle(G().np_dtype)) &&
-      !PyType_Check(value.ptr()) && nb::hasattr(value, "as_numpy_dtype") &&
-      nb::hasattr(value, "name")) {
-    std::optional<DType> d = from_name(StrOf(value.attr("name")));
-    if (d) return *d;
-  }
-  nb::object np_dtype;
-  try {
-    np_dtype = nb::borrow(G().np_dtype)(value);
-  } catch (const nb::python_error&) {
-    fail();
-  }
-  std::string kind = nb::cast<std::string>(np_dtype.attr("kind"));
-  if (kind == "O" || kind == "S" || kind == "U") return DType::kString;
-  std::optional<DType> d =
-      from_name(nb::cast<std::string>(np_dtype.attr("name")));
-  if (!d) fail();
-  return *d;
-}
-
-nb::object DTypeToNumpy(DType dtype) {
-  Numpy();
-  Globals& g = G();
-  const int index = static_cast<int>(dtype);
-  if (index <= 0 || index >= 32 || !IsValidDType(dtype)) {
-    ThrowStatus(InvalidArgumentError("invalid dtype"));
-  }
-  if (g.dtypes[index] == nullptr) {
-    nb::object d;
-    if (dtype == DType::kString) {
-      d = nb::borrow(g.np_dtype)("object");
-    } else if (dtype == DType::kBFloat16 &&
-               BFloat16Type(/*import=*/true).is_valid()) {
-      d = nb::borrow(g.np_dtype)(nb::handle(g.bfloat16));
-    } else {
-      d = nb::borrow(g.np_dtype)(TypeStr(dtype));
-    }
-    g.dtypes[index] = d.release().ptr();
-  }
-  return nb::borrow(g.dtypes[index]);
-}
-
 PartialShape PartialShapeFromPython(nb::handle shape) {
   if (shape.is_none()) return PartialShape::UnknownRank();
   std::vector<int64_t> dims;
@@ -655,7 +473,6 @@ nb::object PartialShapeToPython(const PartialShape& shape) {
 namespace internal {
 
 void InitTensors(nb::module_& m) {
-  Globals& g = G();
   Numpy();
   nb::class_<TensorView>(m, "_TensorView",
                          "The inflow tensor a NumPy array views (the "
@@ -683,12 +500,12 @@ void InitTensors(nb::module_& m) {
                    })
       .def_prop_ro("read_only",
                    [](const TensorView& v) { return v.tensor.read_only(); });
-  g.tensor_view_type = nb::type<TensorView>().inc_ref().ptr();
+  g_tensor_view_type = nb::type<TensorView>().inc_ref().ptr();
 
   m.def(
       "_buffer_address",
       [](nb::handle arr) -> uintptr_t {
-        nb::handle view_type(G().tensor_view_type);
+        nb::handle view_type(g_tensor_view_type);
         nb::object base = nb::borrow(arr);
         // NumPy makes (view, capsule) the base of an array read through
         // __array_struct__; views of that array chain to it.

@@ -1,8 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // Values between NumPy and inflow: Tensor <-> NumPy array (zero copy where
-// the layout allows), Tuple <-> list, DType <-> numpy dtype, PartialShape
-// <-> list. Every function runs with the GIL held.
+// the layout allows), Tuple <-> list, PartialShape <-> list (DType <->
+// numpy dtype: py_dtypes.h). Every function runs with the GIL held.
 
 #ifndef INFLOW_PYTHON_SRC_PY_TENSORS_H_
 #define INFLOW_PYTHON_SRC_PY_TENSORS_H_
@@ -42,16 +42,6 @@ nb::list TupleToPython(const Tuple& tuple);
 // (one component); `dtypes` empty or one per component (ValueError when
 // the count differs, as TF).
 Tuple TupleFromPython(nb::handle value, const std::vector<DType>& dtypes = {});
-
-// DType from a numpy dtype, a numpy scalar type, a Python type (float ->
-// float32, int -> int64, bool, bytes and str -> string), an object with a
-// TF-style `.name` (tf.float32), or a TF-style name ("float32", "int64",
-// "string"); InvalidArgumentError naming the value otherwise.
-DType DTypeFromPython(nb::handle value);
-// numpy.dtype objects; object for string (bfloat16: ml_dtypes.bfloat16
-// when ml_dtypes can be imported, uint16 otherwise). ml_dtypes is imported
-// the first time a bfloat16 dtype or tensor is needed, not at import.
-nb::object DTypeToNumpy(DType dtype);
 
 // Shapes: None is an unknown rank; a sequence of ints has None (or -1) for
 // an unknown dimension. To Python: None, or a list with None for unknown
