@@ -222,6 +222,19 @@ QueueOp OpFromPython(nb::handle op, const std::shared_ptr<QueueInterface>& q,
                  : MakePythonCallOp(std::move(ref));
 }
 
+// The thread objects of the threads `create(coordinator of coord)` makes,
+// called with the GIL released.
+template <typename Create>
+nb::list StartedThreads(nb::handle coord, bool daemon, Create create) {
+  Coordinator* c = CoordinatorFromPython(coord);
+  std::vector<std::shared_ptr<Thread>> threads;
+  {
+    nb::gil_scoped_release release;
+    threads = create(c);
+  }
+  return ThreadsToPython(threads, daemon);
+}
+
 struct NativeRunner {
   std::shared_ptr<QueueRunner> runner;
 };
@@ -296,13 +309,9 @@ void BindQueueRunner(nb::module_& m) {
           "create_threads",
           [](NativeRunner& r, nb::handle coord, bool start,
              const std::string& session, bool daemon) {
-            Coordinator* c = CoordinatorFromPython(coord);
-            std::vector<std::shared_ptr<Thread>> threads;
-            {
-              nb::gil_scoped_release release;
-              threads = r.runner->CreateThreads(c, start, session);
-            }
-            return ThreadsToPython(threads, daemon);
+            return StartedThreads(coord, daemon, [&](Coordinator* c) {
+              return r.runner->CreateThreads(c, start, session);
+            });
           },
           nb::arg("coord").none(), nb::arg("start"), nb::arg("session"),
           nb::arg("daemon"))
@@ -385,13 +394,9 @@ void BindQueueRunnerCollection(nb::module_& m) {
           "start",
           [](NativeCollection& c, nb::handle coord, bool start,
              const std::string& collection, bool daemon) {
-            Coordinator* co = CoordinatorFromPython(coord);
-            std::vector<std::shared_ptr<Thread>> threads;
-            {
-              nb::gil_scoped_release release;
-              threads = c.collection->Start(co, start, collection);
-            }
-            return ThreadsToPython(threads, daemon);
+            return StartedThreads(coord, daemon, [&](Coordinator* co) {
+              return c.collection->Start(co, start, collection);
+            });
           },
           nb::arg("coord").none(), nb::arg("start"), nb::arg("collection"),
           nb::arg("daemon"));

@@ -52,28 +52,16 @@ std::optional<DType> DTypeFromFormat(std::string_view format,
   if (c == 'e' && itemsize == 2) return DType::kFloat16;
   if (c == 'f' && itemsize == 4) return DType::kFloat32;
   if (c == 'd' && itemsize == 8) return DType::kFloat64;
-  if (is_signed) {
+  if (is_signed || is_unsigned) {
     switch (itemsize) {
       case 1:
-        return DType::kInt8;
+        return is_signed ? DType::kInt8 : DType::kUInt8;
       case 2:
-        return DType::kInt16;
+        return is_signed ? DType::kInt16 : DType::kUInt16;
       case 4:
-        return DType::kInt32;
+        return is_signed ? DType::kInt32 : DType::kUInt32;
       case 8:
-        return DType::kInt64;
-    }
-  }
-  if (is_unsigned) {
-    switch (itemsize) {
-      case 1:
-        return DType::kUInt8;
-      case 2:
-        return DType::kUInt16;
-      case 4:
-        return DType::kUInt32;
-      case 8:
-        return DType::kUInt64;
+        return is_signed ? DType::kInt64 : DType::kUInt64;
     }
   }
   return std::nullopt;
