@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
 // Feature specs from Python, shared by bind_example.cc (parsers) and
-// bind_input.cc (Pipeline): python/inflow/io/_parsing.py turns
+// bind_pipeline.cc (Pipeline): python/inflow/io/_parsing.py turns
 // FixedLenFeature / VarLenFeature / FixedLenSequenceFeature into plain
 // tuples (key, kind, shape, dtype, default or None, allow_missing), kind
 // "fixed", "var" or "sequence". Call with the GIL held.
