@@ -58,8 +58,8 @@ std::shared_ptr<nb::object> ShareObject(nb::handle object);
 
 // The Status a Python exception maps to: an inflow OpError keeps its code,
 // StopIteration is the end of input (OUT_OF_RANGE, as TF's py_func),
-// ValueError and TypeError are INVALID_ARGUMENT, anything else UNKNOWN;
-// the message, `where`: and the exception's text, carries the traceback.
+// ValueError and TypeError are INVALID_ARGUMENT, anything else UNKNOWN.
+// The message is "`where`: " and the exception's text, traceback included.
 // Clears the exception.
 Status StatusFromPythonError(nb::python_error& e, const std::string& where);
 
