@@ -47,8 +47,9 @@ Status Run(const std::string& dir, int64_t steps, int64_t n) {
 
   INFLOW_ASSIGN_OR_RETURN(auto model, Mlp::Create({.seed = 1}));
   INFLOW_ASSIGN_OR_RETURN(
-      auto rmsprop, Optimizer::Create({.name = "rmsprop", .learning_rate = {}},
-                                      model->variables()));
+      auto rmsprop,
+      Optimizer::Create({.kind = OptimizerKind::kRmsProp, .learning_rate = {}},
+                        model->variables()));
   Saver saver({.max_to_keep = 5});
   for (auto [name, tensor] : model->variables()) {
     INFLOW_RETURN_IF_ERROR(saver.Register(name, tensor));

@@ -66,8 +66,9 @@ Status Run(int steps, int log_every) {
                            .hidden_keep_prob = 1.0f}));
   INFLOW_ASSIGN_OR_RETURN(
       std::unique_ptr<inflow::Optimizer> adam,
-      inflow::Optimizer::Create({.name = "adam", .learning_rate = {}},
-                                model->variables()));
+      inflow::Optimizer::Create(
+          {.kind = inflow::OptimizerKind::kAdam, .learning_rate = {}},
+          model->variables()));
 
   const auto start = std::chrono::steady_clock::now();
   inflow::Coordinator coord;

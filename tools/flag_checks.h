@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
-// Validators for the CLI's numeric flags. A value they reject is a usage
-// error (exit 2) whose message names the flag and the value, e.g.
+// Validators for the CLI's numeric and enum flags. A value they reject is a
+// usage error (exit 2) whose message names the flag and the value, e.g.
 // "--steps: 0 is outside [1, 9223372036854775807]".
 //
 // CLI11 converts integers with strtoll(base 0), which clamps an overflow
@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace inflow::tools {
 
@@ -59,6 +60,17 @@ inline CLI::Validator PositiveFinite() {
         return "";
       },
       "POSITIVE");
+}
+
+// A name `parse` (e.g. ParseFeedKind) accepts, else "VALUE not in
+// CHOICES"; `choices` is also the help text's, e.g. "{queue,sync}".
+template <typename Parse>
+CLI::Validator KindName(Parse parse, std::string choices) {
+  return CLI::Validator(
+      [parse = std::move(parse), choices](std::string& value) -> std::string {
+        return parse(value).ok() ? "" : value + " not in " + choices;
+      },
+      choices);
 }
 
 }  // namespace inflow::tools

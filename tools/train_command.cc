@@ -131,6 +131,8 @@ std::function<Status()> Setup(CLI::App& app) {
   auto steps = std::make_shared<int64_t>(0);
   auto lr = std::make_shared<float>(0);
   auto seed = std::make_shared<int64_t>(0);
+  auto optimizer = std::make_shared<std::string>("rmsprop");
+  auto feed = std::make_shared<std::string>("queue");
   app.add_option("--data", o->data_dir,
                  "folder of train-*/test-*.tfrecord (inflow convert)")
       ->required();
@@ -154,8 +156,8 @@ std::function<Status()> Setup(CLI::App& app) {
                  "included (1..64; any number trains the same weights)")
       ->transform(IntegerIn(1, 64))
       ->capture_default_str();
-  app.add_option("--optimizer", o->optimizer, "rmsprop, adam or sgd")
-      ->check(CLI::IsMember({"rmsprop", "adam", "sgd"}))
+  app.add_option("--optimizer", *optimizer, "rmsprop, adam or sgd")
+      ->check(KindName(ParseOptimizerKind, "{rmsprop,adam,sgd}"))
       ->capture_default_str();
   auto* l =
       app.add_option("--lr", *lr, "learning rate > 0 (default 0.001; sgd 0.01)")
@@ -179,15 +181,15 @@ std::function<Status()> Setup(CLI::App& app) {
                "train (and test) on the shards present when some of a "
                "split's PREFIX-i-of-N shards are missing (a warning, not "
                "an error)");
-  app.add_option("--feed", o->feed, "queue, sync or preloaded")
-      ->check(CLI::IsMember({"queue", "sync", "preloaded"}))
+  app.add_option("--feed", *feed, "queue, sync or preloaded")
+      ->check(KindName(ParseFeedKind, "{queue,sync,preloaded}"))
       ->capture_default_str();
   // A flag the chosen feed would ignore is a usage error too.
-  app.callback([o, readers] {
-    if (readers->count() > 0 && o->feed != "queue") {
+  app.callback([o, feed, readers] {
+    if (readers->count() > 0 && *feed != "queue") {
       throw CLI::ValidationError("--reader-threads",
                                  std::to_string(o->reader_threads) +
-                                     " is for --feed queue; --feed " + o->feed +
+                                     " is for --feed queue; --feed " + *feed +
                                      " reads in the training thread");
     }
   });
@@ -197,6 +199,8 @@ std::function<Status()> Setup(CLI::App& app) {
     if (s->count() > 0) options.steps = *steps;
     if (l->count() > 0) options.learning_rate = *lr;
     if (sd->count() > 0) options.seed = *seed;
+    INFLOW_ASSIGN_OR_RETURN(options.optimizer, ParseOptimizerKind(*optimizer));
+    INFLOW_ASSIGN_OR_RETURN(options.feed, ParseFeedKind(*feed));
     return Run(std::move(options));
   };
 }

@@ -30,10 +30,13 @@
 #include "model/layer_math.h"
 #include "model/math_pool.h"
 #include "model/matmul_kernels.h"
+#include "model/mlp_internal.h"
 #include "model/random.h"
 #include "model/sparse_rows.h"
 
 namespace inflow {
+
+using internal::DropoutMasks;
 
 using internal::SparseRows;
 
@@ -332,7 +335,6 @@ int Mlp::num_layers() const { return rep_->layers; }
 std::string_view Mlp::kernel() const {
   return internal::TrainKernelName(rep_->kernel);
 }
-internal::MathPool* Mlp::math_pool() { return rep_->pool.get(); }
 const std::vector<Tensor>& Mlp::gradients() const { return rep_->grads; }
 
 std::vector<std::pair<std::string, Tensor*>> Mlp::variables() {
@@ -352,27 +354,35 @@ Result<float> Mlp::ComputeGradients(const Tensor& images, const Tensor& labels,
   return rep_->Backward(labels);
 }
 
-Result<float> Mlp::ComputeGradients(const Tensor& images, const Tensor& labels,
-                                    const DropoutMasks& masks) {
-  INFLOW_RETURN_IF_ERROR(rep_->CheckInputs(images, &labels));
-  if (masks.keep.size() != static_cast<size_t>(rep_->layers)) {
+namespace internal {
+
+MathPool* MlpPeer::Pool(Mlp& model) { return model.rep_->pool.get(); }
+
+Result<float> MlpPeer::ComputeGradients(Mlp& model, const Tensor& images,
+                                        const Tensor& labels,
+                                        const DropoutMasks& masks) {
+  Mlp::Rep* rep = model.rep_.get();
+  INFLOW_RETURN_IF_ERROR(rep->CheckInputs(images, &labels));
+  if (masks.keep.size() != static_cast<size_t>(rep->layers)) {
     return InvalidArgumentError("Mlp: DropoutMasks needs " +
-                                std::to_string(rep_->layers) + " masks, got " +
+                                std::to_string(rep->layers) + " masks, got " +
                                 std::to_string(masks.keep.size()));
   }
-  for (int i = 0; i < rep_->layers; ++i) {
+  for (int i = 0; i < rep->layers; ++i) {
     const Tensor& m = masks.keep[i];
     if (m.dtype() != DType::kFloat32 || m.rank() != 2 ||
-        m.dim_size(0) != images.dim_size(0) || m.dim_size(1) != rep_->size(i)) {
+        m.dim_size(0) != images.dim_size(0) || m.dim_size(1) != rep->size(i)) {
       return InvalidArgumentError(
           "Mlp: dropout mask " + std::to_string(i) + " must be float32 [" +
           std::to_string(images.dim_size(0)) + ", " +
-          std::to_string(rep_->size(i)) + "], got " + m.DebugString(0));
+          std::to_string(rep->size(i)) + "], got " + m.DebugString(0));
     }
   }
-  rep_->Forward(images, /*train=*/true, &masks, nullptr);
-  return rep_->Backward(labels);
+  rep->Forward(images, /*train=*/true, &masks, nullptr);
+  return rep->Backward(labels);
 }
+
+}  // namespace internal
 
 Result<float> Mlp::Loss(const Tensor& images, const Tensor& labels) {
   INFLOW_RETURN_IF_ERROR(rep_->CheckInputs(images, &labels));

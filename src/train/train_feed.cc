@@ -105,9 +105,11 @@ std::string TagScope(const std::string& tag) {
   return tag.substr(0, tag.rfind('/'));
 }
 
-Result<std::unique_ptr<TrainFeed>> MakeQueueFeed(TrainFeedOptions& o) {
+Result<std::unique_ptr<TrainFeed>> MakeQueueFeed(Env& env,
+                                                 TrainFeedOptions& o) {
   auto metrics = std::make_unique<MetricsRegistry>();
   PipelineOptions p;
+  p.env = &env;
   p.files = o.split.files;
   p.compression_type = o.split.compression_name;
   p.num_epochs = o.num_epochs;
@@ -206,14 +208,17 @@ class SyncFeed : public TrainFeed {
 
 Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(Env& env,
                                                  TrainFeedOptions options) {
-  if (options.feed == "queue") return MakeQueueFeed(options);
-  if (options.feed == "preloaded") return MakePreloadedFeed(options);
-  if (options.feed == "sync") {
-    return std::unique_ptr<TrainFeed>(
-        std::make_unique<SyncFeed>(env, std::move(options)));
+  switch (options.feed) {
+    case FeedKind::kQueue:
+      return MakeQueueFeed(env, options);
+    case FeedKind::kPreloaded:
+      return MakePreloadedFeed(options);
+    case FeedKind::kSync:
+      return std::unique_ptr<TrainFeed>(
+          std::make_unique<SyncFeed>(env, std::move(options)));
   }
-  return InvalidArgumentError("unknown --feed " + options.feed +
-                              " (queue, sync or preloaded)");
+  return InvalidArgumentError("unknown FeedKind " +
+                              std::to_string(static_cast<int>(options.feed)));
 }
 
 }  // namespace inflow::internal

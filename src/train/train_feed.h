@@ -20,13 +20,14 @@
 #include "inflow/core/result.h"
 #include "inflow/core/tensor.h"
 #include "inflow/io/env.h"
+#include "inflow/train/trainer.h"
 
 #include "datafiles/image_data.h"
 
 namespace inflow::internal {
 
 struct TrainFeedOptions {
-  std::string feed = "queue";
+  FeedKind feed = FeedKind::kQueue;
   ImageSplit split;
   int64_t num_examples = 0;  // in `split`
   Tuple preloaded;           // "preloaded": {images, labels} of the split

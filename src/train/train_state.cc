@@ -14,18 +14,27 @@
 namespace inflow::internal {
 namespace {
 
-// The optimizer whose slots `reader` holds: "adam" (<var>/Adam,
-// beta1_power), "rmsprop" (<var>/RMSProp), else "sgd" (no slots).
-std::string CheckpointOptimizer(const BundleReader& reader) {
+// The optimizer whose slots `reader` holds: adam (<var>/Adam,
+// beta1_power), rmsprop (<var>/RMSProp), else sgd (no slots).
+OptimizerKind CheckpointOptimizer(const BundleReader& reader) {
   auto ends_with = [](std::string_view s, std::string_view suffix) {
     return s.size() >= suffix.size() &&
            s.substr(s.size() - suffix.size()) == suffix;
   };
   for (const BundleEntry& e : reader.entries()) {
-    if (e.name == "beta1_power" || ends_with(e.name, "/Adam")) return "adam";
-    if (ends_with(e.name, "/RMSProp")) return "rmsprop";
+    if (e.name == "beta1_power" || ends_with(e.name, "/Adam")) {
+      return OptimizerKind::kAdam;
+    }
+    if (ends_with(e.name, "/RMSProp")) return OptimizerKind::kRmsProp;
   }
-  return "sgd";
+  return OptimizerKind::kSgd;
+}
+
+// The graph files' options: the defaults, written through `env`.
+MetaGraphOptions GraphFileOptions(Env* env) {
+  MetaGraphOptions o;
+  o.env = env;
+  return o;
 }
 
 // The first NaN or infinity of a float32 tensor: its index, or -1.
@@ -50,14 +59,14 @@ Result<std::unique_ptr<TrainState>> TrainState::Create(
   mlp.math_threads = options.math_threads;
   INFLOW_ASSIGN_OR_RETURN(s->mlp_, Mlp::Create(mlp));
   OptimizerOptions opt;
-  opt.name = options.optimizer;
+  opt.kind = options.optimizer;
   opt.learning_rate = options.learning_rate;
   INFLOW_ASSIGN_OR_RETURN(s->optimizer_,
                           Optimizer::Create(opt, s->mlp_->variables()));
-  s->optimizer_->set_math_pool(s->mlp_->math_pool());
+  s->optimizer_->ShareMathThreads(*s->mlp_);
   s->seed_.mutable_flat<int64_t>().value()[0] = options.seed;
-  s->saver_ =
-      std::make_unique<Saver>(SaverOptions{.max_to_keep = options.max_to_keep});
+  s->saver_ = std::make_unique<Saver>(
+      SaverOptions{.env = options.env, .max_to_keep = options.max_to_keep});
   std::vector<std::pair<std::string, Tensor*>> all = s->mlp_->variables();
   for (auto& v : s->optimizer_->variables()) all.push_back(v);
   all.emplace_back("input/epoch", &s->epoch_);
@@ -111,7 +120,8 @@ Result<std::string> TrainState::Save() {
   INFLOW_ASSIGN_OR_RETURN(
       std::string prefix,
       saver_->Save(options_.ckpt_dir + "/model.ckpt", step()));
-  INFLOW_RETURN_IF_ERROR(WriteMetaGraph(graph_, prefix));
+  INFLOW_RETURN_IF_ERROR(
+      WriteMetaGraph(graph_, prefix, GraphFileOptions(options_.env)));
   saved_step_ = step();
   return prefix;
 }
@@ -122,20 +132,23 @@ Status TrainState::Restore(const std::string& prefix) {
   const Status restored = saver_->Restore(prefix);
   if (!restored.ok() && !IsNotFound(restored)) return restored;
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
-                          BundleReader::Open(prefix));
-  const std::string written_by = CheckpointOptimizer(*reader);
+                          BundleReader::Open(prefix, options_.env));
+  const OptimizerKind written_by = CheckpointOptimizer(*reader);
   if (written_by != options_.optimizer) {
+    const std::string name(OptimizerKindName(written_by));
     return InvalidArgumentError(
-        prefix + " was written by the " + written_by +
+        prefix + " was written by the " + name +
         " optimizer (its slots say so), and this run uses " +
-        options_.optimizer + ": resume with --optimizer " + written_by +
+        std::string(OptimizerKindName(options_.optimizer)) +
+        ": resume with --optimizer " + name +
         ", or train into another --ckpt-dir");
   }
   INFLOW_RETURN_IF_ERROR(restored);
   // Keep the earlier run's retained checkpoints in the list, so that
   // max_to_keep counts them (TF's recover_last_checkpoints).
-  INFLOW_ASSIGN_OR_RETURN(std::optional<CheckpointState> listed,
-                          GetCheckpointState(options_.ckpt_dir));
+  INFLOW_ASSIGN_OR_RETURN(
+      std::optional<CheckpointState> listed,
+      GetCheckpointState(options_.ckpt_dir, {.env = options_.env}));
   if (listed) {
     INFLOW_RETURN_IF_ERROR(
         saver_->RecoverLastCheckpoints(listed->all_model_checkpoint_paths));
@@ -145,7 +158,7 @@ Status TrainState::Restore(const std::string& prefix) {
 }
 
 Status TrainState::WriteGraph(const std::string& path) const {
-  return WriteGraphText(graph_, path);
+  return WriteGraphText(graph_, path, GraphFileOptions(options_.env));
 }
 
 }  // namespace inflow::internal

@@ -19,13 +19,15 @@
 #include "inflow/core/result.h"
 #include "inflow/core/tensor.h"
 #include "inflow/graph/meta_graph.h"
+#include "inflow/io/env.h"
 #include "inflow/model/mlp.h"
 #include "inflow/model/optimizer.h"
 
 namespace inflow::internal {
 
 struct TrainStateOptions {
-  std::string optimizer = "rmsprop";
+  Env* env = &Env::Default();  // the checkpoints' and graph files'
+  OptimizerKind optimizer = OptimizerKind::kRmsProp;
   std::optional<float> learning_rate;
   int64_t seed = 0;
   std::string ckpt_dir;  // empty: Save() is FAILED_PRECONDITION

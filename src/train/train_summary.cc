@@ -30,26 +30,26 @@ std::string Number(double v) {
 }  // namespace
 
 std::string TrainSummary::ToJson() const {
-  // feed is one of three fixed words: no escaping needed.
+  // The feed's name is one of three fixed words: no escaping needed.
   return "{\"steps\": " + std::to_string(steps) +
          ", \"epochs\": " + Number(epochs) +
          ", \"test_accuracy\": " + Number(test_accuracy) +
          ", \"steps_per_s\": " + Number(steps_per_s) +
          ", \"examples_per_s\": " + Number(examples_per_s) +
          ", \"input_wait_fraction\": " + Number(input_wait_fraction) +
-         ", \"feed\": \"" + feed + "\"}";
+         ", \"feed\": \"" + std::string(FeedKindName(feed)) + "\"}";
 }
 
 Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
                                       const std::string& data_dir,
                                       bool predictions, int math_threads,
-                                      bool allow_missing_shards) {
-  Env& env = Env::Default();
+                                      bool allow_missing_shards, Env* e) {
+  Env& env = e != nullptr ? *e : Env::Default();
   Evaluation out;
   out.checkpoint = ckpt;
   if (env.IsDirectory(ckpt).ok()) {
     INFLOW_ASSIGN_OR_RETURN(std::optional<std::string> latest,
-                            LatestCheckpoint(ckpt));
+                            LatestCheckpoint(ckpt, {.env = &env}));
     if (!latest) return NotFoundError("no checkpoint in " + ckpt);
     out.checkpoint = *latest;
   }
@@ -70,7 +70,7 @@ Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
   Result<std::unique_ptr<Mlp>> made = Mlp::Create(options);
   if (!made.ok()) return made.status().WithContext("--math-threads");
   std::unique_ptr<Mlp> mlp = *std::move(made);
-  Saver saver;
+  Saver saver(SaverOptions{.env = &env});
   for (auto& [name, tensor] : mlp->variables()) {
     INFLOW_RETURN_IF_ERROR(saver.Register(name, tensor));
   }

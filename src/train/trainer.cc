@@ -22,6 +22,7 @@
 #include "inflow/summary/events_writer.h"
 
 #include "datafiles/image_data.h"
+#include "io/atomic_publish.h"
 #include "train/train_feed.h"
 #include "train/train_state.h"
 
@@ -58,9 +59,16 @@ Status ValidateOptions(const TrainOptions& o) {
   if (o.resume && o.ckpt_dir.empty()) {
     return InvalidArgumentError("--resume needs --ckpt-dir");
   }
-  if (o.feed != "queue" && o.feed != "sync" && o.feed != "preloaded") {
-    return InvalidArgumentError("unknown --feed " + o.feed +
-                                " (queue, sync or preloaded)");
+  if (o.feed != FeedKind::kQueue && o.feed != FeedKind::kSync &&
+      o.feed != FeedKind::kPreloaded) {
+    return InvalidArgumentError("unknown FeedKind " +
+                                std::to_string(static_cast<int>(o.feed)));
+  }
+  if (o.optimizer != OptimizerKind::kRmsProp &&
+      o.optimizer != OptimizerKind::kAdam &&
+      o.optimizer != OptimizerKind::kSgd) {
+    return InvalidArgumentError("unknown OptimizerKind " +
+                                std::to_string(static_cast<int>(o.optimizer)));
   }
   return OkStatus();
 }
@@ -83,9 +91,9 @@ Status CheckWritableDir(Env& env, const std::string& dir,
 }
 
 // The seed a checkpoint's input position holds.
-Result<int64_t> CheckpointSeed(const std::string& prefix) {
+Result<int64_t> CheckpointSeed(Env& env, const std::string& prefix) {
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
-                          BundleReader::Open(prefix));
+                          BundleReader::Open(prefix, &env));
   INFLOW_ASSIGN_OR_RETURN(Tensor seed, reader->Read("input/seed"));
   if (seed.dtype() != DType::kInt64 || seed.num_elements() != 1) {
     return InvalidArgumentError("input/seed in " + prefix +
@@ -96,9 +104,29 @@ Result<int64_t> CheckpointSeed(const std::string& prefix) {
 
 }  // namespace
 
+std::string_view FeedKindName(FeedKind kind) {
+  switch (kind) {
+    case FeedKind::kQueue:
+      return "queue";
+    case FeedKind::kSync:
+      return "sync";
+    case FeedKind::kPreloaded:
+      return "preloaded";
+  }
+  return "unknown";
+}
+
+Result<FeedKind> ParseFeedKind(std::string_view name) {
+  for (FeedKind k : {FeedKind::kQueue, FeedKind::kSync, FeedKind::kPreloaded}) {
+    if (name == FeedKindName(k)) return k;
+  }
+  return InvalidArgumentError("unknown feed \"" + std::string(name) +
+                              "\" (want queue, sync or preloaded)");
+}
+
 Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   INFLOW_RETURN_IF_ERROR(ValidateOptions(o));
-  Env& env = Env::Default();
+  Env& env = o.env != nullptr ? *o.env : Env::Default();
   auto message = [&](const std::string& m) {
     if (cb.on_message) cb.on_message(m);
   };
@@ -123,7 +151,7 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   INFLOW_ASSIGN_OR_RETURN(Tuple test_data, internal::LoadImageSplit(env, test));
   Tuple train_data;
   int64_t num_train = 0;
-  if (o.feed == "preloaded") {
+  if (o.feed == FeedKind::kPreloaded) {
     INFLOW_ASSIGN_OR_RETURN(train_data, internal::LoadImageSplit(env, train));
     num_train = train_data[0].shape().dim(0);
   } else {
@@ -148,12 +176,13 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   // shuffling) before the model is made.
   std::optional<std::string> latest;
   if (o.resume) {
-    INFLOW_ASSIGN_OR_RETURN(latest, LatestCheckpoint(o.ckpt_dir));
+    INFLOW_ASSIGN_OR_RETURN(latest,
+                            LatestCheckpoint(o.ckpt_dir, {.env = &env}));
     if (!latest) message("no checkpoint in " + o.ckpt_dir + "; starting at 0");
   }
   int64_t seed = 0;
   if (latest) {
-    Result<int64_t> s = CheckpointSeed(*latest);
+    Result<int64_t> s = CheckpointSeed(env, *latest);
     if (!s.ok()) return s.status().WithContext("resuming from " + *latest);
     seed = *s;
     if (o.seed && *o.seed != seed) {
@@ -171,7 +200,8 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   }
 
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<TrainState> state,
-                          TrainState::Create({.optimizer = o.optimizer,
+                          TrainState::Create({.env = &env,
+                                              .optimizer = o.optimizer,
                                               .learning_rate = o.learning_rate,
                                               .seed = seed,
                                               .ckpt_dir = o.ckpt_dir,
@@ -295,8 +325,9 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
       return InvalidArgumentError(
           std::string(std::isnan(loss) ? "NaN" : "infinite") +
           " loss during training at step " + std::to_string(step) +
-          " (--optimizer " + o.optimizer + ", learning rate " +
-          Number(state->learning_rate()) + "): the model diverged; lower --lr" +
+          " (--optimizer " + std::string(OptimizerKindName(o.optimizer)) +
+          ", learning rate " + Number(state->learning_rate()) +
+          "): the model diverged; lower --lr" +
           (state->saved_step() >= 0
                ? "; the last checkpoint is of step " +
                      std::to_string(state->saved_step())
@@ -357,8 +388,11 @@ Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
     INFLOW_RETURN_IF_ERROR(events->Close());
   }
   if (!o.ckpt_dir.empty()) {
-    INFLOW_RETURN_IF_ERROR(WriteStringToFile(env, o.ckpt_dir + "/summary.json",
-                                             summary.ToJson() + "\n"));
+    // Published whole and durably: a crash leaves the last run's summary
+    // or this one, never a part.
+    const std::string path = o.ckpt_dir + "/summary.json";
+    INFLOW_RETURN_IF_ERROR(internal::WriteFileAtomically(
+        env, path, path + ".tmp", summary.ToJson() + "\n"));
   }
   return summary;
 }

@@ -234,10 +234,10 @@ Trained Train(int math_threads, const std::string& optimizer, int steps) {
   o.math_threads = math_threads;
   std::unique_ptr<Mlp> model = Mlp::Create(o).value();
   OptimizerOptions oo;
-  oo.name = optimizer;
+  oo.kind = ParseOptimizerKind(optimizer).value();
   std::unique_ptr<Optimizer> opt =
       Optimizer::Create(oo, model->variables()).value();
-  opt->set_math_pool(model->math_pool());
+  opt->ShareMathThreads(*model);
   std::mt19937 rng(3);
   Trained run;
   for (int s = 0; s < steps; ++s) {

@@ -12,6 +12,7 @@
 
 #include "inflow/model/mlp.h"
 
+#include "model/mlp_internal.h"
 #include "train_test_util.h"
 
 namespace inflow {
@@ -104,7 +105,7 @@ struct Reference {
 struct Case {
   std::unique_ptr<Mlp> model;
   Tensor images, labels;
-  DropoutMasks masks;
+  internal::DropoutMasks masks;
   Reference ref;
 };
 
@@ -166,7 +167,8 @@ void ExpectModelMatchesReference(Case& c) {
   std::vector<std::vector<double>> want;
   const double want_loss = c.ref.Loss(&want);
   const float loss =
-      c.model->ComputeGradients(c.images, c.labels, c.masks).value();
+      internal::ComputeGradientsWithMasks(*c.model, c.images, c.labels, c.masks)
+          .value();
   EXPECT_NEAR(loss, want_loss, 2e-6 * std::abs(want_loss));
   const std::vector<Tensor>& got = c.model->gradients();
   ASSERT_EQ(got.size(), want.size());

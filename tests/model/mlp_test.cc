@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/mlp_internal.h"
 #include "train_test_util.h"
 
 namespace inflow {
@@ -133,8 +134,9 @@ TEST(MlpTest, WrongInputsAreInvalidArgumentNamingThem) {
       << s.ToString();
   EXPECT_TRUE(
       IsInvalidArgument(model->Predict(Tensor::Scalar<float>(1)).status()));
-  EXPECT_TRUE(IsInvalidArgument(
-      model->ComputeGradients(x, y, DropoutMasks{{x}}).status()));
+  EXPECT_TRUE(IsInvalidArgument(internal::ComputeGradientsWithMasks(
+                                    *model, x, y, internal::DropoutMasks{{x}})
+                                    .status()));
 }
 
 TEST(MlpTest, PredictGivesSoftmaxRowsAndAccuracyCountsArgmaxHits) {

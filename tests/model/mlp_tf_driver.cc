@@ -31,6 +31,8 @@
 #include "inflow/model/mlp.h"
 #include "inflow/model/optimizer.h"
 
+#include "model/mlp_internal.h"
+
 namespace inflow {
 namespace {
 
@@ -86,7 +88,12 @@ int Main(int argc, char** argv) {
   mo.init_stddev = stddev;
   auto model = Mlp::Create(mo).value();
   OptimizerOptions oo;
-  oo.name = optimizer;
+  Result<OptimizerKind> kind = ParseOptimizerKind(optimizer);
+  if (!kind.ok()) {
+    std::cerr << kind.status().ToString() << "\n";
+    return 1;
+  }
+  oo.kind = *kind;
   auto opt = Optimizer::Create(oo, model->variables());
   if (!opt.ok()) {
     std::cerr << opt.status().ToString() << "\n";
@@ -106,7 +113,7 @@ int Main(int argc, char** argv) {
     Tensor y(DType::kInt64, TensorShape({batch}));
     const std::span<int64_t> labels = y.mutable_flat<int64_t>().value();
     for (int64_t& v : labels) v = rng() % sizes.back();
-    DropoutMasks masks;
+    internal::DropoutMasks masks;
     for (size_t i = 0; i + 1 < sizes.size(); ++i) {
       const float keep = i == 0 ? mo.input_keep_prob : mo.hidden_keep_prob;
       Tensor m(DType::kFloat32, TensorShape({batch, sizes[i]}));
@@ -117,7 +124,8 @@ int Main(int argc, char** argv) {
     }
     writer.Add("images/" + std::to_string(k), x);
     writer.Add("labels/" + std::to_string(k), y);
-    const float loss = model->ComputeGradients(x, y, masks).value();
+    const float loss =
+        internal::ComputeGradientsWithMasks(*model, x, y, masks).value();
     losses.push_back(loss);
     if (k == 0) {
       auto vars = model->variables();

@@ -59,7 +59,7 @@ TrainingRun Train(const std::string& optimizer, float lr, int steps,
   o.init_stddev = 0.1f;
   auto model = Mlp::Create(o).value();
   OptimizerOptions oo;
-  oo.name = optimizer;
+  oo.kind = ParseOptimizerKind(optimizer).value();
   oo.learning_rate = lr;
   auto opt = Optimizer::Create(oo, model->variables()).value();
   std::mt19937 rng(7);

@@ -30,7 +30,7 @@ struct Params {
 
 std::unique_ptr<Optimizer> Make(const std::string& name, Params* p) {
   OptimizerOptions o;
-  o.name = name;
+  o.kind = ParseOptimizerKind(name).value();
   return Optimizer::Create(o, p->list()).value();
 }
 
@@ -123,7 +123,7 @@ TEST(OptimizerTest, AdamHasTf1sSlotsAndBetaPowers) {
 TEST(OptimizerTest, SgdSubtractsTheScaledGradient) {
   Params p;
   OptimizerOptions o;
-  o.name = "sgd";
+  o.kind = OptimizerKind::kSgd;
   o.learning_rate = 0.5f;
   auto opt = Optimizer::Create(o, p.list()).value();
   EXPECT_EQ(Names(*opt), (std::vector<std::string>{"global_step"}));
@@ -135,9 +135,10 @@ TEST(OptimizerTest, SgdSubtractsTheScaledGradient) {
 TEST(OptimizerTest, BadOptionsAndGradientsAreInvalidArgumentAndChangeNothing) {
   Params p;
   OptimizerOptions o;
-  o.name = "adagrad";
+  EXPECT_TRUE(IsInvalidArgument(ParseOptimizerKind("adagrad").status()));
+  o.kind = static_cast<OptimizerKind>(7);
   EXPECT_TRUE(IsInvalidArgument(Optimizer::Create(o, p.list()).status()));
-  o.name = "rmsprop";
+  o.kind = OptimizerKind::kRmsProp;
   o.learning_rate = -1.0f;
   EXPECT_TRUE(IsInvalidArgument(Optimizer::Create(o, p.list()).status()));
   Tensor ints(DType::kInt32, TensorShape({2}));

@@ -11,7 +11,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -21,44 +20,16 @@
 #include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
-#include "inflow/datafiles/image_shards.h"
-#include "inflow/datafiles/pending_files.h"
 #include "inflow/io/env.h"
+
+#include "trainer_test_data.h"
 
 namespace inflow {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Class c lights up rows 4 + 2c and 5 + 2c of a 28x28 image; noise below.
-Tensor Images(int64_t n, const std::vector<int64_t>& labels, uint32_t seed) {
-  Tensor t(DType::kUInt8, TensorShape({n, 28, 28}));
-  uint8_t* d = t.mutable_flat<uint8_t>().value().data();
-  std::mt19937 rng(seed);
-  for (int64_t i = 0; i < n; ++i) {
-    for (int p = 0; p < 784; ++p) {
-      const int row = p / 28;
-      const bool lit = row / 2 == 2 + labels[i];
-      d[i * 784 + p] =
-          static_cast<uint8_t>(lit ? 200 + rng() % 56 : rng() % 40);
-    }
-  }
-  return t;
-}
-
-void WriteSplit(const std::string& dir, const std::string& name, int64_t n,
-                uint32_t seed) {
-  std::vector<int64_t> labels(n);
-  for (int64_t i = 0; i < n; ++i) labels[i] = (i * 7 + seed) % 10;
-  PendingFiles pending(Env::Default());
-  ImageShardOptions options;
-  options.num_shards = 2;
-  auto paths = WriteImageShards(Env::Default(), Images(n, labels, seed),
-                                Tensor::FromVector(labels), dir + "/" + name,
-                                options, pending);
-  ASSERT_TRUE(paths.ok()) << paths.status();
-  ASSERT_TRUE(pending.Commit().ok());
-}
+using testing::WriteSplit;
 
 class TrainerTest : public ::testing::Test {
  protected:
@@ -69,8 +40,8 @@ class TrainerTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << tmpl;
     root_ = tmpl;
     fs::create_directories(root_ + "/data");
-    WriteSplit(root_ + "/data", "train", 640, 1);
-    WriteSplit(root_ + "/data", "test", 200, 2);
+    WriteSplit(Env::Default(), root_ + "/data", "train", 640, 1);
+    WriteSplit(Env::Default(), root_ + "/data", "test", 200, 2);
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -80,7 +51,7 @@ class TrainerTest : public ::testing::Test {
     o.data_dir = root_ + "/data";
     o.batch_size = 64;
     o.seed = 5;
-    o.optimizer = "adam";
+    o.optimizer = OptimizerKind::kAdam;
     o.learning_rate = 0.01f;
     o.ckpt_dir = root_ + "/ckpt";
     return o;
@@ -136,7 +107,7 @@ TEST_F(TrainerTest, OneReaderThreadAndASeedGiveIdenticalLossesInTwoRuns) {
 TEST_F(TrainerTest, TwoMathThreadsGiveTheLossesAndAccuracyOfOne) {
   TrainOptions o = Options();
   o.steps = 12;
-  o.feed = "sync";
+  o.feed = FeedKind::kSync;
   Result<TrainSummary> one = Train(o);
   o.math_threads = 2;
   o.ckpt_dir = root_ + "/ckpt2";
@@ -190,7 +161,7 @@ class TrainerResumeTest : public TrainerTest,
 
 TEST_P(TrainerResumeTest, AResumedRunGivesTheLossesOfAnUninterruptedOne) {
   TrainOptions whole = Options();
-  whole.feed = GetParam();
+  whole.feed = ParseFeedKind(GetParam()).value();
   whole.steps = 30;
   whole.ckpt_dir = root_ + "/whole";
   Result<TrainSummary> a = Train(whole);
@@ -200,7 +171,7 @@ TEST_P(TrainerResumeTest, AResumedRunGivesTheLossesOfAnUninterruptedOne) {
   // The same run, stopped after step 15 (as SIGINT stops `inflow train`).
   std::stop_source stop;
   TrainOptions first = Options();
-  first.feed = GetParam();
+  first.feed = ParseFeedKind(GetParam()).value();
   first.steps = 30;
   first.stop = stop.get_token();
   TrainCallbacks stop_at_15;
@@ -280,13 +251,13 @@ TEST_F(TrainerTest, ResumeAtTheFinalStepTrainsNothingAndReportsAccuracy) {
 TEST_F(TrainerTest, SyncAndPreloadedFeedsTrainToTheFinalStep) {
   for (const char* feed : {"sync", "preloaded"}) {
     TrainOptions o = Options();
-    o.feed = feed;
+    o.feed = ParseFeedKind(feed).value();
     o.epochs = 3;
     o.ckpt_dir.clear();
     Result<TrainSummary> s = Train(o);
     ASSERT_TRUE(s.ok()) << feed << ": " << s.status();
     EXPECT_EQ(s->steps, 30) << feed;
-    EXPECT_EQ(s->feed, feed);
+    EXPECT_EQ(FeedKindName(s->feed), feed);
     EXPECT_GT(s->test_accuracy, 0.9) << feed;
   }
 }
@@ -378,7 +349,7 @@ TEST_F(TrainerTest, ResumingWithAnotherOptimizerNamesBoth) {
   o.steps = 6;
   o.resume = true;
   for (const char* other : {"rmsprop", "sgd"}) {
-    o.optimizer = other;
+    o.optimizer = ParseOptimizerKind(other).value();
     Result<TrainSummary> s = Train(o);
     EXPECT_TRUE(IsInvalidArgument(s.status())) << s.status();
     EXPECT_NE(s.status().message().find(
@@ -392,7 +363,7 @@ TEST_F(TrainerTest, ResumingWithAnotherOptimizerNamesBoth) {
 
 TEST_F(TrainerTest, ANonFiniteLossStopsTheRunAndNothingNonFiniteIsSaved) {
   TrainOptions o = Options();
-  o.optimizer = "sgd";
+  o.optimizer = OptimizerKind::kSgd;
   o.learning_rate = 1e30f;
   o.steps = 20;
   o.save_every = 1;
@@ -455,7 +426,11 @@ TEST_F(TrainerTest, BadOptionsAreInvalidArgument) {
         << s.status();
   }
   o = Options();
-  o.feed = "push";
+  EXPECT_TRUE(IsInvalidArgument(ParseFeedKind("push").status()));
+  o.feed = static_cast<FeedKind>(7);
+  EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
+  o = Options();
+  o.optimizer = static_cast<OptimizerKind>(7);
   EXPECT_TRUE(IsInvalidArgument(Train(o).status()));
   o = Options();
   o.batch_size = 10000;

@@ -49,7 +49,7 @@
 namespace inflow {
 
 namespace internal {
-class MathPool;
+class MlpPeer;
 }  // namespace internal
 
 // {784, 625, 625, 10}.
@@ -68,14 +68,6 @@ struct MlpOptions {
   uint64_t seed = 0;
   // Threads the math runs on, the caller's included: 1 to 64.
   int math_threads = 1;
-};
-
-// Dropout masks for one step, from outside (tests comparing with TF): one
-// float32 tensor per dropout, [batch, layer_sizes[i]] for i = 0 (the
-// input) .. hidden layers, an element kept where it is nonzero. The mask
-// of a dropout whose keep probability is 1 is checked but not used.
-struct DropoutMasks {
-  std::vector<Tensor> keep;
 };
 
 class Mlp {
@@ -107,10 +99,6 @@ class Mlp {
   // shape, an empty batch or a label out of range.
   Result<float> ComputeGradients(const Tensor& images, const Tensor& labels,
                                  int64_t step);
-  // The same with the masks given.
-  Result<float> ComputeGradients(const Tensor& images, const Tensor& labels,
-                                 const DropoutMasks& masks);
-
   // Evaluation (no dropout): the mean loss; softmax probabilities float32
   // [batch, classes]; the fraction of rows whose largest logit is the
   // label's (the first largest on a tie).
@@ -122,11 +110,8 @@ class Mlp {
   // when the model was created.
   std::string_view kernel() const;
 
-  // The model's math threads, which an Optimizer of its variables may
-  // share (Optimizer::set_math_pool). Valid for the life of the model.
-  internal::MathPool* math_pool();
-
  private:
+  friend class internal::MlpPeer;
   struct Rep;
   explicit Mlp(std::unique_ptr<Rep> rep);
   std::unique_ptr<Rep> rep_;

@@ -23,7 +23,7 @@
 // and "global_step" (int64 scalar, starting at 0), which Apply increments,
 // as minimize(global_step=...) does. Each update is one pass over the
 // elements, in float32 with TF's order of operations; with a math pool
-// (set_math_pool) each parameter's elements are split into ranges, one a
+// (ShareMathThreads) each parameter's elements are split into ranges, one a
 // thread, which gives the same bits (every element is updated alone).
 //
 // Thread-compatible: one thread at a time applies the updates.
@@ -35,6 +35,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,12 +45,18 @@
 
 namespace inflow {
 
-namespace internal {
-class MathPool;
-}  // namespace internal
+class Mlp;
+
+enum class OptimizerKind { kRmsProp, kAdam, kSgd };
+
+// "rmsprop", "adam", "sgd".
+std::string_view OptimizerKindName(OptimizerKind kind);
+// The kind of one of those names; INVALID_ARGUMENT naming the choices for
+// any other.
+[[nodiscard]] Result<OptimizerKind> ParseOptimizerKind(std::string_view name);
 
 struct OptimizerOptions {
-  std::string name = "rmsprop";  // "rmsprop", "adam" or "sgd"
+  OptimizerKind kind = OptimizerKind::kRmsProp;
   // Without it: 0.001 for rmsprop and adam, 0.01 for sgd.
   std::optional<float> learning_rate;
   // rmsprop
@@ -65,56 +72,37 @@ struct OptimizerOptions {
 class Optimizer {
  public:
   // An optimizer for `params` (name, float32 tensor; the tensors must
-  // outlive it). INVALID_ARGUMENT for an unknown name, a bad option or a
-  // parameter that is not float32.
+  // outlive it). INVALID_ARGUMENT for a bad option or a parameter that is
+  // not a writable float32 tensor.
   static Result<std::unique_ptr<Optimizer>> Create(
       const OptimizerOptions& options,
       std::vector<std::pair<std::string, Tensor*>> params);
-  virtual ~Optimizer();
+  ~Optimizer();
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
 
-  const OptimizerOptions& options() const { return options_; }
-  float learning_rate() const { return learning_rate_; }
+  const OptimizerOptions& options() const;
+  float learning_rate() const;
 
   // Updates every parameter in place from `grads` (same order and shapes
   // as the parameters) and increments global_step. INVALID_ARGUMENT on a
   // count, dtype or shape mismatch, before anything changes.
   [[nodiscard]] Status Apply(std::span<const Tensor> grads);
 
-  // Runs the updates on `pool`'s threads (a model's: Mlp::math_pool()),
-  // which must outlive the optimizer or be replaced first; nullptr (the
-  // default): on the calling thread alone.
-  void set_math_pool(internal::MathPool* pool) { pool_ = pool; }
+  // Runs the updates on `model`'s math threads (MlpOptions.math_threads),
+  // which must outlive the optimizer or be replaced first; without it
+  // (the default) on the calling thread alone. The same bits either way.
+  void ShareMathThreads(Mlp& model);
 
   // The slots and other variables, by TF's names, global_step last.
   std::vector<std::pair<std::string, Tensor*>> variables();
-  Tensor& global_step() { return global_step_; }
-  int64_t step() const { return global_step_.data<int64_t>()[0]; }
-
- protected:
-  Optimizer(const OptimizerOptions& options, float learning_rate,
-            std::vector<std::pair<std::string, Tensor*>> params);
-  // Adds a slot of param i's shape, named "<param>/<suffix>", filled.
-  Tensor* AddSlot(size_t i, const std::string& suffix, float fill);
-  Tensor* AddScalar(const std::string& name, float value);
-  // The update of elements [begin, end) of param i (p) from g (the whole
-  // tensors' buffers). Calls for disjoint ranges may run at once.
-  virtual void Update(size_t i, int64_t begin, int64_t end, float* p,
-                      const float* g) = 0;
-  // After every parameter's update.
-  virtual void Finish() {}
-  static float* Data(Tensor* t) {
-    return static_cast<float*>(t->mutable_raw_data().value());
-  }
-
-  std::vector<std::pair<std::string, Tensor*>> params_;
-  int kernel_;  // the internal TrainKernel the updates run
-  internal::MathPool* pool_ = nullptr;
+  Tensor& global_step();
+  int64_t step() const;
 
  private:
-  OptimizerOptions options_;
-  float learning_rate_;
-  std::vector<std::pair<std::string, std::unique_ptr<Tensor>>> slots_;
-  Tensor global_step_;
+  struct Rep;
+  explicit Optimizer(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
 };
 
 }  // namespace inflow

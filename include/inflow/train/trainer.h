@@ -53,15 +53,32 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "inflow/core/result.h"
 #include "inflow/core/status.h"
 #include "inflow/core/tensor.h"
+#include "inflow/io/env.h"
+#include "inflow/model/optimizer.h"
 
 namespace inflow {
 
+// The feed (--feed), as the comment above describes them.
+enum class FeedKind { kQueue, kSync, kPreloaded };
+
+// "queue", "sync", "preloaded".
+std::string_view FeedKindName(FeedKind kind);
+// The kind of one of those names; INVALID_ARGUMENT naming the choices for
+// any other.
+[[nodiscard]] Result<FeedKind> ParseFeedKind(std::string_view name);
+
 struct TrainOptions {
+  // Every file the run reads or writes (shards, checkpoints, events,
+  // graph.pbtxt, summary.json) goes through it; nullptr: Env::Default().
+  // A MemEnv runs a whole training in memory. Not owned; it must outlive
+  // the call.
+  Env* env = nullptr;
   std::string data_dir;
   // One of them; neither: 1 epoch. An epoch is floor(N / batch_size)
   // steps of the training set's N examples.
@@ -74,7 +91,7 @@ struct TrainOptions {
   // losses and weights are the same bits with any number. 1 leaves the
   // other cores to the input threads.
   int math_threads = 1;
-  std::string optimizer = "rmsprop";
+  OptimizerKind optimizer = OptimizerKind::kRmsProp;
   std::optional<float> learning_rate;
   // >= 0. nullopt: a random seed in [0, 2^31), saved in the checkpoints
   // and named in a message ("seed S (random)"). A resumed run takes the
@@ -91,7 +108,7 @@ struct TrainOptions {
   // Some of a split's PREFIX-i-of-N shards missing: a message, and the
   // run trains (and tests) on those present. false: NOT_FOUND.
   bool allow_missing_shards = false;
-  std::string feed = "queue";  // "queue", "sync", "preloaded"
+  FeedKind feed = FeedKind::kQueue;
   // Events and the step callback every this many steps.
   int64_t log_every = 50;
   // Stops the run: a final checkpoint is written and Train returns the
@@ -120,7 +137,7 @@ struct TrainSummary {
   double steps_per_s = 0;
   double examples_per_s = 0;
   double input_wait_fraction = 0;
-  std::string feed;
+  FeedKind feed = FeedKind::kQueue;
   bool interrupted = false;
   std::string checkpoint;     // the last checkpoint's prefix, or empty
   std::vector<float> losses;  // of the steps this run did
@@ -167,7 +184,7 @@ struct Evaluation {
 [[nodiscard]] Result<Evaluation> EvaluateCheckpoint(
     const std::string& ckpt, const std::string& data_dir,
     bool predictions = false, int math_threads = 1,
-    bool allow_missing_shards = false);
+    bool allow_missing_shards = false, Env* env = nullptr);
 
 }  // namespace inflow
 
