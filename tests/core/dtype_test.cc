@@ -60,15 +60,14 @@ TEST(DTypeTest, AliasesOfTfNames) {
 }
 
 TEST(DTypeTest, DTypeOfMapsCxxTypes) {
-  static_assert(kDTypeOf<float> == DType::kFloat32);
-  static_assert(kDTypeOf<int64_t> == DType::kInt64);
-  static_assert(kDTypeOf<std::string> == DType::kString);
-  static_assert(kDTypeOf<Float16> == DType::kFloat16);
-  static_assert(kDTypeOf<uint32_t> == DType::kUInt32);
-  static_assert(kDTypeOf<uint64_t> == DType::kUInt64);
-  static_assert(kDTypeOf<std::complex<float>> == DType::kComplex64);
-  static_assert(kDTypeOf<std::complex<double>> == DType::kComplex128);
-  SUCCEED();
+  EXPECT_EQ(kDTypeOf<float>, DType::kFloat32);
+  EXPECT_EQ(kDTypeOf<int64_t>, DType::kInt64);
+  EXPECT_EQ(kDTypeOf<std::string>, DType::kString);
+  EXPECT_EQ(kDTypeOf<Float16>, DType::kFloat16);
+  EXPECT_EQ(kDTypeOf<uint32_t>, DType::kUInt32);
+  EXPECT_EQ(kDTypeOf<uint64_t>, DType::kUInt64);
+  EXPECT_EQ(kDTypeOf<std::complex<float>>, DType::kComplex64);
+  EXPECT_EQ(kDTypeOf<std::complex<double>>, DType::kComplex128);
 }
 
 }  // namespace
