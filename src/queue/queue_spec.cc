@@ -1,6 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
-// Construction-time checks (spec section 1.1).
+// Construction-time checks (docs/conformance.md, "Queues",
+// "Construction (1.1)").
 
 #include <cstdint>
 #include <limits>

@@ -1,8 +1,9 @@
 // Copyright 2026 The inflow Authors.
 //
-// Argument checks shared by every queue kind (spec section 1.3), and the
-// errors every kind returns. The checks run before the lock is taken, so a
-// bad call never blocks and never changes the queue.
+// Argument checks shared by every queue kind (docs/conformance.md,
+// "Validation before blocking (1.3)"), and the errors every kind returns. The
+// checks run before the lock is taken, so a bad call never blocks and never
+// changes the queue.
 
 #include <string>
 

@@ -160,8 +160,9 @@ void QueueCore::AbandonLocked(Attempt* a, Status why) {
   const auto it = std::find_if(side.begin(), side.end(),
                                [a](const auto& p) { return p.get() == a; });
   if (it != side.end()) side.erase(it);
-  // Spec divergence (section 1.6): TF drops what a cancelled DequeueMany had
-  // taken; we put it back at the front, in order.
+  // Where inflow differs from TF (docs/conformance.md, "Timeouts and
+  // cancellation (1.6)"): TF drops what a cancelled DequeueMany had taken;
+  // we put it back at the front, in order.
   RestoreLocked(&a->taken);
   RestoreRowsLocked(&a->taken_rows);
   FreeUnpushedSlotsLocked(a);

@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
 // The four queue factories and the process-wide registry of shared queues
-// (spec section 1.2).
+// (docs/conformance.md, "Shared queues (1.2)").
 
 #include <map>
 #include <memory>

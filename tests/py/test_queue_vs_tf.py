@@ -15,12 +15,13 @@ exactly.
 
 What the generator leaves out, and why:
   * dequeue_many/dequeue_up_to that time out after taking some elements from
-    an open queue: TF loses those elements, inflow puts them back (the
-    spec's marked divergence, section 1.6). Such a call instead asks for
-    what is available.
+    an open queue: TF loses those elements, inflow puts them back
+    (docs/conformance.md, "Timeouts and cancellation (1.6)"). Such a call
+    instead asks for what is available.
   * dequeue_up_to(n) on a closed PriorityQueue holding 1..n-1 elements: TF
-    2.18 fails it with OUT_OF_RANGE and drops the elements; the spec (section
-    5) returns them. Such a call instead asks for exactly what is stored.
+    2.18 fails it with OUT_OF_RANGE and drops the elements; inflow returns
+    them (docs/conformance.md, "PriorityQueue (5)"). Such a call instead asks
+    for exactly what is stored.
   * enqueue_many whose rows hold no elements (a PaddingFIFOQueue row of
     shape [0]): TF 2.18 crashes with SIGSEGV. Single elements of shape [0]
     are tested.

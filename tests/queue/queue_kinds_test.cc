@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
-// The rules specific to RandomShuffleQueue (spec section 3),
-// PaddingFIFOQueue (4) and PriorityQueue (5).
+// The rules specific to RandomShuffleQueue, PaddingFIFOQueue and
+// PriorityQueue (docs/conformance.md, "RandomShuffleQueue (3)",
+// "PaddingFIFOQueue (4)", "PriorityQueue (5)").
 
 #include <algorithm>
 #include <map>

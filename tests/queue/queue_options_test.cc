@@ -1,7 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
-// Construction-time checks (spec section 1.1), shared queues (1.2) and
-// named components.
+// Construction-time checks, shared queues and named components
+// (docs/conformance.md, "Construction (1.1)", "Shared queues (1.2)").
 
 #include <limits>
 

@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
-// Input validation (spec section 1.3) and operation semantics (1.5, 2),
-// for every queue kind where the rule is common.
+// Input validation and operation semantics, for every queue kind where
+// the rule is common (docs/conformance.md, "Validation before blocking
+// (1.3)", "Operations (1.5) and FIFO order (2)").
 
 #include <algorithm>
 #include <string>

@@ -1,7 +1,9 @@
 // Copyright 2026 The inflow Authors.
 //
-// The waiter model (spec section 1.4), closing (1.5) and timeouts and
-// cancellation (1.6), on FIFOQueue unless a test says otherwise.
+// The waiter model, closing, and timeouts and cancellation, on FIFOQueue
+// unless a test says otherwise (docs/conformance.md, "Waiter model
+// (1.4)", "Operations (1.5) and FIFO order (2)", "Timeouts and
+// cancellation (1.6)").
 
 #include <chrono>
 #include <stop_token>
