@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "core/convert_kernels.h"
+#include "core/kernel_select.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -22,17 +23,8 @@
 
 namespace inflow::internal {
 
-bool ConvertAvx512Supported() {
-  static const bool supported =
-      (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") != 0);
-  return supported;
-}
-
-bool ConvertAvx2Supported() {
-  static const bool supported =
-      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
-  return supported;
-}
+bool ConvertAvx512Supported() { return CpuHasAvx512F(); }
+bool ConvertAvx2Supported() { return CpuHasAvx2(); }
 
 __attribute__((target("avx512f"))) void Uint8ToFloatAvx512(const uint8_t* in,
                                                            size_t n,

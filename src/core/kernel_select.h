@@ -30,6 +30,29 @@ namespace inflow::internal {
 // the features it needs (BMI2 counts as AVX2: they came together).
 enum class IsaLevel { kPortable = 0, kSse42 = 1, kAvx2 = 2, kAvx512 = 3 };
 
+// Whether this CPU has AVX-512F, or AVX2 (asked once each); false off
+// x86-64. The kernels that need only these ask here; those needing more
+// features ask for each.
+inline bool CpuHasAvx512F() {
+#if defined(__x86_64__)
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") != 0);
+  return has;
+#else
+  return false;
+#endif
+}
+
+inline bool CpuHasAvx2() {
+#if defined(__x86_64__)
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+  return has;
+#else
+  return false;
+#endif
+}
+
 struct KernelInfo {
   std::string_view name;
   IsaLevel level;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/kernel_select.h"
 #include "model/matmul_kernels.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -129,17 +130,8 @@ INFLOW_AVX2 void PassAvx2(const SparseRows& a, const float* b, int64_t n,
 
 }  // namespace
 
-bool TrainAvx512Supported() {
-  static const bool supported =
-      (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") != 0);
-  return supported;
-}
-
-bool TrainAvx2Supported() {
-  static const bool supported =
-      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
-  return supported;
-}
+bool TrainAvx512Supported() { return CpuHasAvx512F(); }
+bool TrainAvx2Supported() { return CpuHasAvx2(); }
 
 __attribute__((target("avx512f"))) void SparseMatMulAvx512(
     const SparseRows& a, const float* b, int64_t n, const MatMulBlock& block,
