@@ -6,9 +6,9 @@
 #include <memory>
 #include <utility>
 
-#include "checkpoint/path.h"
 #include "checkpoint/table.h"
 #include "io/atomic_publish.h"
+#include "io/path.h"
 
 namespace inflow::internal {
 namespace {

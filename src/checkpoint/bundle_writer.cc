@@ -13,6 +13,7 @@
 #include "checkpoint/bundle_proto.h"
 #include "checkpoint/tensor_bytes.h"
 #include "io/atomic_publish.h"
+#include "io/path.h"
 
 namespace inflow {
 

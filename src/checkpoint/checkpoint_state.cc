@@ -12,8 +12,8 @@
 #include "inflow/core/json_string.h"
 
 #include "checkpoint/checkpoint_state_internal.h"
-#include "checkpoint/path.h"
 #include "io/atomic_publish.h"
+#include "io/path.h"
 
 namespace inflow {
 namespace {

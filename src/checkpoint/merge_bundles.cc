@@ -14,6 +14,7 @@
 
 #include "checkpoint/bundle_index.h"
 #include "io/atomic_publish.h"
+#include "io/path.h"
 
 namespace inflow {
 

@@ -21,8 +21,8 @@
 #include "inflow/checkpoint/bundle.h"
 
 #include "checkpoint/checkpoint_state_internal.h"
-#include "checkpoint/path.h"
 #include "checkpoint/saver_files.h"
+#include "io/path.h"
 
 namespace inflow {
 

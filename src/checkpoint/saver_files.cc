@@ -9,7 +9,7 @@
 
 #include "inflow/checkpoint/bundle.h"
 
-#include "checkpoint/path.h"
+#include "io/path.h"
 
 namespace inflow {
 namespace internal {

@@ -8,6 +8,8 @@
 #include <random>
 #include <utility>
 
+#include "io/path.h"
+
 namespace inflow::internal {
 
 AtomicPublish::AtomicPublish(Env& env, bool sync) : env_(env), sync_(sync) {}
@@ -116,14 +118,6 @@ Status WriteFileAtomically(Env& env, std::string final_path,
   s = publish.Commit();
   if (renamed != nullptr) *renamed = publish.renamed() == 1;
   return s;
-}
-
-std::string DirectoryOf(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string_view::npos) return ".";
-  std::string_view dir = path.substr(0, slash + 1);
-  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
-  return std::string(dir);
 }
 
 std::string RandomHex(size_t digits) {

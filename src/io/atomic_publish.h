@@ -109,10 +109,6 @@ class AtomicPublish {
                                          bool sync = true,
                                          bool* renamed = nullptr);
 
-// The directory `path` lies in, as SyncDir takes it: "a/b" -> "a",
-// "/b" -> "/", "b" -> ".".
-std::string DirectoryOf(std::string_view path);
-
 // `digits` random lowercase hexadecimal digits (a per-thread generator
 // seeded from std::random_device), for temporaries' names.
 std::string RandomHex(size_t digits);

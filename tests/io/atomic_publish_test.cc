@@ -15,6 +15,8 @@
 
 #include "inflow/io/mem_env.h"
 
+#include "io/path.h"
+
 namespace inflow::internal {
 namespace {
 

@@ -1,11 +1,12 @@
 // Copyright 2026 The inflow Authors.
 //
 // Lexical path helpers with Python's os.path semantics on POSIX, which is
-// what TensorFlow's checkpoint bookkeeping uses. They never touch the file
+// what TensorFlow's checkpoint bookkeeping uses, and the directory a
+// file's publication syncs. They never touch the file
 // system.
 
-#ifndef INFLOW_CHECKPOINT_PATH_H_
-#define INFLOW_CHECKPOINT_PATH_H_
+#ifndef INFLOW_IO_PATH_H_
+#define INFLOW_IO_PATH_H_
 
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@ bool IsAbsolutePath(std::string_view path);
 // os.path.dirname: everything before the last '/', trailing slashes
 // stripped unless it is all slashes ("a/b" -> "a", "b" -> "", "/b" -> "/").
 std::string Dirname(std::string_view path);
+// The directory `path` lies in, as SyncDir takes it: "a/b" -> "a",
+// "/b" -> "/", "b" -> "." (Dirname, with "." for "").
+std::string DirectoryOf(std::string_view path);
 // os.path.basename: everything after the last '/'.
 std::string Basename(std::string_view path);
 // os.path.join(a, b): b if it is absolute, else a + '/' + b (no '/' added
@@ -32,4 +36,4 @@ std::string RelativePath(std::string_view path, std::string_view start);
 }  // namespace internal
 }  // namespace inflow
 
-#endif  // INFLOW_CHECKPOINT_PATH_H_
+#endif  // INFLOW_IO_PATH_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 
-#include "checkpoint/path.h"
+#include "io/path.h"
 
 #include <cstddef>
 #include <vector>
@@ -93,6 +93,14 @@ std::string RelativePath(std::string_view path, std::string_view start) {
     out += to[i];
   }
   return out.empty() ? "." : out;
+}
+
+std::string DirectoryOf(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  std::string_view dir = path.substr(0, slash + 1);
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  return std::string(dir);
 }
 
 }  // namespace internal
