@@ -15,9 +15,9 @@ namespace {
 KernelInfo Info(ConvertKernel kernel) {
   switch (kernel) {
     case ConvertKernel::kAvx512:
-      return {"avx512", IsaLevel::kAvx512, ConvertAvx512Supported()};
+      return {"avx512", IsaLevel::kAvx512, CpuHasAvx512F()};
     case ConvertKernel::kAvx2:
-      return {"avx2", IsaLevel::kAvx2, ConvertAvx2Supported()};
+      return {"avx2", IsaLevel::kAvx2, CpuHasAvx2()};
     case ConvertKernel::kPortable:
       break;
   }

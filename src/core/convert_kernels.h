@@ -43,9 +43,8 @@ void Uint8ToFloatScaled(const uint8_t* in, size_t n, float scale, float* out);
 void Uint8ToFloatScaledWith(ConvertKernel kernel, const uint8_t* in, size_t n,
                             float scale, float* out);
 
-// The kernels (convert_kernels_x86.cc; on other CPUs never supported).
-bool ConvertAvx512Supported();
-bool ConvertAvx2Supported();
+// The kernels (convert_kernels_x86.cc; chosen only where the CPU has
+// them: CpuHasAvx512F, CpuHasAvx2).
 void Uint8ToFloatAvx512(const uint8_t* in, size_t n, float scale, float* out);
 void Uint8ToFloatAvx2(const uint8_t* in, size_t n, float scale, float* out);
 void Uint8ToFloatPortable(const uint8_t* in, size_t n, float scale, float* out);

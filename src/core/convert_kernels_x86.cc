@@ -9,7 +9,6 @@
 #include <cstdint>
 
 #include "core/convert_kernels.h"
-#include "core/kernel_select.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -22,9 +21,6 @@
 #endif
 
 namespace inflow::internal {
-
-bool ConvertAvx512Supported() { return CpuHasAvx512F(); }
-bool ConvertAvx2Supported() { return CpuHasAvx2(); }
 
 __attribute__((target("avx512f"))) void Uint8ToFloatAvx512(const uint8_t* in,
                                                            size_t n,
@@ -80,8 +76,6 @@ __attribute__((target("avx2"))) void Uint8ToFloatAvx2(const uint8_t* in,
 namespace inflow::internal {
 
 // Never chosen (not supported); defined so that every kernel links.
-bool ConvertAvx512Supported() { return false; }
-bool ConvertAvx2Supported() { return false; }
 void Uint8ToFloatAvx512(const uint8_t* in, size_t n, float scale, float* out) {
   Uint8ToFloatPortable(in, n, scale, out);
 }

@@ -34,7 +34,7 @@ enum class IsaLevel { kPortable = 0, kSse42 = 1, kAvx2 = 2, kAvx512 = 3 };
 // x86-64. The kernels that need only these ask here; those needing more
 // features ask for each.
 inline bool CpuHasAvx512F() {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool has =
       (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") != 0);
   return has;
@@ -44,7 +44,7 @@ inline bool CpuHasAvx512F() {
 }
 
 inline bool CpuHasAvx2() {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   static const bool has =
       (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
   return has;

@@ -15,9 +15,9 @@ namespace {
 KernelInfo Info(TrainKernel kernel) {
   switch (kernel) {
     case TrainKernel::kAvx512:
-      return {"avx512", IsaLevel::kAvx512, TrainAvx512Supported()};
+      return {"avx512", IsaLevel::kAvx512, CpuHasAvx512F()};
     case TrainKernel::kAvx2:
-      return {"avx2", IsaLevel::kAvx2, TrainAvx2Supported()};
+      return {"avx2", IsaLevel::kAvx2, CpuHasAvx2()};
     case TrainKernel::kPortable:
       break;
   }

@@ -52,9 +52,8 @@ void SparseMatMul(TrainKernel kernel, const SparseRows& a, const float* b,
 void SparseMatMulBlock(TrainKernel kernel, const SparseRows& a, const float* b,
                        int64_t n, const MatMulBlock& block, float* c);
 
-// The kernels (matmul_kernels_x86.cc; on other CPUs never supported).
-bool TrainAvx512Supported();
-bool TrainAvx2Supported();
+// The kernels (matmul_kernels_x86.cc; chosen only where the CPU has
+// them: CpuHasAvx512F, CpuHasAvx2).
 void SparseMatMulAvx512(const SparseRows& a, const float* b, int64_t n,
                         const MatMulBlock& block, float* c);
 void SparseMatMulAvx2(const SparseRows& a, const float* b, int64_t n,

@@ -15,7 +15,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/kernel_select.h"
 #include "model/matmul_kernels.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -130,9 +129,6 @@ INFLOW_AVX2 void PassAvx2(const SparseRows& a, const float* b, int64_t n,
 
 }  // namespace
 
-bool TrainAvx512Supported() { return CpuHasAvx512F(); }
-bool TrainAvx2Supported() { return CpuHasAvx2(); }
-
 __attribute__((target("avx512f"))) void SparseMatMulAvx512(
     const SparseRows& a, const float* b, int64_t n, const MatMulBlock& block,
     float* c) {
@@ -230,8 +226,6 @@ __attribute__((target("avx2"))) void SparseMatMulAvx2(const SparseRows& a,
 #else  // not x86-64
 
 namespace inflow::internal {
-bool TrainAvx512Supported() { return false; }
-bool TrainAvx2Supported() { return false; }
 void SparseMatMulAvx512(const SparseRows& a, const float* b, int64_t n,
                         const MatMulBlock& block, float* c) {
   SparseMatMulPortable(a, b, n, block, c);
