@@ -43,18 +43,17 @@ std::string TrainSummary::ToJson() const {
 Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
                                       const std::string& data_dir,
                                       bool predictions, int math_threads,
-                                      bool allow_missing_shards, Env* e) {
-  Env& env = e != nullptr ? *e : Env::Default();
+                                      bool allow_missing_shards, Env* env) {
   Evaluation out;
   out.checkpoint = ckpt;
-  if (env.IsDirectory(ckpt).ok()) {
+  if (env->IsDirectory(ckpt).ok()) {
     INFLOW_ASSIGN_OR_RETURN(std::optional<std::string> latest,
-                            LatestCheckpoint(ckpt, {.env = &env}));
+                            LatestCheckpoint(ckpt, {.env = env}));
     if (!latest) return NotFoundError("no checkpoint in " + ckpt);
     out.checkpoint = *latest;
   }
   INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
-                          internal::FindImageSplit(env, data_dir, "test"));
+                          internal::FindImageSplit(*env, data_dir, "test"));
   const std::string missing = internal::MissingShardsMessage(test);
   if (!missing.empty()) {
     if (!allow_missing_shards) {
@@ -64,13 +63,13 @@ Result<Evaluation> EvaluateCheckpoint(const std::string& ckpt,
     out.warning = "warning: " + missing + "; using the " +
                   std::to_string(test.files.size()) + " present";
   }
-  INFLOW_ASSIGN_OR_RETURN(Tuple data, internal::LoadImageSplit(env, test));
+  INFLOW_ASSIGN_OR_RETURN(Tuple data, internal::LoadImageSplit(*env, test));
   MlpOptions options;
   options.math_threads = math_threads;
   Result<std::unique_ptr<Mlp>> made = Mlp::Create(options);
   if (!made.ok()) return made.status().WithContext("--math-threads");
   std::unique_ptr<Mlp> mlp = *std::move(made);
-  Saver saver(SaverOptions{.env = &env});
+  Saver saver(SaverOptions{.env = env});
   for (auto& [name, tensor] : mlp->variables()) {
     INFLOW_RETURN_IF_ERROR(saver.Register(name, tensor));
   }

@@ -126,7 +126,7 @@ Result<FeedKind> ParseFeedKind(std::string_view name) {
 
 Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   INFLOW_RETURN_IF_ERROR(ValidateOptions(o));
-  Env& env = o.env != nullptr ? *o.env : Env::Default();
+  Env& env = *o.env;
   auto message = [&](const std::string& m) {
     if (cb.on_message) cb.on_message(m);
   };

@@ -75,10 +75,9 @@ std::string_view FeedKindName(FeedKind kind);
 
 struct TrainOptions {
   // Every file the run reads or writes (shards, checkpoints, events,
-  // graph.pbtxt, summary.json) goes through it; nullptr: Env::Default().
-  // A MemEnv runs a whole training in memory. Not owned; it must outlive
-  // the call.
-  Env* env = nullptr;
+  // graph.pbtxt, summary.json) goes through it: a MemEnv runs a whole
+  // training in memory. Not owned; it must outlive the call.
+  Env* env = &Env::Default();
   std::string data_dir;
   // One of them; neither: 1 epoch. An epoch is floor(N / batch_size)
   // steps of the training set's N examples.
@@ -180,11 +179,12 @@ struct Evaluation {
 // name the checkpoint (a tensor of another shape: INVALID_ARGUMENT naming
 // it). Missing test shards (PREFIX-i-of-N names lacking some i) are
 // NOT_FOUND naming them, unless `allow_missing_shards` (then `warning`
-// names them and the accuracy is of the shards present).
+// names them and the accuracy is of the shards present). Every file is
+// read through `env`.
 [[nodiscard]] Result<Evaluation> EvaluateCheckpoint(
     const std::string& ckpt, const std::string& data_dir,
     bool predictions = false, int math_threads = 1,
-    bool allow_missing_shards = false, Env* env = nullptr);
+    bool allow_missing_shards = false, Env* env = &Env::Default());
 
 }  // namespace inflow
 
