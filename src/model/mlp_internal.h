@@ -35,14 +35,6 @@ class MlpPeer {
                                         const DropoutMasks& masks);
 };
 
-inline MathPool* MlpMathPool(Mlp& model) { return MlpPeer::Pool(model); }
-
-inline Result<float> ComputeGradientsWithMasks(Mlp& model, const Tensor& images,
-                                               const Tensor& labels,
-                                               const DropoutMasks& masks) {
-  return MlpPeer::ComputeGradients(model, images, labels, masks);
-}
-
 }  // namespace inflow::internal
 
 #endif  // INFLOW_SRC_MODEL_MLP_INTERNAL_H_

@@ -222,7 +222,7 @@ Tensor& Optimizer::global_step() { return rep_->global_step; }
 int64_t Optimizer::step() const { return rep_->global_step.data<int64_t>()[0]; }
 
 void Optimizer::ShareMathThreads(Mlp& model) {
-  rep_->pool = internal::MlpMathPool(model);
+  rep_->pool = internal::MlpPeer::Pool(model);
 }
 
 Status Optimizer::Apply(std::span<const Tensor> grads) {

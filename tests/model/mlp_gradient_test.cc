@@ -167,7 +167,7 @@ void ExpectModelMatchesReference(Case& c) {
   std::vector<std::vector<double>> want;
   const double want_loss = c.ref.Loss(&want);
   const float loss =
-      internal::ComputeGradientsWithMasks(*c.model, c.images, c.labels, c.masks)
+      internal::MlpPeer::ComputeGradients(*c.model, c.images, c.labels, c.masks)
           .value();
   EXPECT_NEAR(loss, want_loss, 2e-6 * std::abs(want_loss));
   const std::vector<Tensor>& got = c.model->gradients();

@@ -134,7 +134,7 @@ TEST(MlpTest, WrongInputsAreInvalidArgumentNamingThem) {
       << s.ToString();
   EXPECT_TRUE(
       IsInvalidArgument(model->Predict(Tensor::Scalar<float>(1)).status()));
-  EXPECT_TRUE(IsInvalidArgument(internal::ComputeGradientsWithMasks(
+  EXPECT_TRUE(IsInvalidArgument(internal::MlpPeer::ComputeGradients(
                                     *model, x, y, internal::DropoutMasks{{x}})
                                     .status()));
 }

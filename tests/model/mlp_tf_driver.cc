@@ -125,7 +125,7 @@ int Main(int argc, char** argv) {
     writer.Add("images/" + std::to_string(k), x);
     writer.Add("labels/" + std::to_string(k), y);
     const float loss =
-        internal::ComputeGradientsWithMasks(*model, x, y, masks).value();
+        internal::MlpPeer::ComputeGradients(*model, x, y, masks).value();
     losses.push_back(loss);
     if (k == 0) {
       auto vars = model->variables();
