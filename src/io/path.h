@@ -2,8 +2,7 @@
 //
 // Lexical path helpers with Python's os.path semantics on POSIX, which is
 // what TensorFlow's checkpoint bookkeeping uses, and the directory a
-// file's publication syncs. They never touch the file
-// system.
+// file's publication syncs. They never touch the file system.
 
 #ifndef INFLOW_IO_PATH_H_
 #define INFLOW_IO_PATH_H_
