@@ -64,7 +64,7 @@ TEST(TrainerCrashTest, APowerCutAtAnyCallKeepsEveryReportedCheckpoint) {
 
     // Every checkpoint reported saved survived the cut.
     Result<std::optional<std::string>> latest =
-        LatestCheckpoint("/ckpt", {.env = &env});
+        LatestCheckpoint("/inflow-mem/ckpt", {.env = &env});
     ASSERT_TRUE(latest.ok()) << latest.status();
     const int64_t kept = latest->has_value() ? StepOf(**latest) : 0;
     EXPECT_GE(kept, reported);

@@ -54,13 +54,14 @@ inline void WriteSplit(Env& env, const std::string& dir,
   ASSERT_TRUE(pending.Commit().ok());
 }
 
-// The MemEnv tests' run: /data (WriteMemEnvData) to /ckpt and /logs,
+// The MemEnv tests' run, all under /inflow-mem (a folder no real disk
+// has): data/ (WriteMemEnvData) to ckpt/ and logs/,
 // 320 examples, batch 64: 5 steps per epoch; 10 steps, a checkpoint
 // every 5.
 inline TrainOptions MemEnvOptions(Env& env) {
   TrainOptions o;
   o.env = &env;
-  o.data_dir = "/data";
+  o.data_dir = "/inflow-mem/data";
   o.batch_size = 64;
   o.seed = 3;
   o.optimizer = OptimizerKind::kAdam;
@@ -68,18 +69,18 @@ inline TrainOptions MemEnvOptions(Env& env) {
   o.steps = 10;
   o.save_every = 5;
   o.log_every = 5;
-  o.ckpt_dir = "/ckpt";
-  o.logdir = "/logs";
+  o.ckpt_dir = "/inflow-mem/ckpt";
+  o.logdir = "/inflow-mem/logs";
   o.eval_each_epoch = false;
   return o;
 }
 
 // A MemEnv holding the dataset durably.
 inline void WriteMemEnvData(MemEnv& env) {
-  WriteSplit(env, "/data", "train", 320, 1);
-  WriteSplit(env, "/data", "test", 100, 2);
+  WriteSplit(env, "/inflow-mem/data", "train", 320, 1);
+  WriteSplit(env, "/inflow-mem/data", "test", 100, 2);
   env.SimulateCrash();
-  ASSERT_EQ(GetMatchingPaths(env, "/data/*").value().size(), 4u);
+  ASSERT_EQ(GetMatchingPaths(env, "/inflow-mem/data/*").value().size(), 4u);
 }
 
 // The step of a checkpoint prefix ".../model.ckpt-STEP".
