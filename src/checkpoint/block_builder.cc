@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cassert>
 
-#include "checkpoint/coding.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 
@@ -39,9 +39,9 @@ void BlockBuilder::Add(std::string_view key, std::string_view value) {
     counter_ = 0;
   }
   const size_t non_shared = key.size() - shared;
-  PutVarint32(&buffer_, static_cast<uint32_t>(shared));
-  PutVarint32(&buffer_, static_cast<uint32_t>(non_shared));
-  PutVarint32(&buffer_, static_cast<uint32_t>(value.size()));
+  PutVarint(&buffer_, static_cast<uint32_t>(shared));
+  PutVarint(&buffer_, static_cast<uint32_t>(non_shared));
+  PutVarint(&buffer_, static_cast<uint32_t>(value.size()));
   buffer_.append(key.substr(shared));
   buffer_.append(value);
   last_key_.resize(shared);

@@ -5,7 +5,7 @@
 #include <limits>
 #include <utility>
 
-#include "checkpoint/coding.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 

@@ -7,18 +7,17 @@
 #include "inflow/core/dtype.h"
 #include "inflow/core/tensor_shape.h"
 
-#include "checkpoint/proto_wire.h"
+#include "proto/tf_schema.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 namespace {
 
-// Field numbers (tensor_bundle.proto, tensor_shape.proto, versions.proto).
+// Field numbers (tensor_bundle.proto, tensor_slice.proto; the shape and
+// the VersionDef inside them are proto/tf_schema.h's).
 constexpr uint32_t kHeaderNumShards = 1;
 constexpr uint32_t kHeaderEndianness = 2;
 constexpr uint32_t kHeaderVersion = 3;
-constexpr uint32_t kVersionProducer = 1;
-constexpr uint32_t kVersionMinConsumer = 2;
-constexpr uint32_t kVersionBadConsumers = 3;
 constexpr uint32_t kEntryDtype = 1;
 constexpr uint32_t kEntryShape = 2;
 constexpr uint32_t kEntryShardId = 3;
@@ -26,148 +25,45 @@ constexpr uint32_t kEntryOffset = 4;
 constexpr uint32_t kEntrySize = 5;
 constexpr uint32_t kEntryCrc32c = 6;
 constexpr uint32_t kEntrySlices = 7;
-constexpr uint32_t kShapeDim = 2;
-constexpr uint32_t kShapeUnknownRank = 3;
-constexpr uint32_t kDimSize = 1;
 constexpr uint32_t kSliceExtent = 1;
 constexpr uint32_t kExtentStart = 1;
 constexpr uint32_t kExtentLength = 2;
 
-// Calls `on_field(field, type, reader)` for every field; it consumes the
-// value and returns false for malformed input, or returns true without
-// consuming anything to have the field skipped.
-template <typename OnField>
-bool ForEachField(std::string_view bytes, OnField on_field) {
-  ProtoReader reader(bytes);
-  while (!reader.done()) {
-    uint32_t field;
-    WireType type;
-    if (!reader.ReadTag(&field, &type)) return false;
-    bool consumed = false;
-    if (!on_field(field, type, reader, &consumed)) return false;
-    if (!consumed && !reader.SkipField(field, type)) return false;
-  }
-  return true;
-}
-
-// An int32 field: libprotobuf keeps the low 32 bits of the varint.
-bool ReadInt32(ProtoReader& reader, int32_t* out) {
-  uint64_t v;
-  if (!reader.ReadVarint(&v)) return false;
-  *out = static_cast<int32_t>(static_cast<uint32_t>(v));
-  return true;
-}
-
-bool ReadInt64(ProtoReader& reader, int64_t* out) {
-  uint64_t v;
-  if (!reader.ReadVarint(&v)) return false;
-  *out = static_cast<int64_t>(v);
-  return true;
-}
-
-bool DecodeVersion(std::string_view bytes, BundleHeader* header) {
-  return ForEachField(bytes, [&](uint32_t field, WireType type, ProtoReader& r,
-                                 bool* consumed) {
-    if (field == kVersionProducer && type == WireType::kVarint) {
-      *consumed = true;
-      return ReadInt32(r, &header->producer);
-    }
-    if (field == kVersionMinConsumer && type == WireType::kVarint) {
-      *consumed = true;
-      return ReadInt32(r, &header->min_consumer);
-    }
-    if (field == kVersionBadConsumers && type == WireType::kVarint) {
-      *consumed = true;
-      int32_t v;
-      if (!ReadInt32(r, &v)) return false;
-      header->bad_consumers.push_back(v);
-      return true;
-    }
-    if (field == kVersionBadConsumers && type == WireType::kLen) {
-      *consumed = true;
-      std::string_view packed;
-      if (!r.ReadLengthDelimited(&packed)) return false;
-      ProtoReader values(packed);
-      while (!values.done()) {
-        int32_t v;
-        if (!ReadInt32(values, &v)) return false;
-        header->bad_consumers.push_back(v);
-      }
-      return true;
-    }
-    return true;
-  });
-}
-
-bool DecodeShape(std::string_view bytes, std::vector<int64_t>* dims,
-                 bool* unknown_rank) {
-  return ForEachField(bytes, [&](uint32_t field, WireType type, ProtoReader& r,
-                                 bool* consumed) {
-    if (field == kShapeDim && type == WireType::kLen) {
-      *consumed = true;
-      std::string_view dim;
-      if (!r.ReadLengthDelimited(&dim)) return false;
-      int64_t size = 0;
-      const bool ok = ForEachField(
-          dim, [&](uint32_t f, WireType t, ProtoReader& d, bool* used) {
-            if (f != kDimSize || t != WireType::kVarint) return true;
-            *used = true;
-            return ReadInt64(d, &size);
-          });
-      dims->push_back(size);
-      return ok;
-    }
-    if (field == kShapeUnknownRank && type == WireType::kVarint) {
-      *consumed = true;
-      uint64_t v;
-      if (!r.ReadVarint(&v)) return false;
-      *unknown_rank = v != 0;
-      return true;
-    }
-    return true;
-  });
-}
-
 }  // namespace
 
 std::string EncodeBundleHeader(const BundleHeader& header) {
-  std::string version;
-  PutVarintField(&version, kVersionProducer, header.producer);
-  PutVarintField(&version, kVersionMinConsumer, header.min_consumer);
-  if (!header.bad_consumers.empty()) {
-    std::string packed;
-    for (int32_t v : header.bad_consumers) {
-      PutVarint64(&packed, static_cast<uint64_t>(int64_t{v}));
-    }
-    PutMessageField(&version, kVersionBadConsumers, packed);
-  }
+  const VersionDef version{header.producer, header.min_consumer,
+                           header.bad_consumers};
   std::string out;
   PutVarintField(&out, kHeaderNumShards, header.num_shards);
   PutVarintField(&out, kHeaderEndianness, header.endianness);
-  PutMessageField(&out, kHeaderVersion, version);
+  PutLengthDelimited(&out, kHeaderVersion,
+                     VersionDefProto(version).SerializeAsString());
   return out;
 }
 
 Status DecodeBundleHeader(std::string_view bytes, BundleHeader* header) {
   *header = BundleHeader();
-  const bool ok = ForEachField(bytes, [&](uint32_t field, WireType type,
-                                          ProtoReader& r, bool* consumed) {
-    if (field == kHeaderNumShards && type == WireType::kVarint) {
-      *consumed = true;
-      return ReadInt32(r, &header->num_shards);
-    }
-    if (field == kHeaderEndianness && type == WireType::kVarint) {
-      *consumed = true;
-      return ReadInt32(r, &header->endianness);
-    }
-    if (field == kHeaderVersion && type == WireType::kLen) {
-      *consumed = true;
-      std::string_view version;
-      return r.ReadLengthDelimited(&version) && DecodeVersion(version, header);
-    }
-    return true;
-  });
+  VersionDef version;
+  const bool ok =
+      WalkFields(bytes, [&](uint32_t field, int wire_type, WireReader& r) {
+        if (field == kHeaderNumShards && wire_type == kWireVarint) {
+          return r.ReadInt32(&header->num_shards);
+        }
+        if (field == kHeaderEndianness && wire_type == kWireVarint) {
+          return r.ReadInt32(&header->endianness);
+        }
+        if (field == kHeaderVersion && wire_type == kWireLen) {
+          std::string_view version_bytes;
+          return r.ReadLengthDelimited(&version_bytes) &&
+                 MergeVersionDef(version_bytes, &version);
+        }
+        return true;
+      });
   if (!ok) return DataLossError("malformed BundleHeaderProto");
+  header->producer = version.producer;
+  header->min_consumer = version.min_consumer;
+  header->bad_consumers = std::move(version.bad_consumers);
   return OkStatus();
 }
 
@@ -196,20 +92,16 @@ Status CheckBundleVersion(const BundleHeader& header) {
 std::string EncodeBundleEntry(const StoredEntry& stored) {
   const BundleEntry& e = stored.entry;
   std::string shape;
-  for (int64_t size : e.shape.dims()) {
-    std::string dim;
-    PutVarintField(&dim, kDimSize, size);
-    PutMessageField(&shape, kShapeDim, dim);
-  }
+  AppendShapeProto(e.shape.dims(), &shape);
   std::string out;
   PutVarintField(&out, kEntryDtype, stored.dtype_enum);
-  PutMessageField(&out, kEntryShape, shape);
+  PutLengthDelimited(&out, kEntryShape, shape);
   PutVarintField(&out, kEntryShardId, e.shard_id);
   PutVarintField(&out, kEntryOffset, e.offset);
   PutVarintField(&out, kEntrySize, e.size);
   PutFixed32Field(&out, kEntryCrc32c, e.masked_crc32c);
   for (const std::string& slice : stored.slices) {
-    PutMessageField(&out, kEntrySlices, slice);
+    PutLengthDelimited(&out, kEntrySlices, slice);
   }
   return out;
 }
@@ -219,50 +111,45 @@ Status DecodeBundleEntry(std::string_view bytes, StoredEntry* stored) {
   *stored = StoredEntry();
   stored->entry.name = std::move(name);
   BundleEntry& e = stored->entry;
-  std::vector<int64_t> dims;
-  bool unknown_rank = false;
-  const bool ok = ForEachField(bytes, [&](uint32_t field, WireType type,
-                                          ProtoReader& r, bool* consumed) {
-    if (type == WireType::kVarint) {
-      switch (field) {
-        case kEntryDtype:
-          *consumed = true;
-          return ReadInt32(r, &stored->dtype_enum);
-        case kEntryShardId:
-          *consumed = true;
-          return ReadInt32(r, &e.shard_id);
-        case kEntryOffset:
-          *consumed = true;
-          return ReadInt64(r, &e.offset);
-        case kEntrySize:
-          *consumed = true;
-          return ReadInt64(r, &e.size);
-        default:
-          return true;
-      }
-    }
-    if (field == kEntryCrc32c && type == WireType::kFixed32) {
-      *consumed = true;
-      return r.ReadFixed32(&e.masked_crc32c);
-    }
-    if (field == kEntryShape && type == WireType::kLen) {
-      *consumed = true;
-      std::string_view shape;
-      return r.ReadLengthDelimited(&shape) &&
-             DecodeShape(shape, &dims, &unknown_rank);
-    }
-    if (field == kEntrySlices && type == WireType::kLen) {
-      *consumed = true;
-      std::string_view slice;
-      if (!r.ReadLengthDelimited(&slice)) return false;
-      stored->slices.emplace_back(slice);
-      stored->slice_extents.emplace_back();
-      return DecodeTensorSlice(slice, &stored->slice_extents.back()).ok();
-    }
-    return true;
-  });
+  ShapeFields shape_fields;
+  const bool ok =
+      WalkFields(bytes, [&](uint32_t field, int wire_type, WireReader& r) {
+        if (wire_type == kWireVarint) {
+          switch (field) {
+            case kEntryDtype:
+              return r.ReadInt32(&stored->dtype_enum);
+            case kEntryShardId:
+              return r.ReadInt32(&e.shard_id);
+            case kEntryOffset:
+              return r.ReadInt64(&e.offset);
+            case kEntrySize:
+              return r.ReadInt64(&e.size);
+            default:
+              return true;
+          }
+        }
+        if (field == kEntryCrc32c && wire_type == kWireFixed32) {
+          return r.ReadFixed32(&e.masked_crc32c);
+        }
+        if (field == kEntryShape && wire_type == kWireLen) {
+          std::string_view shape;
+          return r.ReadLengthDelimited(&shape) &&
+                 MergeShapeProto(shape, &shape_fields);
+        }
+        if (field == kEntrySlices && wire_type == kWireLen) {
+          std::string_view slice;
+          if (!r.ReadLengthDelimited(&slice)) return false;
+          stored->slices.emplace_back(slice);
+          stored->slice_extents.emplace_back();
+          return DecodeTensorSlice(slice, &stored->slice_extents.back()).ok();
+        }
+        return true;
+      });
   if (!ok) return DataLossError("malformed BundleEntryProto");
-  if (unknown_rank) return DataLossError("entry's shape has unknown rank");
+  if (shape_fields.unknown_rank) {
+    return DataLossError("entry's shape has unknown rank");
+  }
+  const std::vector<int64_t>& dims = shape_fields.dims;
   for (int64_t d : dims) {
     if (d < 0) {
       return DataLossError("entry's shape has a negative dimension (" +
@@ -289,7 +176,7 @@ std::string EncodeTensorSlice(std::span<const SliceExtent> extents) {
     if (x.length != kFullExtent) {
       PutVarintField(&extent, kExtentLength, x.length);
     }
-    PutMessageField(&out, kSliceExtent, extent);
+    PutLengthDelimited(&out, kSliceExtent, extent);
   }
   return out;
 }
@@ -297,29 +184,22 @@ std::string EncodeTensorSlice(std::span<const SliceExtent> extents) {
 Status DecodeTensorSlice(std::string_view bytes,
                          std::vector<SliceExtent>* extents) {
   extents->clear();
-  const bool ok = ForEachField(bytes, [&](uint32_t field, WireType type,
-                                          ProtoReader& r, bool* consumed) {
-    if (field != kSliceExtent || type != WireType::kLen) return true;
-    *consumed = true;
-    std::string_view bytes;
-    if (!r.ReadLengthDelimited(&bytes)) return false;
-    SliceExtent x;
-    const bool extent_ok = ForEachField(
-        bytes, [&](uint32_t f, WireType t, ProtoReader& e, bool* used) {
-          if (t != WireType::kVarint) return true;
-          if (f == kExtentStart) {
-            *used = true;
-            return ReadInt64(e, &x.start);
-          }
-          if (f == kExtentLength) {
-            *used = true;
-            return ReadInt64(e, &x.length);
-          }
-          return true;
-        });
-    extents->push_back(x);
-    return extent_ok;
-  });
+  const bool ok =
+      WalkFields(bytes, [&](uint32_t field, int wire_type, WireReader& r) {
+        if (field != kSliceExtent || wire_type != kWireLen) return true;
+        std::string_view extent;
+        if (!r.ReadLengthDelimited(&extent)) return false;
+        SliceExtent x;
+        const bool extent_ok =
+            WalkFields(extent, [&](uint32_t f, int wt, WireReader& e) {
+              if (wt != kWireVarint) return true;
+              if (f == kExtentStart) return e.ReadInt64(&x.start);
+              if (f == kExtentLength) return e.ReadInt64(&x.length);
+              return true;
+            });
+        extents->push_back(x);
+        return extent_ok;
+      });
   if (!ok) return DataLossError("malformed TensorSliceProto");
   return OkStatus();
 }

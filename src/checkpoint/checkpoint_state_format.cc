@@ -14,7 +14,7 @@
 
 #include "inflow/checkpoint/checkpoint_state.h"
 
-#include "core/text_format.h"
+#include "proto/text_format.h"
 
 namespace inflow {
 

@@ -9,13 +9,13 @@
 
 #include "inflow/io/crc32c.h"
 
-#include "checkpoint/coding.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 
 void BlockHandle::EncodeTo(std::string* dst) const {
-  PutVarint64(dst, offset);
-  PutVarint64(dst, size);
+  PutVarint(dst, offset);
+  PutVarint(dst, size);
 }
 
 bool BlockHandle::DecodeFrom(std::string_view* input) {

@@ -10,8 +10,7 @@
 
 #include "inflow/io/crc32c.h"
 
-#include "checkpoint/coding.h"
-#include "checkpoint/proto_wire.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 namespace {
@@ -34,7 +33,7 @@ std::string StringPrefix(std::span<const std::string> strings, uint32_t* crc) {
   std::string out;
   uint32_t c = 0;
   for (const std::string& s : strings) {
-    PutVarint64(&out, s.size());
+    PutVarint(&out, s.size());
     c = ExtendLength(c, s.size());
   }
   const size_t at = out.size();
@@ -109,7 +108,7 @@ Status DecodeStringTensor(std::string_view bytes, Tensor* out, uint32_t* crc) {
   Result<std::span<std::string>> strings = out->mutable_flat<std::string>();
   if (!strings.ok()) return strings.status();
   // Lengths first, all checked against the size, before any allocation.
-  ProtoReader reader(bytes);
+  WireReader reader(bytes);
   std::vector<uint64_t> lengths;
   lengths.reserve(strings->size());
   uint32_t c = 0;

@@ -22,7 +22,7 @@
 
 #include "inflow/example/feature_view.h"
 
-#include "example/wire.h"
+#include "example/packed_varints.h"
 
 namespace inflow {
 namespace internal {

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "example/wire.h"
+#include "proto/wire.h"
 
 namespace inflow {
 

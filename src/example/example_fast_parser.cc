@@ -7,7 +7,7 @@
 #include <string>
 
 #include "example/encoder_layout.h"
-#include "example/wire.h"
+#include "example/packed_varints.h"
 
 namespace inflow::internal {
 

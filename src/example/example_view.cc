@@ -11,7 +11,7 @@
 #include "example/encoder_layout.h"
 #include "example/feature_entries.h"
 #include "example/message_walk.h"
-#include "example/wire.h"
+#include "proto/wire.h"
 
 namespace inflow {
 namespace internal {

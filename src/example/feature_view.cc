@@ -6,7 +6,7 @@
 
 #include "example/encoder_layout.h"
 #include "example/message_walk.h"
-#include "example/wire.h"
+#include "example/packed_varints.h"
 
 namespace inflow {
 

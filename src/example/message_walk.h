@@ -17,7 +17,7 @@
 
 #include "inflow/core/status.h"
 
-#include "example/wire.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 

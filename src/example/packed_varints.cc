@@ -1,16 +1,17 @@
 // Copyright 2026 The inflow Authors.
 //
-// Counting packed varints (example/wire.h) and the one-at-a-time decoders
-// behind the varint kernels (varint_kernels.h): portable and BMI2. The
+// Counting packed varints (example/packed_varints.h) and the one-at-a-time
+// decoders behind the varint kernels (varint_kernels.h): portable and BMI2. The
 // AVX-512 group decoder is in packed_varints_avx512.cc, the choice of
 // kernel in varint_kernels.cc.
+
+#include "example/packed_varints.h"
 
 #include <algorithm>
 #include <bit>
 #include <cstring>
 
 #include "example/varint_kernels.h"
-#include "example/wire.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

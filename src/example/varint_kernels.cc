@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // Which packed varint kernel runs (varint_kernels.h), and
-// DecodePackedVarints / DecodePackedVarintsChecked (example/wire.h) on it.
+// DecodePackedVarints / DecodePackedVarintsChecked (example/packed_varints.h)
+// on it.
 
 #include "example/varint_kernels.h"
 
@@ -9,7 +10,7 @@
 #include <string_view>
 
 #include "core/kernel_select.h"
-#include "example/wire.h"
+#include "example/packed_varints.h"
 
 namespace inflow::internal {
 namespace {

@@ -1,8 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // Internal: the kernels behind DecodePackedVarints and
-// DecodePackedVarintsChecked (example/wire.h), which one runs, and entry
-// points that run a given one (for tests and benchmarks).
+// DecodePackedVarintsChecked (example/packed_varints.h), which one runs, and
+// entry points that run a given one (for tests and benchmarks).
 
 #ifndef INFLOW_EXAMPLE_VARINT_KERNELS_H_
 #define INFLOW_EXAMPLE_VARINT_KERNELS_H_

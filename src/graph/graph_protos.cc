@@ -1,8 +1,7 @@
 // Copyright 2026 The inflow Authors.
 //
-// Field numbers are those of tensorflow/core/framework/tensor_shape.proto,
-// tensor.proto, attr_value.proto, node_def.proto, graph.proto and
-// versions.proto.
+// Field numbers are those of tensorflow/core/framework/tensor.proto,
+// attr_value.proto, node_def.proto and graph.proto.
 
 #include "graph/graph_protos.h"
 
@@ -12,10 +11,6 @@
 namespace inflow::internal {
 namespace {
 
-// TensorShapeProto
-constexpr int kShapeDim = 2;
-constexpr int kShapeUnknownRank = 3;
-constexpr int kDimSize = 1;
 // TensorProto
 constexpr int kTensorDtype = 1;
 constexpr int kTensorShape = 2;
@@ -39,10 +34,9 @@ constexpr int kNodeDevice = 4;
 constexpr int kNodeAttr = 5;
 constexpr int kMapKey = 1;
 constexpr int kMapValue = 2;
-// GraphDef, VersionDef
+// GraphDef
 constexpr int kGraphNode = 1;
 constexpr int kGraphVersions = 4;
-constexpr int kVersionsProducer = 1;
 
 ProtoMessage TensorHeader(int dtype, const PartialShape& shape) {
   ProtoMessage t;
@@ -52,58 +46,6 @@ ProtoMessage TensorHeader(int dtype, const PartialShape& shape) {
 }
 
 }  // namespace
-
-std::string_view TfTypeName(int type) {
-  switch (type) {
-    case kDtFloat:
-      return "DT_FLOAT";
-    case kDtDouble:
-      return "DT_DOUBLE";
-    case kDtInt32:
-      return "DT_INT32";
-    case kDtUInt8:
-      return "DT_UINT8";
-    case kDtInt16:
-      return "DT_INT16";
-    case kDtInt8:
-      return "DT_INT8";
-    case kDtString:
-      return "DT_STRING";
-    case kDtComplex64:
-      return "DT_COMPLEX64";
-    case kDtInt64:
-      return "DT_INT64";
-    case kDtBool:
-      return "DT_BOOL";
-    case kDtQInt8:
-      return "DT_QINT8";
-    case kDtBFloat16:
-      return "DT_BFLOAT16";
-    case kDtUInt16:
-      return "DT_UINT16";
-    case kDtComplex128:
-      return "DT_COMPLEX128";
-    case kDtHalf:
-      return "DT_HALF";
-    case kDtUInt32:
-      return "DT_UINT32";
-    case kDtUInt64:
-      return "DT_UINT64";
-  }
-  return "DT_INVALID";
-}
-
-ProtoMessage ShapeProto(const PartialShape& shape) {
-  ProtoMessage m;
-  if (!shape.rank_known()) {
-    m.AddBool(kShapeUnknownRank, "unknown_rank", true);
-    return m;
-  }
-  for (const int64_t d : shape.dims()) {
-    m.AddMessage(kShapeDim, "dim").AddInt(kDimSize, "size", d);
-  }
-  return m;
-}
 
 ProtoMessage FloatFillTensor(const TensorShape& shape, float value) {
   ProtoMessage t = TensorHeader(kDtFloat, shape);
@@ -243,8 +185,9 @@ ProtoMessage GraphDefProto(std::span<const NodeDef> nodes, int producer,
   for (const NodeDef& node : nodes) {
     g.AddMessage(kGraphNode, "node", node.ToProto(with_output_shapes, order));
   }
-  g.AddMessage(kGraphVersions, "versions")
-      .AddInt(kVersionsProducer, "producer", producer);
+  VersionDef versions;
+  versions.producer = producer;
+  g.AddMessage(kGraphVersions, "versions", VersionDefProto(versions));
   return g;
 }
 

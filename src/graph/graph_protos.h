@@ -1,10 +1,11 @@
 // Copyright 2026 The inflow Authors.
 //
 // Builders for the TensorFlow graph messages the model files hold
-// (docs/formats.md, "Model graphs"): AttrValue, TensorShapeProto,
-// TensorProto and NodeDef, as ProtoMessage trees with TensorFlow's field
-// numbers and names, filled as TensorFlow's Python graph builder fills
-// them (which TensorProto fields a constant uses, which attrs a node has).
+// (docs/formats.md, "Model graphs"): AttrValue, TensorProto, NodeDef and
+// GraphDef (TensorShapeProto and VersionDef are proto/tf_schema.h's), as
+// ProtoMessage trees with TensorFlow's field numbers and names, filled as
+// TensorFlow's Python graph builder fills them (which TensorProto fields a
+// constant uses, which attrs a node has).
 //
 // Values and free functions; thread-compatible.
 
@@ -20,38 +21,10 @@
 
 #include "inflow/core/tensor_shape.h"
 
-#include "graph/proto_message.h"
+#include "proto/proto_message.h"
+#include "proto/tf_schema.h"  // TfType, ShapeProto, VersionDefProto
 
 namespace inflow::internal {
-
-// tensorflow.DataType numbers (types.proto) that the graphs and the op
-// definitions name.
-enum TfType : int {
-  kDtFloat = 1,
-  kDtDouble = 2,
-  kDtInt32 = 3,
-  kDtUInt8 = 4,
-  kDtInt16 = 5,
-  kDtInt8 = 6,
-  kDtString = 7,
-  kDtComplex64 = 8,
-  kDtInt64 = 9,
-  kDtBool = 10,
-  kDtQInt8 = 11,
-  kDtBFloat16 = 14,
-  kDtUInt16 = 17,
-  kDtComplex128 = 18,
-  kDtHalf = 19,
-  kDtUInt32 = 22,
-  kDtUInt64 = 23,
-};
-
-// "DT_FLOAT"; "DT_INVALID" for a number not listed above.
-std::string_view TfTypeName(int type);
-
-// TensorShapeProto: `dim { size }` per dimension (-1 unknown), or
-// `unknown_rank: true`.
-ProtoMessage ShapeProto(const PartialShape& shape);
 
 // TensorProtos as tf.constant / make_tensor_proto builds them.
 // A float32 tensor of `shape` whose every element is `value`, stored once

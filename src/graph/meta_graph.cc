@@ -16,7 +16,7 @@
 #include "graph/graph_protos.h"
 #include "graph/mlp_graph.h"
 #include "graph/op_defs.h"
-#include "graph/proto_message.h"
+#include "proto/proto_message.h"
 
 namespace inflow {
 namespace {

@@ -10,7 +10,7 @@
 #include <deque>
 #include <utility>
 
-#include "graph/proto_message.h"
+#include "proto/proto_message.h"
 
 namespace inflow::internal {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "inflow/core/result.h"
 
-#include "graph/proto_message.h"
+#include "proto/proto_message.h"
 
 namespace inflow::internal {
 

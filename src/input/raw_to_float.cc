@@ -9,7 +9,7 @@
 
 #include "inflow/example/decode_raw.h"
 
-#include "example/wire.h"
+#include "proto/wire.h"
 
 namespace inflow {
 namespace internal {
@@ -32,50 +32,43 @@ bool ReadLen(WireReader& r, uint32_t want, std::string_view* out) {
 bool FindOneBytes(std::string_view record, std::string_view key,
                   std::string_view* value) {
   bool found = false;
-  uint32_t field;
-  int wire_type;
-  for (WireReader top(record); !top.done();) {
-    if (!top.ReadTag(&field, &wire_type)) return false;
-    std::string_view features;
-    if (field != 1 || wire_type != kWireLen) {
-      if (!top.SkipField(field, wire_type)) return false;
-      continue;
-    }
-    if (!top.ReadLengthDelimited(&features)) return false;
-    for (WireReader map(features); !map.done();) {
-      if (!map.ReadTag(&field, &wire_type)) return false;
-      std::string_view entry;
-      if (field != 1 || wire_type != kWireLen) {
-        if (!map.SkipField(field, wire_type)) return false;
-        continue;
-      }
-      if (!map.ReadLengthDelimited(&entry)) return false;
-      std::string_view k;
-      std::string_view v;
-      int values = 0;
-      for (WireReader e(entry); !e.done();) {
-        if (!e.ReadTag(&field, &wire_type)) return false;
-        if (wire_type == kWireLen && field == 1) {
-          if (!e.ReadLengthDelimited(&k)) return false;
-        } else if (wire_type == kWireLen && field == 2) {
-          if (!e.ReadLengthDelimited(&v)) return false;
+  // Example.features (1) -> Features.feature (1, map entries).
+  const auto on_entry = [&](std::string_view entry) {
+    std::string_view k;
+    std::string_view v;
+    int values = 0;
+    if (!WalkFields(entry, [&](uint32_t field, int wire_type, WireReader& e) {
+          if (wire_type != kWireLen) return true;
+          if (field == 1) return e.ReadLengthDelimited(&k);
+          if (field != 2) return true;
           ++values;
-        } else if (!e.SkipField(field, wire_type)) {
-          return false;
-        }
-      }
-      if (k != key) continue;
-      found = false;
-      if (values != 1) return false;
-      WireReader feature(v);
-      std::string_view list;
-      if (!ReadLen(feature, 1, &list) || !feature.done()) return false;
-      WireReader bytes(list);
-      if (!ReadLen(bytes, 1, value) || !bytes.done()) return false;
-      found = true;
+          return e.ReadLengthDelimited(&v);
+        })) {
+      return false;
     }
-  }
-  return found;
+    if (k != key) return true;
+    found = false;
+    if (values != 1) return false;
+    WireReader feature(v);
+    std::string_view list;
+    if (!ReadLen(feature, 1, &list) || !feature.done()) return false;
+    WireReader bytes(list);
+    if (!ReadLen(bytes, 1, value) || !bytes.done()) return false;
+    found = true;
+    return true;
+  };
+  const bool ok =
+      WalkFields(record, [&](uint32_t field, int wire_type, WireReader& top) {
+        if (field != 1 || wire_type != kWireLen) return true;
+        std::string_view features;
+        if (!top.ReadLengthDelimited(&features)) return false;
+        return WalkFields(features, [&](uint32_t f, int wt, WireReader& map) {
+          if (f != 1 || wt != kWireLen) return true;
+          std::string_view entry;
+          return map.ReadLengthDelimited(&entry) && on_entry(entry);
+        });
+      });
+  return ok && found;
 }
 
 }  // namespace

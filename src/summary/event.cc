@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "example/wire.h"
+#include "proto/wire.h"
 
 namespace inflow {
 namespace {
@@ -16,9 +16,12 @@ using internal::kWireFixed32;
 using internal::kWireFixed64;
 using internal::kWireLen;
 using internal::kWireVarint;
+using internal::PutFixed32;
+using internal::PutFixed64Field;
 using internal::PutLengthDelimited;
 using internal::PutTag;
-using internal::PutVarint;
+using internal::PutVarintField;
+using internal::WalkFields;
 using internal::WireReader;
 
 // Event
@@ -34,20 +37,6 @@ constexpr int kTag = 1;
 constexpr int kNodeName = 7;
 constexpr int kMetadata = 9;
 
-void PutFixed64(std::string* out, int field, uint64_t v) {
-  PutTag(out, field, kWireFixed64);
-  char buf[8];
-  std::memcpy(buf, &v, 8);  // little-endian hosts only (see wire.h)
-  out->append(buf, 8);
-}
-
-void PutFixed32(std::string* out, int field, uint32_t v) {
-  PutTag(out, field, kWireFixed32);
-  char buf[4];
-  std::memcpy(buf, &v, 4);
-  out->append(buf, 4);
-}
-
 std::string SerializeValue(const SummaryValue& v) {
   using Kind = SummaryValue::Kind;
   std::string out;
@@ -55,7 +44,9 @@ std::string SerializeValue(const SummaryValue& v) {
   if (v.kind == Kind::kSimpleValue) {
     uint32_t bits;
     std::memcpy(&bits, &v.simple_value, 4);
-    PutFixed32(&out, static_cast<int>(Kind::kSimpleValue), bits);
+    // A oneof member: written when set, even as 0.0.
+    PutTag(&out, static_cast<int>(Kind::kSimpleValue), kWireFixed32);
+    PutFixed32(&out, bits);
   } else if (v.kind != Kind::kNone && v.kind != Kind::kTensor) {
     PutLengthDelimited(&out, static_cast<int>(v.kind), v.payload);
   }
@@ -72,90 +63,105 @@ Status Malformed(std::string_view what, size_t offset) {
                               " at byte offset " + std::to_string(offset));
 }
 
+// Walks the message `bytes`, which starts `base` bytes into the event,
+// with on_field(field, wire_type, reader, &status) -> bool (as WalkFields'
+// on_field; a nested message's error goes in `status`). A field that does
+// not parse is INVALID_ARGUMENT naming `what` and the field's offset.
+template <typename OnField>
+Status WalkMessage(std::string_view bytes, size_t base, std::string_view what,
+                   OnField&& on_field) {
+  Status nested;
+  size_t bad = 0;
+  const bool ok = WalkFields(
+      bytes,
+      [&](uint32_t field, int wire_type, WireReader& r) {
+        return on_field(field, wire_type, r, &nested);
+      },
+      &bad);
+  if (ok) return OkStatus();
+  if (!nested.ok()) return nested;
+  return Malformed(what, base + bad);
+}
+
+// SummaryMetadata is kept as its bytes, but they must parse as
+// TensorFlow's reader parses them: its fields, and those of its
+// plugin_data (1), well-formed.
+bool WellFormedMetadata(std::string_view bytes) {
+  return WalkFields(bytes, [](uint32_t field, int wt, WireReader& r) {
+    if (field != 1 || wt != kWireLen) return true;
+    std::string_view plugin_data;
+    return r.ReadLengthDelimited(&plugin_data) &&
+           WalkFields(plugin_data,
+                      [](uint32_t, int, WireReader&) { return true; });
+  });
+}
+
 // Parses a Summary.Value at `base` bytes into the event.
 Status ParseValue(std::string_view bytes, size_t base, SummaryValue* v) {
   using Kind = SummaryValue::Kind;
-  WireReader r(bytes);
-  while (!r.done()) {
-    const size_t at = base + r.offset();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("Summary.Value", at);
-    if (field == static_cast<uint32_t>(Kind::kSimpleValue) &&
-        wt == kWireFixed32) {
-      uint32_t bits;
-      if (!r.ReadFixed32(&bits)) return Malformed("Summary.Value", at);
-      std::memcpy(&v->simple_value, &bits, 4);
-      v->kind = Kind::kSimpleValue;
-      v->payload.clear();
-      continue;
-    }
-    if (wt == kWireLen && (field == kTag || field == kNodeName ||
-                           field == kMetadata || (field >= 3 && field <= 8))) {
-      std::string_view payload;
-      if (!r.ReadLengthDelimited(&payload)) {
-        return Malformed("Summary.Value", at);
-      }
-      if (field == kTag) {
-        v->tag = std::string(payload);
-      } else if (field == kNodeName) {
-        v->node_name = std::string(payload);
-      } else if (field == kMetadata) {
-        v->metadata = std::string(payload);
-        v->has_metadata = true;
-      } else {
-        v->kind = static_cast<Kind>(field);
-        v->payload = std::string(payload);
-        v->simple_value = 0;
-      }
-      continue;
-    }
-    if (!r.SkipField(field, wt)) return Malformed("Summary.Value", at);
-  }
-  return OkStatus();
+  return WalkMessage(
+      bytes, base, "Summary.Value",
+      [&](uint32_t field, int wt, WireReader& r, Status*) {
+        if (field == static_cast<uint32_t>(Kind::kSimpleValue) &&
+            wt == kWireFixed32) {
+          uint32_t bits;
+          if (!r.ReadFixed32(&bits)) return false;
+          std::memcpy(&v->simple_value, &bits, 4);
+          v->kind = Kind::kSimpleValue;
+          v->payload.clear();
+          return true;
+        }
+        if (wt != kWireLen ||
+            !(field == kTag || field == kNodeName || field == kMetadata ||
+              (field >= 3 && field <= 8))) {
+          return true;  // skipped
+        }
+        std::string_view payload;
+        if (!r.ReadLengthDelimited(&payload)) return false;
+        if (field == kTag) {
+          v->tag = std::string(payload);
+        } else if (field == kNodeName) {
+          v->node_name = std::string(payload);
+        } else if (field == kMetadata) {
+          if (!WellFormedMetadata(payload)) return false;
+          v->metadata = std::string(payload);
+          v->has_metadata = true;
+        } else {
+          v->kind = static_cast<Kind>(field);
+          v->payload = std::string(payload);
+          v->simple_value = 0;
+        }
+        return true;
+      });
 }
 
 Status ParseSummary(std::string_view bytes, size_t base,
                     std::vector<SummaryValue>* values) {
-  WireReader r(bytes);
-  while (!r.done()) {
-    const size_t at = base + r.offset();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("Summary", at);
-    if (field == kSummaryValue && wt == kWireLen) {
-      std::string_view payload;
-      if (!r.ReadLengthDelimited(&payload)) return Malformed("Summary", at);
-      SummaryValue v;
-      INFLOW_RETURN_IF_ERROR(
-          ParseValue(payload, base + (payload.data() - bytes.data()), &v));
-      values->push_back(std::move(v));
-      continue;
-    }
-    if (!r.SkipField(field, wt)) return Malformed("Summary", at);
-  }
-  return OkStatus();
+  return WalkMessage(
+      bytes, base, "Summary",
+      [&](uint32_t field, int wt, WireReader& r, Status* nested) {
+        if (field != kSummaryValue || wt != kWireLen) return true;
+        std::string_view payload;
+        if (!r.ReadLengthDelimited(&payload)) return false;
+        SummaryValue v;
+        *nested =
+            ParseValue(payload, base + (payload.data() - bytes.data()), &v);
+        if (!nested->ok()) return false;
+        values->push_back(std::move(v));
+        return true;
+      });
 }
 
 Status ParseSourceMetadata(std::string_view bytes, size_t base,
                            std::string* writer) {
-  WireReader r(bytes);
-  while (!r.done()) {
-    const size_t at = base + r.offset();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("SourceMetadata", at);
-    if (field == kWriter && wt == kWireLen) {
-      std::string_view payload;
-      if (!r.ReadLengthDelimited(&payload)) {
-        return Malformed("SourceMetadata", at);
-      }
-      *writer = std::string(payload);
-      continue;
-    }
-    if (!r.SkipField(field, wt)) return Malformed("SourceMetadata", at);
-  }
-  return OkStatus();
+  return WalkMessage(bytes, base, "SourceMetadata",
+                     [&](uint32_t field, int wt, WireReader& r, Status*) {
+                       if (field != kWriter || wt != kWireLen) return true;
+                       std::string_view payload;
+                       if (!r.ReadLengthDelimited(&payload)) return false;
+                       *writer = std::string(payload);
+                       return true;
+                     });
 }
 
 }  // namespace
@@ -179,11 +185,8 @@ std::string SerializeEvent(const Event& event) {
   std::string out;
   uint64_t wall_bits;
   std::memcpy(&wall_bits, &event.wall_time, 8);
-  if (wall_bits != 0) PutFixed64(&out, kWallTime, wall_bits);
-  if (event.step != 0) {
-    PutTag(&out, kStep, kWireVarint);
-    PutVarint(&out, static_cast<uint64_t>(event.step));
-  }
+  PutFixed64Field(&out, kWallTime, wall_bits);
+  PutVarintField(&out, kStep, event.step);
   switch (event.what) {
     case What::kNone:
       break;
@@ -216,54 +219,48 @@ std::string SerializeEvent(const Event& event) {
 Result<Event> ParseEvent(std::string_view bytes) {
   using What = Event::What;
   Event event;
-  WireReader r(bytes);
-  while (!r.done()) {
-    const size_t at = r.offset();
-    uint32_t field;
-    int wt;
-    if (!r.ReadTag(&field, &wt)) return Malformed("Event", at);
-    if (field == kWallTime && wt == kWireFixed64) {
-      uint64_t bits;
-      if (!r.ReadFixed64(&bits)) return Malformed("Event", at);
-      std::memcpy(&event.wall_time, &bits, 8);
-      continue;
-    }
-    if (field == kStep && wt == kWireVarint) {
-      uint64_t v;
-      if (!r.ReadVarint(&v)) return Malformed("Event", at);
-      event.step = static_cast<int64_t>(v);
-      continue;
-    }
-    if (wt == kWireLen && field >= 3 && field <= kSourceMetadata) {
-      std::string_view payload;
-      if (!r.ReadLengthDelimited(&payload)) return Malformed("Event", at);
-      const size_t base = static_cast<size_t>(payload.data() - bytes.data());
-      if (field == kSourceMetadata) {
-        event.has_source_metadata = true;
-        INFLOW_RETURN_IF_ERROR(
-            ParseSourceMetadata(payload, base, &event.source_writer));
-        continue;
-      }
-      const What what = static_cast<What>(field);
-      // A oneof: the last member on the wire wins; a repeated Summary
-      // merges (its values concatenate), as protobuf's parser does.
-      if (what != event.what) {
-        event.file_version.clear();
-        event.summary.clear();
-        event.payload.clear();
-        event.what = what;
-      }
-      if (what == What::kFileVersion) {
-        event.file_version = std::string(payload);
-      } else if (what == What::kSummary) {
-        INFLOW_RETURN_IF_ERROR(ParseSummary(payload, base, &event.summary));
-      } else {
-        event.payload = std::string(payload);
-      }
-      continue;
-    }
-    if (!r.SkipField(field, wt)) return Malformed("Event", at);
-  }
+  INFLOW_RETURN_IF_ERROR(WalkMessage(
+      bytes, 0, "Event",
+      [&](uint32_t field, int wt, WireReader& r, Status* nested) {
+        if (field == kWallTime && wt == kWireFixed64) {
+          uint64_t bits;
+          if (!r.ReadFixed64(&bits)) return false;
+          std::memcpy(&event.wall_time, &bits, 8);
+          return true;
+        }
+        if (field == kStep && wt == kWireVarint) {
+          return r.ReadInt64(&event.step);
+        }
+        if (wt != kWireLen || field < 3 || field > kSourceMetadata) {
+          return true;  // skipped
+        }
+        std::string_view payload;
+        if (!r.ReadLengthDelimited(&payload)) return false;
+        const size_t base = static_cast<size_t>(payload.data() - bytes.data());
+        if (field == kSourceMetadata) {
+          event.has_source_metadata = true;
+          *nested = ParseSourceMetadata(payload, base, &event.source_writer);
+          return nested->ok();
+        }
+        const What what = static_cast<What>(field);
+        // A oneof: the last member on the wire wins; a repeated Summary
+        // merges (its values concatenate), as protobuf's parser does.
+        if (what != event.what) {
+          event.file_version.clear();
+          event.summary.clear();
+          event.payload.clear();
+          event.what = what;
+        }
+        if (what == What::kFileVersion) {
+          event.file_version = std::string(payload);
+        } else if (what == What::kSummary) {
+          *nested = ParseSummary(payload, base, &event.summary);
+          return nested->ok();
+        } else {
+          event.payload = std::string(payload);
+        }
+        return true;
+      }));
   return event;
 }
 

@@ -9,9 +9,9 @@
 
 #include "checkpoint/block_builder.h"
 #include "checkpoint/block_reader.h"
-#include "checkpoint/coding.h"
 #include "checkpoint/table.h"
 #include "checkpoint/table_format.h"
+#include "proto/wire.h"
 #include "table_test_util.h"
 
 namespace inflow::internal {

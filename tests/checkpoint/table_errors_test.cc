@@ -13,9 +13,9 @@
 
 #include "inflow/io/mem_env.h"
 
-#include "checkpoint/coding.h"
 #include "checkpoint/table.h"
 #include "checkpoint/table_format.h"
+#include "proto/wire.h"
 #include "table_test_util.h"
 
 namespace inflow::internal {

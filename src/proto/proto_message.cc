@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 
-#include "graph/proto_message.h"
+#include "proto/proto_message.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <numeric>
 
-#include "example/wire.h"
+#include "proto/wire.h"
 
 namespace inflow::internal {
 

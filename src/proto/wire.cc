@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 
-#include "example/wire.h"
+#include "proto/wire.h"
 
 #include <bit>
 
@@ -21,6 +21,21 @@ bool WireReader::ReadVarintSlow(uint64_t* v) {
     }
   }
   return false;  // an 11th byte would be needed
+}
+
+bool WireReader::ReadTagSlow(uint32_t* tag) {
+  uint32_t result = 0;
+  for (int i = 0; i < 5; ++i) {
+    if (p_ == end_) return false;
+    const uint8_t b = *p_++;
+    // In the fifth byte, bits past 32 fall off the shift.
+    result |= static_cast<uint32_t>(b & 0x7f) << (7 * i);
+    if (b < 0x80) {
+      *tag = result;
+      return true;
+    }
+  }
+  return false;  // a sixth byte would be needed
 }
 
 bool WireReader::SkipField(uint32_t field, int wire_type) {
@@ -49,8 +64,7 @@ bool WireReader::SkipField(uint32_t field, int wire_type) {
 }
 
 bool WireReader::SkipGroup(uint32_t field, int depth) {
-  // libprotobuf's default recursion limit.
-  if (depth >= 100) return false;
+  if (depth >= kMaxGroupDepth) return false;
   while (!done()) {
     uint32_t f;
     int wt;

@@ -4,8 +4,8 @@
 // MessageToString), shared by the `checkpoint` state file and the model
 // graph's graph.pbtxt.
 
-#ifndef INFLOW_CORE_TEXT_FORMAT_H_
-#define INFLOW_CORE_TEXT_FORMAT_H_
+#ifndef INFLOW_PROTO_TEXT_FORMAT_H_
+#define INFLOW_PROTO_TEXT_FORMAT_H_
 
 #include <string>
 #include <string_view>
@@ -24,4 +24,4 @@ std::string PythonFloatRepr(double value);
 
 }  // namespace inflow::internal
 
-#endif  // INFLOW_CORE_TEXT_FORMAT_H_
+#endif  // INFLOW_PROTO_TEXT_FORMAT_H_

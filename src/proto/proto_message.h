@@ -20,8 +20,8 @@
 //
 // Values; thread-compatible.
 
-#ifndef INFLOW_GRAPH_PROTO_MESSAGE_H_
-#define INFLOW_GRAPH_PROTO_MESSAGE_H_
+#ifndef INFLOW_PROTO_PROTO_MESSAGE_H_
+#define INFLOW_PROTO_PROTO_MESSAGE_H_
 
 #include <cstdint>
 #include <memory>
@@ -29,7 +29,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/text_format.h"  // PythonFloatRepr, TextFormatCEscape
+#include "proto/text_format.h"  // PythonFloatRepr, TextFormatCEscape
 
 namespace inflow::internal {
 
@@ -97,4 +97,4 @@ class ProtoMessage {
 
 }  // namespace inflow::internal
 
-#endif  // INFLOW_GRAPH_PROTO_MESSAGE_H_
+#endif  // INFLOW_PROTO_PROTO_MESSAGE_H_

@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 
-#include "core/text_format.h"
+#include "proto/text_format.h"
 
 #include <charconv>
 #include <cmath>

@@ -3,7 +3,7 @@
 // The word-at-a-time varint counting and decoding against a plain byte
 // loop, on every varint length and on malformed tails.
 
-#include "example/wire.h"
+#include "example/packed_varints.h"
 
 #include <random>
 #include <set>
