@@ -102,6 +102,344 @@ Result<int64_t> CheckpointSeed(Env& env, const std::string& prefix) {
   return seed.data<int64_t>()[0];
 }
 
+// One call of Train(): the phases it goes through, in order, over the
+// state they share. Each phase returns an error that stops the run.
+class TrainRun {
+ public:
+  TrainRun(const TrainOptions& o, const TrainCallbacks& cb)
+      : o_(o), cb_(cb), env_(*o.env) {}
+
+  Result<TrainSummary> Run() {
+    INFLOW_RETURN_IF_ERROR(LoadData());
+    INFLOW_RETURN_IF_ERROR(OpenOutputs());
+    INFLOW_RETURN_IF_ERROR(MakeState());
+    INFLOW_RETURN_IF_ERROR(MakeFeed());
+    if (!o_.ckpt_dir.empty()) {
+      INFLOW_RETURN_IF_ERROR(state_->WriteGraph(o_.ckpt_dir + "/graph.pbtxt"));
+    }
+    INFLOW_RETURN_IF_ERROR(Loop());
+    return Finish();
+  }
+
+ private:
+  void Message(const std::string& m) const {
+    if (cb_.on_message) cb_.on_message(m);
+  }
+
+  // Data first: a missing or corrupt shard fails before anything is made.
+  Status LoadData() {
+    INFLOW_ASSIGN_OR_RETURN(
+        train_, internal::FindImageSplit(env_, o_.data_dir, "train"));
+    INFLOW_ASSIGN_OR_RETURN(
+        internal::ImageSplit test,
+        internal::FindImageSplit(env_, o_.data_dir, "test"));
+    // A missing shard silently shrinks the data a long run trains on: an
+    // error unless allowed.
+    for (const internal::ImageSplit* split : {&train_, &test}) {
+      const std::string missing = internal::MissingShardsMessage(*split);
+      if (missing.empty()) continue;
+      if (!o_.allow_missing_shards) {
+        return NotFoundError(missing +
+                             " (--allow-missing-shards uses the others)");
+      }
+      Message("warning: " + missing + "; using the " +
+              std::to_string(split->files.size()) + " present");
+    }
+    INFLOW_ASSIGN_OR_RETURN(test_data_, internal::LoadImageSplit(env_, test));
+    if (o_.feed == FeedKind::kPreloaded) {
+      INFLOW_ASSIGN_OR_RETURN(train_data_,
+                              internal::LoadImageSplit(env_, train_));
+      num_train_ = train_data_[0].shape().dim(0);
+    } else {
+      INFLOW_ASSIGN_OR_RETURN(num_train_,
+                              internal::ScanImageSplit(env_, train_));
+    }
+    steps_per_epoch_ = num_train_ / o_.batch_size;
+    if (steps_per_epoch_ < 1) {
+      return InvalidArgumentError(
+          "--batch-size " + std::to_string(o_.batch_size) + " exceeds the " +
+          std::to_string(num_train_) + " training examples in " + o_.data_dir);
+    }
+    return OkStatus();
+  }
+
+  Status OpenOutputs() {
+    if (!o_.ckpt_dir.empty()) {
+      INFLOW_RETURN_IF_ERROR(CheckWritableDir(env_, o_.ckpt_dir, "--ckpt-dir"));
+    }
+    if (!o_.logdir.empty()) {
+      INFLOW_RETURN_IF_ERROR(CheckWritableDir(env_, o_.logdir, "--logdir"));
+      INFLOW_ASSIGN_OR_RETURN(events_, EventsWriter::Create(env_, o_.logdir));
+    }
+    return OkStatus();
+  }
+
+  // The checkpoint to resume from decides the seed (dropout masks, input
+  // shuffling) before the model is made.
+  Status MakeState() {
+    if (o_.resume) {
+      INFLOW_ASSIGN_OR_RETURN(latest_,
+                              LatestCheckpoint(o_.ckpt_dir, {.env = &env_}));
+      if (!latest_) {
+        Message("no checkpoint in " + o_.ckpt_dir + "; starting at 0");
+      }
+    }
+    if (latest_) {
+      Result<int64_t> s = CheckpointSeed(env_, *latest_);
+      if (!s.ok()) return s.status().WithContext("resuming from " + *latest_);
+      seed_ = *s;
+      if (o_.seed && *o_.seed != seed_) {
+        Message("resuming with the checkpoint's seed " + std::to_string(seed_) +
+                "; --seed " + std::to_string(*o_.seed) + " is not used");
+      }
+    } else if (o_.seed) {
+      seed_ = *o_.seed;
+    } else {
+      seed_ = static_cast<int64_t>(std::random_device()() & 0x7fffffff);
+      Message("seed " + std::to_string(seed_) + " (random; --seed " +
+              std::to_string(seed_) + " repeats the run)");
+    }
+    INFLOW_ASSIGN_OR_RETURN(
+        state_, TrainState::Create({.env = &env_,
+                                    .optimizer = o_.optimizer,
+                                    .learning_rate = o_.learning_rate,
+                                    .seed = seed_,
+                                    .ckpt_dir = o_.ckpt_dir,
+                                    .max_to_keep = o_.max_to_keep,
+                                    .math_threads = o_.math_threads}));
+    if (latest_) {
+      INFLOW_RETURN_IF_ERROR(
+          state_->Restore(*latest_).WithContext("resuming from " + *latest_));
+      Message("resumed from " + *latest_ + " at step " +
+              std::to_string(state_->step()));
+    }
+    save_every_ = o_.save_every > 0 ? o_.save_every : steps_per_epoch_;
+    final_step_ =
+        o_.steps ? *o_.steps : o_.epochs.value_or(1) * steps_per_epoch_;
+    start_step_ = state_->step();
+    if (final_step_ <= start_step_) {
+      Message("step " + std::to_string(start_step_) + " is at or past the " +
+              "final step " + std::to_string(final_step_) +
+              ": nothing to train");
+    }
+    summary_.feed = o_.feed;
+    summary_.start_step = start_step_;
+    return OkStatus();
+  }
+
+  // The input position. A deterministic feed (one reader thread, a seed
+  // given or restored) is made as the uninterrupted run made it and the
+  // batches before the checkpoint's step are skipped: the resumed run sees
+  // the same batches, and gives the same losses, as a run that was never
+  // stopped. Otherwise the feed starts at the checkpoint's epoch with that
+  // epoch's seed and skips the batches of the epoch already trained on.
+  Status MakeFeed() {
+    if (final_step_ <= start_step_) return OkStatus();
+    const bool deterministic =
+        o_.reader_threads == 1 && (o_.seed.has_value() || latest_.has_value());
+    const int64_t feed_epoch =
+        deterministic ? 0 : start_step_ / steps_per_epoch_;
+    const int64_t skip_batches = start_step_ - feed_epoch * steps_per_epoch_;
+    const int64_t examples_needed =
+        std::max<int64_t>(0, final_step_ - feed_epoch * steps_per_epoch_) *
+        o_.batch_size;
+    internal::TrainFeedOptions f;
+    f.feed = o_.feed;
+    f.split = train_;
+    f.num_examples = num_train_;
+    f.preloaded = std::move(train_data_);
+    f.batch_size = o_.batch_size;
+    f.reader_threads = o_.reader_threads;
+    f.num_epochs = (examples_needed + num_train_ - 1) / num_train_;
+    f.seed = seed_ + feed_epoch;
+    f.deterministic = deterministic;
+    f.stop = o_.stop;
+    INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
+    if (skip_batches == 0) return OkStatus();
+    const Clock::time_point before = Clock::now();
+    for (int64_t i = 0; i < skip_batches; ++i) {
+      Result<Tuple> skipped = feed_->Next();
+      if (IsCancelled(skipped.status()) && o_.stop.stop_requested()) break;
+      if (!skipped.ok()) {
+        return skipped.status().WithContext(
+            "skipping to the input position of step " +
+            std::to_string(start_step_));
+      }
+    }
+    Message("skipped " + std::to_string(skip_batches) +
+            " batches to the input position of step " +
+            std::to_string(start_step_) + " in " +
+            std::to_string(Seconds(before, Clock::now())) + " s");
+    return OkStatus();
+  }
+
+  Status Evaluate() {
+    INFLOW_ASSIGN_OR_RETURN(accuracy_, state_->Accuracy(test_data_));
+    const int64_t step = state_->step();
+    evaluated_at_ = step;
+    if (events_) {
+      INFLOW_RETURN_IF_ERROR(events_->WriteScalar(
+          "accuracy", static_cast<float>(accuracy_), step));
+      INFLOW_RETURN_IF_ERROR(events_->Flush());
+    }
+    if (step % steps_per_epoch_ == 0) {
+      if (cb_.on_epoch) cb_.on_epoch(step / steps_per_epoch_, step, accuracy_);
+      return OkStatus();
+    }
+    // Inside an epoch (a stop, or --steps): not an epoch's line.
+    char epochs[32];
+    std::snprintf(epochs, sizeof(epochs), "%.2f",
+                  static_cast<double>(step) / steps_per_epoch_);
+    char acc[32];
+    std::snprintf(acc, sizeof(acc), "%.4f", accuracy_);
+    Message(std::string("test accuracy ") + acc + " at step " +
+            std::to_string(step) + " (epoch " + epochs + ")");
+    return OkStatus();
+  }
+
+  // TF's NanTensorHook: stop, and save nothing after the weights that gave
+  // this loss (the checkpoints so far hold finite values).
+  Status Diverged(float loss) {
+    Status closed = feed_->Close();
+    closed.IgnoreError();
+    return InvalidArgumentError(
+        std::string(std::isnan(loss) ? "NaN" : "infinite") +
+        " loss during training at step " + std::to_string(state_->step()) +
+        " (--optimizer " + std::string(OptimizerKindName(o_.optimizer)) +
+        ", learning rate " + Number(state_->learning_rate()) +
+        "): the model diverged; lower --lr" +
+        (state_->saved_step() >= 0
+             ? "; the last checkpoint is of step " +
+                   std::to_string(state_->saved_step())
+             : std::string("; no checkpoint was written")));
+  }
+
+  // What follows a step: the callback, the logged scalars, the epoch's
+  // evaluation and the periodic checkpoint.
+  Status AfterStep(float loss) {
+    const int64_t step = state_->step();
+    summary_.losses.push_back(loss);
+    state_->set_epoch(step / steps_per_epoch_);
+    const double elapsed = Seconds(t0_, Clock::now());
+    StepInfo info{.step = step,
+                  .final_step = final_step_,
+                  .epoch = step / steps_per_epoch_,
+                  .loss = loss,
+                  .examples_per_s = static_cast<double>(step - start_step_) *
+                                    o_.batch_size / std::max(elapsed, 1e-9),
+                  .queue_fill = feed_->QueueFill(),
+                  .input_wait_fraction = wait_s_ / std::max(elapsed, 1e-9)};
+    if (cb_.on_step) cb_.on_step(info);
+    if (events_ && o_.log_every > 0 && step % o_.log_every == 0) {
+      const std::pair<std::string, float> scalars[] = {
+          {"loss", loss},
+          {"queue_fill", static_cast<float>(info.queue_fill)},
+          {"examples_per_s", static_cast<float>(info.examples_per_s)},
+          {"input_wait_fraction",
+           static_cast<float>(info.input_wait_fraction)}};
+      INFLOW_RETURN_IF_ERROR(events_->WriteScalars(scalars, step));
+    }
+    if (o_.eval_each_epoch && step % steps_per_epoch_ == 0) {
+      INFLOW_RETURN_IF_ERROR(Evaluate());
+    }
+    if (step % save_every_ == 0 && !o_.ckpt_dir.empty()) {
+      INFLOW_ASSIGN_OR_RETURN(summary_.checkpoint, state_->Save());
+      Message("saved " + summary_.checkpoint);
+    }
+    return OkStatus();
+  }
+
+  Status Loop() {
+    t0_ = Clock::now();
+    while (feed_ != nullptr && state_->step() < final_step_) {
+      const Clock::time_point before = Clock::now();
+      Result<Tuple> batch = feed_->Next();
+      wait_s_ += Seconds(before, Clock::now());
+      if (!batch.ok()) {
+        if (IsOutOfRange(batch.status())) break;
+        if (IsCancelled(batch.status()) && o_.stop.stop_requested()) {
+          summary_.interrupted = true;
+          break;
+        }
+        return batch.status().WithContext("training step " +
+                                          std::to_string(state_->step() + 1));
+      }
+      INFLOW_ASSIGN_OR_RETURN(float loss,
+                              state_->Step((*batch)[0], (*batch)[1]));
+      if (!std::isfinite(loss)) return Diverged(loss);
+      INFLOW_RETURN_IF_ERROR(AfterStep(loss));
+    }
+    t1_ = Clock::now();
+    return OkStatus();
+  }
+
+  // After the loop: the feed closed, the last checkpoint and evaluation,
+  // the figures, summary.json.
+  Result<TrainSummary> Finish() {
+    if (feed_ != nullptr) {
+      Status closed = feed_->Close();
+      if (!closed.ok() && !summary_.interrupted) return closed;
+    }
+    if (o_.stop.stop_requested()) summary_.interrupted = true;
+
+    const int64_t end_step = state_->step();
+    if (!o_.ckpt_dir.empty() && state_->saved_step() != end_step) {
+      INFLOW_ASSIGN_OR_RETURN(summary_.checkpoint, state_->Save());
+      Message("saved " + summary_.checkpoint);
+    }
+    if (evaluated_at_ != end_step) INFLOW_RETURN_IF_ERROR(Evaluate());
+
+    const double seconds = Seconds(t0_, t1_);
+    summary_.steps = end_step;
+    summary_.steps_run = end_step - start_step_;
+    summary_.epochs = static_cast<double>(end_step) / steps_per_epoch_;
+    summary_.test_accuracy = accuracy_;
+    summary_.steps_per_s = seconds > 0 ? summary_.steps_run / seconds : 0;
+    summary_.examples_per_s = summary_.steps_per_s * o_.batch_size;
+    summary_.input_wait_fraction = seconds > 0 ? wait_s_ / seconds : 0;
+    if (events_) {
+      INFLOW_RETURN_IF_ERROR(events_->Close());
+    }
+    if (!o_.ckpt_dir.empty()) {
+      // Published whole and durably: a crash leaves the last run's summary
+      // or this one, never a part.
+      const std::string path = o_.ckpt_dir + "/summary.json";
+      INFLOW_RETURN_IF_ERROR(internal::WriteFileAtomically(
+          env_, path, path + ".tmp", summary_.ToJson() + "\n"));
+    }
+    return std::move(summary_);
+  }
+
+  const TrainOptions& o_;
+  const TrainCallbacks& cb_;
+  Env& env_;
+
+  // LoadData
+  internal::ImageSplit train_;
+  Tuple test_data_;
+  Tuple train_data_;  // kPreloaded only; moved into the feed
+  int64_t num_train_ = 0;
+  int64_t steps_per_epoch_ = 0;
+  // OpenOutputs
+  std::unique_ptr<EventsWriter> events_;
+  // MakeState
+  std::optional<std::string> latest_;
+  int64_t seed_ = 0;
+  std::unique_ptr<TrainState> state_;
+  int64_t save_every_ = 0;
+  int64_t final_step_ = 0;
+  int64_t start_step_ = 0;
+  // MakeFeed: none when there is nothing to train.
+  std::unique_ptr<internal::TrainFeed> feed_;
+  // Loop and Finish
+  TrainSummary summary_;
+  Clock::time_point t0_;
+  Clock::time_point t1_;
+  double wait_s_ = 0;
+  int64_t evaluated_at_ = -1;
+  double accuracy_ = 0;
+};
+
 }  // namespace
 
 std::string_view FeedKindName(FeedKind kind) {
@@ -126,275 +464,7 @@ Result<FeedKind> ParseFeedKind(std::string_view name) {
 
 Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {
   INFLOW_RETURN_IF_ERROR(ValidateOptions(o));
-  Env& env = *o.env;
-  auto message = [&](const std::string& m) {
-    if (cb.on_message) cb.on_message(m);
-  };
-
-  // Data first: a missing or corrupt shard fails before anything is made.
-  INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit train,
-                          internal::FindImageSplit(env, o.data_dir, "train"));
-  INFLOW_ASSIGN_OR_RETURN(internal::ImageSplit test,
-                          internal::FindImageSplit(env, o.data_dir, "test"));
-  // A missing shard silently shrinks the data a long run trains on: an
-  // error unless allowed.
-  for (const internal::ImageSplit* split : {&train, &test}) {
-    const std::string missing = internal::MissingShardsMessage(*split);
-    if (missing.empty()) continue;
-    if (!o.allow_missing_shards) {
-      return NotFoundError(missing +
-                           " (--allow-missing-shards uses the others)");
-    }
-    message("warning: " + missing + "; using the " +
-            std::to_string(split->files.size()) + " present");
-  }
-  INFLOW_ASSIGN_OR_RETURN(Tuple test_data, internal::LoadImageSplit(env, test));
-  Tuple train_data;
-  int64_t num_train = 0;
-  if (o.feed == FeedKind::kPreloaded) {
-    INFLOW_ASSIGN_OR_RETURN(train_data, internal::LoadImageSplit(env, train));
-    num_train = train_data[0].shape().dim(0);
-  } else {
-    INFLOW_ASSIGN_OR_RETURN(num_train, internal::ScanImageSplit(env, train));
-  }
-  const int64_t steps_per_epoch = num_train / o.batch_size;
-  if (steps_per_epoch < 1) {
-    return InvalidArgumentError("--batch-size " + std::to_string(o.batch_size) +
-                                " exceeds the " + std::to_string(num_train) +
-                                " training examples in " + o.data_dir);
-  }
-  if (!o.ckpt_dir.empty()) {
-    INFLOW_RETURN_IF_ERROR(CheckWritableDir(env, o.ckpt_dir, "--ckpt-dir"));
-  }
-  std::unique_ptr<EventsWriter> events;
-  if (!o.logdir.empty()) {
-    INFLOW_RETURN_IF_ERROR(CheckWritableDir(env, o.logdir, "--logdir"));
-    INFLOW_ASSIGN_OR_RETURN(events, EventsWriter::Create(env, o.logdir));
-  }
-
-  // The checkpoint to resume from decides the seed (dropout masks, input
-  // shuffling) before the model is made.
-  std::optional<std::string> latest;
-  if (o.resume) {
-    INFLOW_ASSIGN_OR_RETURN(latest,
-                            LatestCheckpoint(o.ckpt_dir, {.env = &env}));
-    if (!latest) message("no checkpoint in " + o.ckpt_dir + "; starting at 0");
-  }
-  int64_t seed = 0;
-  if (latest) {
-    Result<int64_t> s = CheckpointSeed(env, *latest);
-    if (!s.ok()) return s.status().WithContext("resuming from " + *latest);
-    seed = *s;
-    if (o.seed && *o.seed != seed) {
-      message("resuming with the checkpoint's seed " + std::to_string(seed) +
-              "; --seed " + std::to_string(*o.seed) + " is not used");
-    }
-  } else {
-    if (o.seed) {
-      seed = *o.seed;
-    } else {
-      seed = static_cast<int64_t>(std::random_device()() & 0x7fffffff);
-      message("seed " + std::to_string(seed) + " (random; --seed " +
-              std::to_string(seed) + " repeats the run)");
-    }
-  }
-
-  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<TrainState> state,
-                          TrainState::Create({.env = &env,
-                                              .optimizer = o.optimizer,
-                                              .learning_rate = o.learning_rate,
-                                              .seed = seed,
-                                              .ckpt_dir = o.ckpt_dir,
-                                              .max_to_keep = o.max_to_keep,
-                                              .math_threads = o.math_threads}));
-  if (latest) {
-    INFLOW_RETURN_IF_ERROR(
-        state->Restore(*latest).WithContext("resuming from " + *latest));
-    message("resumed from " + *latest + " at step " +
-            std::to_string(state->step()));
-  }
-
-  const int64_t save_every = o.save_every > 0 ? o.save_every : steps_per_epoch;
-  const int64_t final_step =
-      o.steps ? *o.steps : o.epochs.value_or(1) * steps_per_epoch;
-  const int64_t start_step = state->step();
-  if (final_step <= start_step) {
-    message("step " + std::to_string(start_step) + " is at or past the " +
-            "final step " + std::to_string(final_step) + ": nothing to train");
-  }
-  TrainSummary summary;
-  summary.feed = o.feed;
-  summary.start_step = start_step;
-
-  // The input position. A deterministic feed (one reader thread, a seed
-  // given or restored) is made as the uninterrupted run made it and the
-  // batches before the checkpoint's step are skipped: the resumed run sees
-  // the same batches, and gives the same losses, as a run that was never
-  // stopped. Otherwise the feed starts at the checkpoint's epoch with that
-  // epoch's seed and skips the batches of the epoch already trained on.
-  const bool deterministic =
-      o.reader_threads == 1 && (o.seed.has_value() || latest.has_value());
-  const int64_t feed_epoch = deterministic ? 0 : start_step / steps_per_epoch;
-  const int64_t skip_batches = start_step - feed_epoch * steps_per_epoch;
-  const int64_t examples_needed =
-      std::max<int64_t>(0, final_step - feed_epoch * steps_per_epoch) *
-      o.batch_size;
-  std::unique_ptr<internal::TrainFeed> feed;
-  if (final_step > start_step) {
-    internal::TrainFeedOptions f;
-    f.feed = o.feed;
-    f.split = train;
-    f.num_examples = num_train;
-    f.preloaded = std::move(train_data);
-    f.batch_size = o.batch_size;
-    f.reader_threads = o.reader_threads;
-    f.num_epochs = (examples_needed + num_train - 1) / num_train;
-    f.seed = seed + feed_epoch;
-    f.deterministic = deterministic;
-    f.stop = o.stop;
-    INFLOW_ASSIGN_OR_RETURN(feed, internal::MakeTrainFeed(env, std::move(f)));
-    if (skip_batches > 0) {
-      const Clock::time_point before = Clock::now();
-      for (int64_t i = 0; i < skip_batches; ++i) {
-        Result<Tuple> skipped = feed->Next();
-        if (IsCancelled(skipped.status()) && o.stop.stop_requested()) break;
-        if (!skipped.ok()) {
-          return skipped.status().WithContext(
-              "skipping to the input position of step " +
-              std::to_string(start_step));
-        }
-      }
-      message("skipped " + std::to_string(skip_batches) +
-              " batches to the input position of step " +
-              std::to_string(start_step) + " in " +
-              std::to_string(Seconds(before, Clock::now())) + " s");
-    }
-  }
-  if (!o.ckpt_dir.empty()) {
-    INFLOW_RETURN_IF_ERROR(state->WriteGraph(o.ckpt_dir + "/graph.pbtxt"));
-  }
-
-  // The loop.
-  const Clock::time_point t0 = Clock::now();
-  double wait_s = 0;
-  int64_t evaluated_at = -1;
-  double accuracy = 0;
-  auto evaluate = [&]() -> Status {
-    INFLOW_ASSIGN_OR_RETURN(accuracy, state->Accuracy(test_data));
-    const int64_t step = state->step();
-    evaluated_at = step;
-    if (events) {
-      INFLOW_RETURN_IF_ERROR(
-          events->WriteScalar("accuracy", static_cast<float>(accuracy), step));
-      INFLOW_RETURN_IF_ERROR(events->Flush());
-    }
-    if (step % steps_per_epoch == 0) {
-      if (cb.on_epoch) cb.on_epoch(step / steps_per_epoch, step, accuracy);
-    } else {
-      // Inside an epoch (a stop, or --steps): not an epoch's line.
-      char epochs[32];
-      std::snprintf(epochs, sizeof(epochs), "%.2f",
-                    static_cast<double>(step) / steps_per_epoch);
-      char acc[32];
-      std::snprintf(acc, sizeof(acc), "%.4f", accuracy);
-      message(std::string("test accuracy ") + acc + " at step " +
-              std::to_string(step) + " (epoch " + epochs + ")");
-    }
-    return OkStatus();
-  };
-  while (feed != nullptr && state->step() < final_step) {
-    const Clock::time_point before = Clock::now();
-    Result<Tuple> batch = feed->Next();
-    wait_s += Seconds(before, Clock::now());
-    if (!batch.ok()) {
-      if (IsOutOfRange(batch.status())) break;
-      if (IsCancelled(batch.status()) && o.stop.stop_requested()) {
-        summary.interrupted = true;
-        break;
-      }
-      return batch.status().WithContext("training step " +
-                                        std::to_string(state->step() + 1));
-    }
-    INFLOW_ASSIGN_OR_RETURN(float loss, state->Step((*batch)[0], (*batch)[1]));
-    const int64_t step = state->step();
-    if (!std::isfinite(loss)) {
-      // TF's NanTensorHook: stop, and save nothing after the weights that
-      // gave this loss (the checkpoints so far hold finite values).
-      Status closed = feed->Close();
-      closed.IgnoreError();
-      return InvalidArgumentError(
-          std::string(std::isnan(loss) ? "NaN" : "infinite") +
-          " loss during training at step " + std::to_string(step) +
-          " (--optimizer " + std::string(OptimizerKindName(o.optimizer)) +
-          ", learning rate " + Number(state->learning_rate()) +
-          "): the model diverged; lower --lr" +
-          (state->saved_step() >= 0
-               ? "; the last checkpoint is of step " +
-                     std::to_string(state->saved_step())
-               : std::string("; no checkpoint was written")));
-    }
-    summary.losses.push_back(loss);
-    state->set_epoch(step / steps_per_epoch);
-    const double elapsed = Seconds(t0, Clock::now());
-    StepInfo info{.step = step,
-                  .final_step = final_step,
-                  .epoch = step / steps_per_epoch,
-                  .loss = loss,
-                  .examples_per_s = static_cast<double>(step - start_step) *
-                                    o.batch_size / std::max(elapsed, 1e-9),
-                  .queue_fill = feed->QueueFill(),
-                  .input_wait_fraction = wait_s / std::max(elapsed, 1e-9)};
-    if (cb.on_step) cb.on_step(info);
-    if (events && o.log_every > 0 && step % o.log_every == 0) {
-      const std::pair<std::string, float> scalars[] = {
-          {"loss", loss},
-          {"queue_fill", static_cast<float>(info.queue_fill)},
-          {"examples_per_s", static_cast<float>(info.examples_per_s)},
-          {"input_wait_fraction",
-           static_cast<float>(info.input_wait_fraction)}};
-      INFLOW_RETURN_IF_ERROR(events->WriteScalars(scalars, step));
-    }
-    if (o.eval_each_epoch && step % steps_per_epoch == 0) {
-      INFLOW_RETURN_IF_ERROR(evaluate());
-    }
-    if (step % save_every == 0 && !o.ckpt_dir.empty()) {
-      INFLOW_ASSIGN_OR_RETURN(summary.checkpoint, state->Save());
-      message("saved " + summary.checkpoint);
-    }
-  }
-  const Clock::time_point t1 = Clock::now();
-  if (feed != nullptr) {
-    Status closed = feed->Close();
-    if (!closed.ok() && !summary.interrupted) return closed;
-  }
-  if (o.stop.stop_requested()) summary.interrupted = true;
-
-  const int64_t end_step = state->step();
-  if (!o.ckpt_dir.empty() && state->saved_step() != end_step) {
-    INFLOW_ASSIGN_OR_RETURN(summary.checkpoint, state->Save());
-    message("saved " + summary.checkpoint);
-  }
-  if (evaluated_at != end_step) INFLOW_RETURN_IF_ERROR(evaluate());
-
-  const double seconds = Seconds(t0, t1);
-  summary.steps = end_step;
-  summary.steps_run = end_step - start_step;
-  summary.epochs = static_cast<double>(end_step) / steps_per_epoch;
-  summary.test_accuracy = accuracy;
-  summary.steps_per_s = seconds > 0 ? summary.steps_run / seconds : 0;
-  summary.examples_per_s = summary.steps_per_s * o.batch_size;
-  summary.input_wait_fraction = seconds > 0 ? wait_s / seconds : 0;
-  if (events) {
-    INFLOW_RETURN_IF_ERROR(events->Close());
-  }
-  if (!o.ckpt_dir.empty()) {
-    // Published whole and durably: a crash leaves the last run's summary
-    // or this one, never a part.
-    const std::string path = o.ckpt_dir + "/summary.json";
-    INFLOW_RETURN_IF_ERROR(internal::WriteFileAtomically(
-        env, path, path + ".tmp", summary.ToJson() + "\n"));
-  }
-  return summary;
+  return TrainRun(o, cb).Run();
 }
 
 }  // namespace inflow
