@@ -8,6 +8,8 @@
 #include "inflow/datafiles/image_shards.h"
 #include "inflow/example/decode_raw.h"
 
+#include "io/path.h"
+
 namespace inflow::internal {
 namespace {
 
@@ -47,11 +49,6 @@ bool ParseShardName(std::string_view path, std::string_view* prefix, int* index,
   return true;
 }
 
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 std::string MissingShardsMessage(const ImageSplit& split) {
@@ -59,7 +56,7 @@ std::string MissingShardsMessage(const ImageSplit& split) {
   std::string names;
   constexpr size_t kListed = 10;
   for (size_t i = 0; i < split.missing.size() && i < kListed; ++i) {
-    names += (i ? ", " : "") + BaseName(split.missing[i]);
+    names += (i ? ", " : "") + internal::Basename(split.missing[i]);
   }
   if (split.missing.size() > kListed) names += ", ...";
   return std::to_string(split.missing.size()) + " of the " +
@@ -95,8 +92,8 @@ Result<ImageSplit> FindImageSplit(Env& env, const std::string& dir,
       present.assign(count, false);
     } else if (count != out.num_shards || p != prefix) {
       return InvalidArgumentError(
-          pattern + " matches shards of two sets, " + BaseName(first_named) +
-          " and " + BaseName(file) +
+          pattern + " matches shards of two sets, " +
+          internal::Basename(first_named) + " and " + internal::Basename(file) +
           " (two conversions into one folder?): remove the stale ones");
     }
     present[index] = true;

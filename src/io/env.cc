@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "io/path.h"
+
 namespace inflow {
 
 Result<size_t> ReadFully(const RandomAccessFile& file, uint64_t offset,
@@ -45,16 +47,7 @@ Status WriteStringToFile(Env& env, const std::string& path,
   return file->Close();
 }
 
-namespace {
-
-// "a/b/c" -> "a/b"; "/a" -> "/"; "a" -> "".
-std::string ParentDir(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return "";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Status RecursivelyCreateDir(Env& env, const std::string& path) {
   std::string dir = path;
@@ -69,10 +62,10 @@ Status RecursivelyCreateDir(Env& env, const std::string& path) {
     if (!IsNotFound(s)) {
       if (s.code() == StatusCode::kFailedPrecondition) {
         // Name the file: the topmost component that is not a directory.
-        for (std::string up = ParentDir(dir);
+        for (std::string up = internal::Dirname(dir);
              !up.empty() &&
              env.IsDirectory(up).code() == StatusCode::kFailedPrecondition;
-             up = ParentDir(up)) {
+             up = internal::Dirname(up)) {
           dir = up;
         }
         return FailedPreconditionError("cannot create directory " + path +
@@ -82,12 +75,11 @@ Status RecursivelyCreateDir(Env& env, const std::string& path) {
     }
     missing.push_back(dir);
     if (dir == "/") break;
-    dir = ParentDir(dir);
+    dir = internal::Dirname(dir);
   }
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
     INFLOW_RETURN_IF_ERROR(env.CreateDir(*it));
-    const std::string parent = ParentDir(*it);
-    INFLOW_RETURN_IF_ERROR(env.SyncDir(parent.empty() ? "." : parent));
+    INFLOW_RETURN_IF_ERROR(env.SyncDir(internal::DirectoryOf(*it)));
   }
   return OkStatus();
 }

@@ -5,13 +5,14 @@
 #include <chrono>
 #include <utility>
 
+#include "io/path.h"
 #include "mem_env_state.h"
 
 namespace inflow {
 
+using internal::Dirname;
+using internal::MemEnvKey;
 using internal::MemFile;
-using internal::NormalizePath;
-using internal::ParentOf;
 using internal::WallTime;
 
 namespace internal {
@@ -22,16 +23,8 @@ double WallTime() {
       .count();
 }
 
-std::string ParentOf(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return "";
-  return slash == 0 ? (path.size() == 1 ? path : "/") : path.substr(0, slash);
-}
-
-std::string NormalizePath(const std::string& path) {
-  std::string p = path;
-  while (p.size() > 1 && p.back() == '/') p.pop_back();
-  while (p.size() > 2 && p.compare(0, 2, "./") == 0) p.erase(0, 2);
+std::string MemEnvKey(std::string_view path) {
+  std::string p = NormalizePath(path);
   if (p == ".") p.clear();
   return p;
 }
@@ -110,14 +103,14 @@ bool MemEnv::State::IsDir(const std::string& path) const {
 
 std::optional<std::string> MemEnv::State::FileAncestor(
     const std::string& path) const {
-  for (std::string p = ParentOf(path); !IsRoot(p); p = ParentOf(p)) {
+  for (std::string p = Dirname(path); !IsRoot(p); p = Dirname(p)) {
     if (files.count(p) > 0) return p;
   }
   return std::nullopt;
 }
 
 void MemEnv::State::MakeParents(const std::string& path, double now) {
-  for (std::string p = ParentOf(path); !IsRoot(p); p = ParentOf(p)) {
+  for (std::string p = Dirname(path); !IsRoot(p); p = Dirname(p)) {
     if (!dirs.emplace(p, now).second) break;
     durable_dirs.insert(p);
   }
@@ -197,13 +190,13 @@ void MemEnv::SimulateCrash() {
   // parents sort before their children.
   std::map<std::string, double> dirs;
   for (const std::string& d : s.durable_dirs) {
-    if (!IsRoot(ParentOf(d)) && dirs.count(ParentOf(d)) == 0) continue;
+    if (!IsRoot(Dirname(d)) && dirs.count(Dirname(d)) == 0) continue;
     auto live = s.dirs.find(d);
     dirs.emplace(d, live == s.dirs.end() ? now : live->second);
   }
   std::map<std::string, std::shared_ptr<MemFile>> files;
   for (const auto& [path, file] : s.durable_files) {
-    const std::string parent = ParentOf(path);
+    const std::string parent = Dirname(path);
     if (!IsRoot(parent) && dirs.count(parent) == 0) continue;
     file->data.resize(file->synced);
     files.emplace(path, file);
@@ -218,7 +211,7 @@ void MemEnv::SimulateCrash() {
 
 Result<std::string> MemEnv::Contents(const std::string& path) {
   MutexLock lock(&state_->mu);
-  auto it = state_->files.find(NormalizePath(path));
+  auto it = state_->files.find(MemEnvKey(path));
   if (it == state_->files.end()) return Missing(path);
   return it->second->data;
 }
@@ -228,7 +221,7 @@ Result<std::string> MemEnv::Contents(const std::string& path) {
 Result<std::unique_ptr<RandomAccessFile>> MemEnv::NewRandomAccessFile(
     const std::string& path) {
   MutexLock lock(&state_->mu);
-  auto it = state_->files.find(NormalizePath(path));
+  auto it = state_->files.find(MemEnvKey(path));
   if (it == state_->files.end()) return Missing(path);
   return internal::NewMemRandomAccessFile(path, state_, it->second);
 }
@@ -247,7 +240,7 @@ Result<std::unique_ptr<WritableFile>> MemEnv::OpenForWrite(
     const std::string& path, bool truncate) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   INFLOW_RETURN_IF_ERROR(s.Mutate(
       truncate ? MemEnvOp::kNewWritableFile : MemEnvOp::kNewAppendableFile, p));
   if (s.IsDir(p)) return InvalidArgumentError(path + " is a directory");
@@ -261,7 +254,7 @@ Result<std::unique_ptr<WritableFile>> MemEnv::OpenForWrite(
     file = std::make_shared<MemFile>();
     file->mtime = now;
     s.MakeParents(p, now);
-    s.Touch(ParentOf(p), now);
+    s.Touch(Dirname(p), now);
   } else if (truncate) {
     // The same file, emptied: a crash before the next Sync leaves it empty.
     file->data.clear();
@@ -273,14 +266,14 @@ Result<std::unique_ptr<WritableFile>> MemEnv::OpenForWrite(
 
 Result<uint64_t> MemEnv::GetFileSize(const std::string& path) {
   MutexLock lock(&state_->mu);
-  auto it = state_->files.find(NormalizePath(path));
+  auto it = state_->files.find(MemEnvKey(path));
   if (it == state_->files.end()) return Missing(path);
   return static_cast<uint64_t>(it->second->data.size());
 }
 
 Status MemEnv::FileExists(const std::string& path) {
   MutexLock lock(&state_->mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   if (state_->files.count(p) > 0 || state_->IsDir(p)) return OkStatus();
   return Missing(path);
 }
@@ -288,19 +281,19 @@ Status MemEnv::FileExists(const std::string& path) {
 Status MemEnv::DeleteFile(const std::string& path) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kDeleteFile, p));
   if (s.IsDir(p)) return InvalidArgumentError(path + " is a directory");
   if (s.files.erase(p) == 0) return Missing(path);
-  s.Touch(ParentOf(p), WallTime());
+  s.Touch(Dirname(p), WallTime());
   return OkStatus();
 }
 
 Status MemEnv::RenameFile(const std::string& from, const std::string& to) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string f = NormalizePath(from);
-  const std::string t = NormalizePath(to);
+  const std::string f = MemEnvKey(from);
+  const std::string t = MemEnvKey(to);
   INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kRenameFile, f, t));
   if (s.IsDir(f)) {
     return UnimplementedError("MemEnv renames files only, not the directory " +
@@ -319,8 +312,8 @@ Status MemEnv::RenameFile(const std::string& from, const std::string& to) {
   const double now = WallTime();
   s.MakeParents(t, now);
   s.files[t] = std::move(file);
-  s.Touch(ParentOf(f), now);
-  s.Touch(ParentOf(t), now);
+  s.Touch(Dirname(f), now);
+  s.Touch(Dirname(t), now);
   return OkStatus();
 }
 

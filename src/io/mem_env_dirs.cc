@@ -8,23 +8,19 @@
 
 #include "inflow/io/mem_env.h"
 
+#include "io/path.h"
 #include "mem_env_state.h"
 
 namespace inflow {
 
-using internal::NormalizePath;
-using internal::ParentOf;
+using internal::Basename;
+using internal::Dirname;
+using internal::MemEnvKey;
 using internal::WallTime;
 
 namespace {
 
 bool IsRoot(const std::string& path) { return path.empty() || path == "/"; }
-
-// The name of `path` inside its parent directory.
-std::string BaseName(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
 
 }  // namespace
 
@@ -39,7 +35,7 @@ Status MemEnv::State::NotADirectory(const std::string& dir,
 Status MemEnv::CreateDir(const std::string& path) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kCreateDir, p));
   if (s.IsDir(p)) return OkStatus();
   if (s.files.count(p) > 0) {
@@ -49,19 +45,19 @@ Status MemEnv::CreateDir(const std::string& path) {
     return FailedPreconditionError("mkdir " + path + ": " + *file +
                                    " is not a directory");
   }
-  if (!s.IsDir(ParentOf(p))) {
-    return NotFoundError("mkdir " + path + ": " + ParentOf(p) + " not found");
+  if (!s.IsDir(Dirname(p))) {
+    return NotFoundError("mkdir " + path + ": " + Dirname(p) + " not found");
   }
   const double now = WallTime();
   s.dirs.emplace(p, now);
-  s.Touch(ParentOf(p), now);
+  s.Touch(Dirname(p), now);
   return OkStatus();
 }
 
 Status MemEnv::DeleteDir(const std::string& path) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kDeleteDir, p));
   if (s.files.count(p) > 0 || s.FileAncestor(p)) {
     return FailedPreconditionError("rmdir " + path + ": not a directory");
@@ -76,13 +72,13 @@ Status MemEnv::DeleteDir(const std::string& path) {
     return FailedPreconditionError("rmdir " + path + ": directory not empty");
   }
   s.dirs.erase(p);
-  s.Touch(ParentOf(p), WallTime());
+  s.Touch(Dirname(p), WallTime());
   return OkStatus();
 }
 
 Status MemEnv::IsDirectory(const std::string& path) {
   MutexLock lock(&state_->mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   if (state_->IsDir(p)) return OkStatus();
   if (state_->files.count(p) > 0 || state_->FileAncestor(p)) {
     return FailedPreconditionError(path + " is not a directory");
@@ -92,7 +88,7 @@ Status MemEnv::IsDirectory(const std::string& path) {
 
 Result<double> MemEnv::GetModificationTime(const std::string& path) {
   MutexLock lock(&state_->mu);
-  const std::string p = NormalizePath(path);
+  const std::string p = MemEnvKey(path);
   if (auto it = state_->files.find(p); it != state_->files.end()) {
     return it->second->mtime;
   }
@@ -105,14 +101,14 @@ Result<double> MemEnv::GetModificationTime(const std::string& path) {
 Result<std::vector<std::string>> MemEnv::GetChildren(const std::string& dir) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string d = NormalizePath(dir);
+  const std::string d = MemEnvKey(dir);
   if (!s.IsDir(d)) return s.NotADirectory(dir, d);
   std::set<std::string> names;
   for (const auto& [path, file] : s.files) {
-    if (ParentOf(path) == d && path != d) names.insert(BaseName(path));
+    if (Dirname(path) == d && path != d) names.insert(Basename(path));
   }
   for (const auto& [path, mtime] : s.dirs) {
-    if (ParentOf(path) == d && path != d) names.insert(BaseName(path));
+    if (Dirname(path) == d && path != d) names.insert(Basename(path));
   }
   return std::vector<std::string>(names.begin(), names.end());
 }
@@ -120,20 +116,20 @@ Result<std::vector<std::string>> MemEnv::GetChildren(const std::string& dir) {
 Status MemEnv::SyncDir(const std::string& dir) {
   State& s = *state_;
   MutexLock lock(&s.mu);
-  const std::string d = NormalizePath(dir);
+  const std::string d = MemEnvKey(dir);
   INFLOW_RETURN_IF_ERROR(s.Mutate(MemEnvOp::kSyncDir, d));
   if (!s.IsDir(d)) return s.NotADirectory(dir, d);
   for (auto it = s.durable_files.begin(); it != s.durable_files.end();) {
-    it = ParentOf(it->first) == d ? s.durable_files.erase(it) : std::next(it);
+    it = Dirname(it->first) == d ? s.durable_files.erase(it) : std::next(it);
   }
   for (const auto& [path, file] : s.files) {
-    if (ParentOf(path) == d) s.durable_files.emplace(path, file);
+    if (Dirname(path) == d) s.durable_files.emplace(path, file);
   }
   for (auto it = s.durable_dirs.begin(); it != s.durable_dirs.end();) {
-    it = ParentOf(*it) == d ? s.durable_dirs.erase(it) : std::next(it);
+    it = Dirname(*it) == d ? s.durable_dirs.erase(it) : std::next(it);
   }
   for (const auto& [path, mtime] : s.dirs) {
-    if (ParentOf(path) == d) s.durable_dirs.insert(path);
+    if (Dirname(path) == d) s.durable_dirs.insert(path);
   }
   return OkStatus();
 }

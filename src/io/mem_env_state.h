@@ -38,12 +38,9 @@ struct ByteFault {
 // Seconds since the epoch, now.
 double WallTime();
 
-// "/a/b" -> "/a"; "/a" -> "/"; "a" -> ""; "" and "/" -> themselves.
-std::string ParentOf(const std::string& path);
-
-// The form paths are kept in: trailing slashes dropped, "." is "", a
-// leading "./" dropped.
-std::string NormalizePath(const std::string& path);
+// The form paths are kept in: os.path.normpath's (io/path.h), with the
+// working directory "." as "".
+std::string MemEnvKey(std::string_view path);
 
 }  // namespace internal
 
