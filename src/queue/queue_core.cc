@@ -353,6 +353,17 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
   return LockedOrWait<Op::kEnqueueMany>(options, &blocked, try_locked, fill);
 }
 
+Result<int64_t> QueueCore::BatchTakeLocked(int64_t n, bool allow_small_batch,
+                                           const CallOptions& options) const {
+  // Every stored element is takeable but in an open RandomShuffleQueue,
+  // which keeps min_after_dequeue back.
+  if (TakeableLocked() >= n) return n;
+  if (!closed_) return int64_t{0};
+  const int64_t size = StoredLocked();
+  if (!allow_small_batch || size == 0) return ClosedDequeueError(n, options);
+  return size;
+}
+
 Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
                                      const CallOptions& options) {
   INFLOW_RETURN_IF_ERROR(ValidateDequeueMany(n));
@@ -367,21 +378,11 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   if (shuffle_) return DequeueRows(n, allow_small_batch, options);
   std::vector<Tuple> taken;
   const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
-    const int64_t size = StoredLocked();
-    int64_t take = 0;
-    const int64_t ready =
-        spec_.kind == QueueKind::kPriority ? size : TakeableLocked();
-    if (ready >= n) {
-      take = n;
-    } else if (closed_) {
-      if (!allow_small_batch || size == 0) {
-        return ClosedDequeueError(n, options);
-      }
-      take = size;
-    }
-    if (take == 0) return std::nullopt;
-    taken.reserve(static_cast<size_t>(take));
-    TakeManyLocked(take, &taken);
+    const Result<int64_t> take = BatchTakeLocked(n, allow_small_batch, options);
+    if (!take.ok()) return take.status();
+    if (*take == 0) return std::nullopt;
+    taken.reserve(static_cast<size_t>(*take));
+    TakeManyLocked(*take, &taken);
     return OkStatus();
   };
   const auto fill = [&](Attempt* a) {
@@ -461,19 +462,11 @@ Result<Tuple> QueueCore::DequeueRows(int64_t n, bool allow_small_batch,
   GatheredRows gathered;
   std::vector<Tuple> elements;
   const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
-    const int64_t size = StoredLocked();
-    int64_t take = 0;
-    if (TakeableLocked() >= n) {
-      take = n;
-    } else if (closed_) {
-      if (!allow_small_batch || size == 0) {
-        return ClosedDequeueError(n, options);
-      }
-      take = size;
-    }
-    if (take == 0) return std::nullopt;
-    taken.reserve(static_cast<size_t>(take));
-    TakeRowsLocked(take, &taken);
+    const Result<int64_t> take = BatchTakeLocked(n, allow_small_batch, options);
+    if (!take.ok()) return take.status();
+    if (*take == 0) return std::nullopt;
+    taken.reserve(static_cast<size_t>(*take));
+    TakeRowsLocked(*take, &taken);
     // The copy happens outside the lock (`gathered` keeps the rows'
     // buffers alive).
     ReleaseRowsLocked(&taken, &gathered, &elements);

@@ -261,6 +261,13 @@ class QueueCore {
   // fired.
   Status ClosedDequeueError(int64_t requested, const CallOptions& options) const
       INFLOW_REQUIRES(mu_);
+  // How many elements a DequeueMany (DequeueUpTo with `allow_small_batch`)
+  // of `n` takes now, under the lock: n once n are takeable; when the queue
+  // is closed with fewer, all that are left, or ClosedDequeueError when
+  // small batches are not allowed or none is left; 0 when it has to wait.
+  Result<int64_t> BatchTakeLocked(int64_t n, bool allow_small_batch,
+                                  const CallOptions& options) const
+      INFLOW_REQUIRES(mu_);
 
   // Waiter model.
   RunResult RunLocked(Attempt* a) INFLOW_REQUIRES(mu_);
