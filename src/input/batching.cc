@@ -167,6 +167,11 @@ Result<std::shared_ptr<Batcher>> MakeBatcher(std::vector<BatchInput> inputs,
       ops.push_back(internal::MakeSparseEnqueueOp(
           queue, input.step, sparse_rows, options.enqueue_many,
           input.sparse_row_extents));
+    } else if (input.enqueue_step && options.enqueue_many) {
+      ops.push_back(
+          [queue, step = input.enqueue_step](const CallOptions& call) {
+            return step(*queue, call);
+          });
     } else {
       ops.push_back(MakeEnqueueOp(queue, input.step, options.enqueue_many));
     }

@@ -75,6 +75,10 @@ class PipelineImpl : public Pipeline {
       // the batches do not depend on read_batch.
       in.sparse_row_extents = true;
       in.step = [stage](const CallOptions& call) { return stage->Step(call); };
+      in.enqueue_step = [stage](QueueInterface& queue,
+                                const CallOptions& call) {
+        return stage->StepInto(queue, call);
+      };
       inputs.push_back(std::move(in));
     }
     // The queue's shapes: a SparseTensor's handle is int64 [1].

@@ -2,9 +2,13 @@
 
 #include "pipeline_stages.h"
 
+#include <optional>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <variant>
+
+#include "inflow/threads/thread_registry.h"
 
 namespace inflow {
 namespace internal {
@@ -129,6 +133,11 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
     if (!parsed.sparse.empty()) parsed.sparse.push_back(false);
   }
   shared->output = parsed;
+  shared->in_place = shared->raw_to_float.has_value() && !options.include_key &&
+                     !options.map.has_value();
+  for (DType d : parsed.dtypes) {
+    shared->in_place = shared->in_place && d != DType::kString;
+  }
   if (options.map.has_value()) {
     const MapFunction& map = *options.map;
     if (!map.fn) return InvalidArgumentError("pipeline: the map has no fn");
@@ -140,16 +149,43 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
   return std::shared_ptr<const Shared>(std::move(shared));
 }
 
-Result<Tuple> ReadStage::Step(const CallOptions& options) {
+Status ReadStage::Read(const CallOptions& options) {
   Status read =
       reader_->ReadUpTo(*filenames_, shared_->read_batch, &records_, options);
-  if (!read.ok()) {
-    if (IsOutOfRange(read) || IsCancelled(read)) return read;
-    return read.WithContext("read");
-  }
+  if (read.ok() || IsOutOfRange(read) || IsCancelled(read)) return read;
+  return read.WithContext("read");
+}
+
+Result<Tuple> ReadStage::Step(const CallOptions& options) {
+  INFLOW_RETURN_IF_ERROR(Read(options));
   INFLOW_ASSIGN_OR_RETURN(Tuple rows, Parse());
   if (!shared_->map.has_value()) return rows;
   return Map(std::move(rows));
+}
+
+Status ReadStage::StepInto(QueueInterface& queue, const CallOptions& options) {
+  if (!shared_->in_place) {
+    INFLOW_ASSIGN_OR_RETURN(Tuple rows, Step(options));
+    ScopedBlockedTimer blocked;
+    return queue.EnqueueMany(std::move(rows), options);
+  }
+  INFLOW_RETURN_IF_ERROR(Read(options));
+  const RawToFloat& raw_to_float = *shared_->raw_to_float;
+  if (!raw_to_float.Prepare(records_, &raw_to_float_scratch_)) {
+    INFLOW_ASSIGN_OR_RETURN(Tuple rows, ParseAll());
+    ScopedBlockedTimer blocked;
+    return queue.EnqueueMany(std::move(rows), options);
+  }
+  // Blocked from when the rows are written until the queue takes them.
+  std::optional<ScopedBlockedTimer> blocked;
+  return queue.EnqueueManyInPlace(
+      static_cast<int64_t>(records_.size()),
+      [&](std::span<char* const> rows) {
+        raw_to_float.Write(raw_to_float_scratch_, rows);
+        blocked.emplace();
+        return OkStatus();
+      },
+      options);
 }
 
 Result<Tuple> ReadStage::Parse() {

@@ -53,6 +53,9 @@ class ReadStage {
     Signature parsed;
     // The pipeline's: `parsed`, or the map's.
     Signature output;
+    // Whether StepInto may write rows in place: raw_to_float without a
+    // map or the key, and every component numeric.
+    bool in_place = false;
   };
   // INVALID_ARGUMENT for a FixedLenSequenceFeature, a VarLenFeature with
   // raw_to_float or a map, a parser configuration ExampleParser rejects,
@@ -71,8 +74,15 @@ class ReadStage {
   // queue is closed and drained (and CANCELLED on a stop) as the reader returns
   // them; any other error with its stage ("read", "parse", "map") and records.
   Result<Tuple> Step(const CallOptions& options);
+  // Step, then EnqueueMany of its rows into `queue`; with
+  // Shared::in_place, a chunk raw_to_float takes is written straight into
+  // the queue (EnqueueManyInPlace: the floats are converted from the
+  // records into the queue's slots, with no batch in between).
+  Status StepInto(QueueInterface& queue, const CallOptions& options);
 
  private:
+  // ReaderBase::ReadUpTo into records_, its errors as Step returns them.
+  Status Read(const CallOptions& options);
   Result<Tuple> Parse();
   Result<Tuple> ParseAll() const;
   Result<Tuple> Map(Tuple rows) const;

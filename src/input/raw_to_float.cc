@@ -2,6 +2,7 @@
 
 #include "raw_to_float.h"
 
+#include <cstring>
 #include <functional>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 
 #include "inflow/example/decode_raw.h"
 
+#include "core/convert_kernels.h"
 #include "proto/wire.h"
 
 namespace inflow {
@@ -119,14 +121,14 @@ Result<std::optional<RawToFloat>> RawToFloat::Create(
   return std::optional<RawToFloat>(std::move(r));
 }
 
-std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
-                                          Scratch* scratch) const {
-  Tuple rows(num_components_);
+bool RawToFloat::Prepare(const RecordBatch& records, Scratch* scratch) const {
+  scratch->rows = records.size();
+  scratch->rest.assign(num_components_, Tensor());
   if (rest_.has_value()) {
     Result<ParsedFeatures> parsed = rest_->ParseBatch(records.values());
-    if (!parsed.ok()) return std::nullopt;
+    if (!parsed.ok()) return false;
     for (size_t j = 0; j < rest_components_.size(); ++j) {
-      rows[rest_components_[j]] = std::move(parsed->dense[j]);
+      scratch->rest[rest_components_[j]] = std::move(parsed->dense[j]);
     }
   }
   scratch->values.resize(fused_.size());
@@ -136,20 +138,16 @@ std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
     const std::string_view record = records.value(i);
     // Without other features nothing has validated the record yet: the
     // view does.
-    if (!rest_.has_value() && !scratch->view.Parse(record).ok()) {
-      return std::nullopt;
-    }
+    if (!rest_.has_value() && !scratch->view.Parse(record).ok()) return false;
     for (size_t k = 0; k < fused_.size(); ++k) {
       std::string_view bytes;
       if (rest_.has_value()) {
-        if (!FindOneBytes(record, fused_[k].feature, &bytes)) {
-          return std::nullopt;
-        }
+        if (!FindOneBytes(record, fused_[k].feature, &bytes)) return false;
       } else {
         const FeatureView* v = scratch->view.Find(fused_[k].feature);
         if (v == nullptr || v->kind() != FeatureKind::kBytes ||
             v->size() != 1) {
-          return std::nullopt;
+          return false;
         }
         v->ForEachBytes([&bytes](std::string_view b) { bytes = b; });
       }
@@ -160,11 +158,42 @@ std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
           le(bytes.data() + bytes.size(), record.data() + record.size());
       if (!in_record ||
           static_cast<int64_t>(bytes.size()) != fused_[k].length) {
-        return std::nullopt;
+        return false;
       }
       scratch->values[k].push_back(bytes);
     }
   }
+  return true;
+}
+
+void RawToFloat::Write(const Scratch& scratch,
+                       std::span<char* const> rows) const {
+  const size_t n = scratch.rows;
+  for (size_t j = 0; j < rest_components_.size(); ++j) {
+    const size_t c = rest_components_[j];
+    const Tensor& t = scratch.rest[c];
+    if (n == 0) break;
+    const size_t row_bytes = t.num_bytes() / n;
+    const char* src = static_cast<const char*>(t.raw_data());
+    for (size_t r = 0; r < n; ++r, src += row_bytes) {
+      std::memcpy(rows[c * n + r], src, row_bytes);
+    }
+  }
+  for (size_t k = 0; k < fused_.size(); ++k) {
+    const Fused& f = fused_[k];
+    const std::vector<std::string_view>& values = scratch.values[k];
+    for (size_t r = 0; r < n; ++r) {
+      Uint8ToFloatScaled(reinterpret_cast<const uint8_t*>(values[r].data()),
+                         values[r].size(), f.scale,
+                         reinterpret_cast<float*>(rows[f.component * n + r]));
+    }
+  }
+}
+
+std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
+                                          Scratch* scratch) const {
+  if (!Prepare(records, scratch)) return std::nullopt;
+  Tuple rows = std::move(scratch->rest);
   for (size_t k = 0; k < fused_.size(); ++k) {
     Result<Tensor> t = DecodeRawToFloat(scratch->values[k], fused_[k].scale);
     if (!t.ok()) return std::nullopt;

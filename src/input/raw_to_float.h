@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -34,6 +35,10 @@ class RawToFloat {
   struct Scratch {
     ExampleView view;
     std::vector<std::vector<std::string_view>> values;  // by fused feature
+    // Prepare's: the other features' components, parsed (empty tensors in
+    // the fused components' places), and the chunk's rows.
+    Tuple rest;
+    size_t rows = 0;
   };
 
   // nullopt when options.raw_to_float is empty. INVALID_ARGUMENT for a
@@ -51,6 +56,17 @@ class RawToFloat {
   // nullopt when the chunk needs the general path.
   std::optional<Tuple> TryParse(const RecordBatch& records,
                                 Scratch* scratch) const;
+
+  // TryParse in two halves, for writing the rows where the caller wants
+  // them (QueueInterface::EnqueueManyInPlace). Prepare parses the other
+  // features and finds each fused value in its record (views into
+  // `records`, which must stay as they are until Write); false when the
+  // chunk needs the general path. Write then writes the scratch->rows
+  // rows: row r of component c to rows[c * scratch->rows + r] (as a
+  // RowWriter), converting the fused values straight from the records.
+  // Every component must be numeric (the other features' dtypes).
+  bool Prepare(const RecordBatch& records, Scratch* scratch) const;
+  void Write(const Scratch& scratch, std::span<char* const> rows) const;
 
   // The general path's second half: `rows` from the full parser, whose
   // fused components are strings [n], converted in place. A value of

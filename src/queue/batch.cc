@@ -172,4 +172,43 @@ Tuple StackGathered(const GatheredRows& rows,
   return batch;
 }
 
+Status CheckInPlace(const std::vector<DType>& dtypes,
+                    const std::vector<PartialShape>& shapes,
+                    const std::string& queue) {
+  if (shapes.size() != dtypes.size()) {
+    return InvalidArgumentError(
+        queue + ": enqueue_many in place needs a queue with shapes");
+  }
+  for (size_t c = 0; c < dtypes.size(); ++c) {
+    if (dtypes[c] == DType::kString || !shapes[c].IsFullyDefined()) {
+      return InvalidArgumentError(
+          queue + ": enqueue_many in place needs numeric components of " +
+          "fully defined shapes, but component " + std::to_string(c) + " is " +
+          std::string(DTypeName(dtypes[c])) + " " + shapes[c].DebugString());
+    }
+  }
+  return OkStatus();
+}
+
+Result<Tuple> WriteNewBatch(const std::vector<DType>& dtypes,
+                            const std::vector<PartialShape>& shapes,
+                            int64_t rows, const RowWriter& write) {
+  const size_t n = static_cast<size_t>(rows);
+  Tuple batch;
+  batch.reserve(dtypes.size());
+  std::vector<char*> to(dtypes.size() * n);
+  for (size_t c = 0; c < dtypes.size(); ++c) {
+    const TensorShape row_shape = shapes[c].AsTensorShape();
+    Tensor t = Tensor::Uninitialized(dtypes[c], row_shape.Prepend(rows));
+    // Just allocated, so writable.
+    char* base = static_cast<char*>(t.mutable_raw_data().value());
+    const size_t row_bytes =
+        static_cast<size_t>(row_shape.num_elements()) * DTypeSize(dtypes[c]);
+    for (size_t r = 0; r < n; ++r) to[c * n + r] = base + r * row_bytes;
+    batch.push_back(std::move(t));
+  }
+  INFLOW_RETURN_IF_ERROR(write(to));
+  return batch;
+}
+
 }  // namespace inflow::internal

@@ -8,11 +8,14 @@
 #define INFLOW_QUEUE_BATCH_H_
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "inflow/core/dtype.h"
+#include "inflow/core/result.h"
 #include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
+#include "inflow/queue/queue.h"
 
 #include "queue/row_bag.h"
 
@@ -38,6 +41,19 @@ Tuple MakeBatch(std::span<const Tuple> elements,
 // The batch of `rows` (rows.rows >= 1, every row of the shapes in
 // rows.row_shapes): one tensor per component of `dtypes`.
 Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes);
+
+// EnqueueManyInPlace's condition: INVALID_ARGUMENT, naming the queue
+// (`queue`, as "FIFOQueue 'q'") and the component, unless every component
+// is numeric with a fully defined shape.
+Status CheckInPlace(const std::vector<DType>& dtypes,
+                    const std::vector<PartialShape>& shapes,
+                    const std::string& queue);
+
+// A new batch of `rows` (>= 1) rows of components `dtypes` and `shapes`
+// (CheckInPlace's), written by `write`; its error if it fails.
+Result<Tuple> WriteNewBatch(const std::vector<DType>& dtypes,
+                            const std::vector<PartialShape>& shapes,
+                            int64_t rows, const RowWriter& write);
 
 }  // namespace inflow::internal
 

@@ -23,6 +23,10 @@ class QueueAdapter final : public Public {
   Status EnqueueMany(Tuple batch, const CallOptions& options) override {
     return core_.EnqueueMany(std::move(batch), options);
   }
+  Status EnqueueManyInPlace(int64_t rows, const RowWriter& write,
+                            const CallOptions& options) override {
+    return core_.EnqueueManyInPlace(rows, write, options);
+  }
   Result<Tuple> Dequeue(const CallOptions& options) override {
     return core_.Dequeue(options);
   }

@@ -133,6 +133,8 @@ class QueueCore {
 
   Status Enqueue(Tuple element, const CallOptions& options);
   Status EnqueueMany(Tuple batch, const CallOptions& options);
+  Status EnqueueManyInPlace(int64_t rows, const RowWriter& write,
+                            const CallOptions& options);
   Result<Tuple> Dequeue(const CallOptions& options);
   Result<Tuple> DequeueMany(int64_t n, bool allow_small_batch,
                             const CallOptions& options);
@@ -247,9 +249,9 @@ class QueueCore {
   // rows go into bag_ by reference and come out of it by one copy each.
   Status EnqueueRows(Tuple batch, int64_t rows, const CallOptions& options)
       INFLOW_EXCLUDES(mu_);
-  // EnqueueRows for a pooled bag: the rows copied into reserved slots
-  // before the lock.
-  Status EnqueueSlots(const Tuple& batch, int64_t rows,
+  // EnqueueRows and EnqueueManyInPlace for a pooled bag: `write` writes
+  // the rows into reserved slots before the lock.
+  Status EnqueueSlots(int64_t rows, const RowWriter& write,
                       const CallOptions& options) INFLOW_EXCLUDES(mu_);
   Result<Tuple> DequeueRows(int64_t n, bool allow_small_batch,
                             const CallOptions& options) INFLOW_EXCLUDES(mu_);

@@ -5,8 +5,10 @@
 // records and for those that take the general path (defaults, repeated
 // keys); values of another length and bad options are errors naming them.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -137,6 +139,61 @@ TEST(PipelineRawToFloatTest, DefaultsAndRepeatedKeysResolveAsTheParserDoes) {
   EXPECT_TRUE(IsOutOfRange(end)) << end;
   EXPECT_EQ(ids, (std::vector<int64_t>{0, 1, 2, 3}));
   EXPECT_EQ(images, Expected({0, 1, 2, 3}));
+}
+
+TEST(PipelineRawToFloatTest, ShuffledRowsAreWrittenIntoTheQueueWhole) {
+  // A shuffle queue of numeric rows: chunks that take raw_to_float are
+  // written straight into its slots, the rest (record 55 of each file has
+  // no image and takes the default) go through the general path; every
+  // row comes out once, its image its id's.
+  MemEnv env;
+  std::vector<int64_t> want_ids;
+  for (int f = 0; f < 3; ++f) {
+    std::vector<std::string> records;
+    for (int i = 0; i < 100; ++i) {
+      const int64_t id = f * 100 + i;
+      want_ids.push_back(id);
+      records.push_back(
+          i == 55 ? Example().Set("id", Feature::Int64s({id})).Serialize()
+                  : ImageRecord(id));
+    }
+    WriteRecordFile(env, "/img/" + std::to_string(f), records);
+  }
+  PipelineOptions o = Fused(env, "shuffled");
+  o.num_readers = 2;
+  o.read_batch = 8;
+  Tensor def(DType::kString, TensorShape({}));
+  def.mutable_flat<std::string>().value()[0] = std::string("\x07\x07\x07\x07");
+  o.features[0].second = FixedLenFeature({}, DType::kString, def);
+  o.batching = {.batch_size = 16,
+                .shuffle = true,
+                .capacity = 64,
+                .min_after_dequeue = 20,
+                .seed = 3,
+                .allow_smaller_final_batch = true};
+  auto pipeline = Pipeline::Create(o);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  std::vector<float> images;
+  std::vector<int64_t> ids;
+  Status end;
+  DrainImages(**pipeline, &images, &ids, &end);
+  EXPECT_TRUE(IsOutOfRange(end)) << end;
+  ASSERT_EQ(images.size(), 4 * ids.size());
+  std::vector<std::pair<int64_t, std::vector<float>>> rows;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    rows.emplace_back(ids[i], std::vector<float>(images.begin() + 4 * i,
+                                                 images.begin() + 4 * i + 4));
+  }
+  EXPECT_NE(ids, want_ids);  // shuffled
+  std::sort(rows.begin(), rows.end());
+  ASSERT_EQ(rows.size(), want_ids.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].first, want_ids[i]);
+    const std::vector<float> want = want_ids[i] % 100 == 55
+                                        ? std::vector<float>(4, 3.5f)
+                                        : Expected({want_ids[i]});
+    EXPECT_EQ(rows[i].second, want) << "id " << want_ids[i];
+  }
 }
 
 TEST(PipelineRawToFloatTest, AValueOfAnotherLengthIsAParseErrorNamingIt) {

@@ -84,6 +84,15 @@ struct BatchInput {
   // OUT_OF_RANGE at the end of input. Must pass its CallOptions to any
   // blocking call.
   std::function<Result<Tuple>(const CallOptions&)> step;
+  // Optional, used in place of `step` with enqueue_many, no keep_input and
+  // no sparse component: a step that enqueues its batch of rows into the
+  // batching queue itself, e.g. writing them straight into the queue's
+  // storage with EnqueueManyInPlace. Its result is the step's and the
+  // enqueue's (OUT_OF_RANGE at the end of input; CANCELLED once the queue
+  // is closed). It must count the time it waits for the queue as blocked
+  // (ScopedBlockedTimer).
+  std::function<Status(QueueInterface& queue, const CallOptions&)>
+      enqueue_step = nullptr;
 };
 
 // The maybe_* forms' keep_input, computed from each step's output: a bool

@@ -31,6 +31,11 @@
 //     row, into the queue's own slots, and the queue keeps no reference to
 //     the Tensors given (as TF's enqueue_many copies each row); Dequeue
 //     returns a freshly allocated copy.
+//   - EnqueueManyInPlace has its caller write the rows where the queue
+//     wants them: a RandomShuffleQueue that copies (above) has them
+//     written straight into its slots, so each row is written once and
+//     never copied on the way in; every other queue gets them written
+//     into a new batch, which it then keeps as EnqueueMany keeps one.
 //   - DequeueMany/DequeueUpTo, of every kind, copy each element once into
 //     one freshly allocated, writable, 64-byte-aligned batch tensor per
 //     component, sharing no buffer with what was enqueued.
@@ -47,6 +52,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -82,6 +88,13 @@ struct QueueStats {
   friend bool operator==(const QueueStats&, const QueueStats&) = default;
 };
 
+// Writes the rows of one EnqueueManyInPlace call of n rows: row r of
+// component c goes to rows[c * n + r], whose bytes are that component's
+// row (its dtype's size times its shape's elements; 64-byte aligned is
+// not promised). The bytes are uninitialized until written. An error it
+// returns is the call's, and nothing of it is enqueued.
+using RowWriter = std::function<Status(std::span<char* const> rows)>;
+
 class QueueInterface {
  public:
   virtual ~QueueInterface() = default;
@@ -90,6 +103,16 @@ class QueueInterface {
                                        const CallOptions& options = {}) = 0;
   [[nodiscard]] virtual Status EnqueueMany(Tuple batch,
                                            const CallOptions& options = {}) = 0;
+  // EnqueueMany of `rows` elements that `write` writes in place (see the
+  // top of this file), for a queue whose components are all numeric with
+  // fully defined shapes (else INVALID_ARGUMENT, before `write` runs).
+  // `write` runs once, on the calling thread, before the call waits for
+  // room (not at all when rows is 0, or when the call is cancelled or
+  // invalid first); the call then behaves as EnqueueMany of what it
+  // wrote: the rows it wrote are dropped when the call fails. The default
+  // writes a new batch and calls EnqueueMany.
+  [[nodiscard]] virtual Status EnqueueManyInPlace(
+      int64_t rows, const RowWriter& write, const CallOptions& options = {});
   [[nodiscard]] virtual Result<Tuple> Dequeue(
       const CallOptions& options = {}) = 0;
   [[nodiscard]] virtual Result<Tuple> DequeueMany(
