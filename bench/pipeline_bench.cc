@@ -21,7 +21,9 @@
 //    {...}, "pieces_cpu_ns_per_sample_by_threads": {...} (the whole
 //    process's CPU time over the samples delivered, median over the
 //    rounds), "cpu_ratio_by_threads": {...} (Pipeline / plain CPU per
-//    sample in the same round, median), "kernels": {...}}
+//    sample in the same round, median), "bytes_copied_per_sample":
+//    {"plain": .., "pieces": .., "pipeline": ..} (CopiedPerSample),
+//    "kernels": {...}}
 // --nice=N: the inflow sides' readers add N to their niceness
 // (BatchOptions::nice; 0 by default); the JSON line says "nice": N.
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
@@ -161,6 +163,39 @@ int Stages() {
   return 0;
 }
 
+// Bytes of one sample written by copies on its way from the file to the
+// consumer's batch, per side (docs/ARCHITECTURE.md, "The copies of a
+// sample"), from the shards' mean record (with its 16 bytes of framing)
+// and the rows' sizes (image float32 [784], label int64):
+//   plain     read into its buffer, decode into its shuffle buffer, copy
+//             into the batch;
+//   pieces    read into the reader's buffer, copy into the RecordBatch,
+//             image and label into ParseBatch's tensors, decode into a
+//             float tensor, copy into the queue's slots, gather into the
+//             batch;
+//   pipeline  read into the reader's buffer, copy into the RecordBatch,
+//             decode (and the label) straight into the queue's slots,
+//             gather into the batch.
+struct CopiedBytes {
+  double plain, pieces, pipeline;
+};
+
+CopiedBytes CopiedPerSample(const Shards& shards) {
+  const double framed =
+      static_cast<double>(shards.bytes()) / static_cast<double>(shards.total());
+  const double record = framed - 16;
+  const double row = kImageBytes * sizeof(float) + sizeof(int64_t);
+  const double parsed = kImageBytes + sizeof(int64_t);
+  return {.plain = framed + row + row,
+          .pieces = framed + record + parsed + row + row + row,
+          .pipeline = framed + record + row + row};
+}
+
+std::string CopiedJson(const CopiedBytes& c) {
+  return "{\"plain\": " + Fmt(c.plain) + ", \"pieces\": " + Fmt(c.pieces) +
+         ", \"pipeline\": " + Fmt(c.pipeline) + "}";
+}
+
 // The three sides, each run once per round and thread count.
 enum Side { kPlain, kPieces, kPipeline, kSides };
 constexpr const char* kSideNames[] = {"plain", "pieces", "pipeline"};
@@ -248,7 +283,8 @@ int Main(bool smoke, int nice) {
       "\"pieces_ratio_by_threads\": %s, \"cpu_ns_per_sample_by_threads\": "
       "%s, \"plain_cpu_ns_per_sample_by_threads\": %s, "
       "\"pieces_cpu_ns_per_sample_by_threads\": %s, "
-      "\"cpu_ratio_by_threads\": %s, \"nice\": %d, \"kernels\": %s}\n",
+      "\"cpu_ratio_by_threads\": %s, \"bytes_copied_per_sample\": %s, "
+      "\"nice\": %d, \"kernels\": %s}\n",
       Fmt(best).c_str(), ByThreads(med[kPipeline], Fmt).c_str(),
       Fmt3(std::min(ratio_med[kPipeline][1], ratio_med[kPipeline][2])).c_str(),
       ByThreads(ratio_med[kPipeline], Fmt3).c_str(),
@@ -257,7 +293,8 @@ int Main(bool smoke, int nice) {
       ByThreads(cpu_med[kPipeline], Fmt).c_str(),
       ByThreads(cpu_med[kPlain], Fmt).c_str(),
       ByThreads(cpu_med[kPieces], Fmt).c_str(),
-      ByThreads(cpu_ratio_med[kPipeline], Fmt3).c_str(), nice,
+      ByThreads(cpu_ratio_med[kPipeline], Fmt3).c_str(),
+      CopiedJson(CopiedPerSample(shards)).c_str(), nice,
       KernelsJson({{"crc32c", KernelName(SelectedKernel())},
                    {"convert", internal::ConvertKernelName(
                                    internal::SelectedConvertKernel())},

@@ -130,4 +130,10 @@ size_t Shards::total() const {
   return n;
 }
 
+uint64_t Shards::bytes() const {
+  uint64_t n = 0;
+  for (const std::string& path : paths_) n += std::filesystem::file_size(path);
+  return n;
+}
+
 }  // namespace inflow::bench

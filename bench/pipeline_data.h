@@ -66,6 +66,8 @@ class Shards {
   // Examples per shard.
   const std::vector<size_t>& counts() const { return counts_; }
   size_t total() const;
+  // The shards' bytes together (records with their framing).
+  uint64_t bytes() const;
 
  private:
   std::string dir_;
