@@ -108,11 +108,22 @@ Result<std::optional<RawToFloat>> RawToFloat::Create(
     r.fused_.push_back({c, want.feature, want.length, want.scale});
   }
   FeatureSpecs rest;
+  r.rest_from_view_ = true;
   for (size_t c = 0; c < options.features.size(); ++c) {
     if (fused[c]) continue;
     rest.push_back(options.features[c]);
     r.rest_components_.push_back(c);
+    const auto* fixed =
+        std::get_if<FixedLenFeature>(&options.features[c].second);
+    if (fixed == nullptr ||
+        (fixed->dtype != DType::kInt64 && fixed->dtype != DType::kFloat32)) {
+      r.rest_from_view_ = false;
+      continue;
+    }
+    r.numeric_.push_back(
+        {c, options.features[c].first, fixed->dtype, fixed->shape});
   }
+  if (!r.rest_from_view_) r.numeric_.clear();
   if (!rest.empty()) {
     INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
                             ExampleParser::Create(std::move(rest)));
@@ -122,26 +133,36 @@ Result<std::optional<RawToFloat>> RawToFloat::Create(
 }
 
 bool RawToFloat::Prepare(const RecordBatch& records, Scratch* scratch) const {
-  scratch->rows = records.size();
+  const size_t n = records.size();
+  scratch->rows = n;
   scratch->rest.assign(num_components_, Tensor());
-  if (rest_.has_value()) {
+  // Without other features, or with numeric ones only, the record's view
+  // finds every value; otherwise the parser parses the others.
+  const bool by_view = !rest_.has_value() || rest_from_view_;
+  if (!by_view) {
     Result<ParsedFeatures> parsed = rest_->ParseBatch(records.values());
     if (!parsed.ok()) return false;
     for (size_t j = 0; j < rest_components_.size(); ++j) {
       scratch->rest[rest_components_[j]] = std::move(parsed->dense[j]);
     }
   }
+  for (const Numeric& f : numeric_) {
+    scratch->rest[f.component] = Tensor::Uninitialized(
+        f.dtype, f.shape.Prepend(static_cast<int64_t>(n)));
+  }
   scratch->values.resize(fused_.size());
   for (std::vector<std::string_view>& v : scratch->values) v.clear();
   const std::less_equal<const char*> le;
-  for (size_t i = 0; i < records.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const std::string_view record = records.value(i);
-    // Without other features nothing has validated the record yet: the
-    // view does.
-    if (!rest_.has_value() && !scratch->view.Parse(record).ok()) return false;
+    if (by_view) {
+      // The view validates the record, as the parser would.
+      if (!scratch->view.Parse(record).ok()) return false;
+      if (!ReadNumeric(scratch->view, i, &scratch->rest)) return false;
+    }
     for (size_t k = 0; k < fused_.size(); ++k) {
       std::string_view bytes;
-      if (rest_.has_value()) {
+      if (!by_view) {
         if (!FindOneBytes(record, fused_[k].feature, &bytes)) return false;
       } else {
         const FeatureView* v = scratch->view.Find(fused_[k].feature);
@@ -161,6 +182,27 @@ bool RawToFloat::Prepare(const RecordBatch& records, Scratch* scratch) const {
         return false;
       }
       scratch->values[k].push_back(bytes);
+    }
+  }
+  return true;
+}
+
+bool RawToFloat::ReadNumeric(const ExampleView& view, size_t row,
+                             Tuple* rest) const {
+  for (const Numeric& f : numeric_) {
+    const FeatureView* v = view.Find(f.feature);
+    const FeatureKind want =
+        f.dtype == DType::kInt64 ? FeatureKind::kInt64 : FeatureKind::kFloat;
+    const int64_t count = f.shape.num_elements();
+    if (v == nullptr || v->kind() != want || v->size() != count) return false;
+    Tensor& t = (*rest)[f.component];
+    // Just allocated by Prepare, so writable.
+    char* out = static_cast<char*>(t.mutable_raw_data().value()) +
+                row * static_cast<size_t>(count) * DTypeSize(f.dtype);
+    if (f.dtype == DType::kInt64) {
+      v->CopyInt64s(reinterpret_cast<int64_t*>(out));
+    } else {
+      v->CopyFloats(reinterpret_cast<float*>(out));
     }
   }
   return true;

@@ -82,12 +82,28 @@ class RawToFloat {
     float scale;
   };
   RawToFloat() = default;
+  // numeric_'s values of `view` into row `row` of their tensors in
+  // `rest`; false when one is absent or of another kind or count.
+  bool ReadNumeric(const ExampleView& view, size_t row, Tuple* rest) const;
 
   std::vector<Fused> fused_;
   // The parser of the other features (nullopt when there are none), and
   // the component of each of its dense outputs.
   std::optional<ExampleParser> rest_;
   std::vector<size_t> rest_components_;
+  // When every other feature is a FixedLenFeature of int64 or float32,
+  // each, read from the record's ExampleView with the fused ones (one walk
+  // of the record instead of the parser's and FindOneBytes'); a record
+  // where one is absent or of another kind or count takes the general
+  // path, so defaults and errors stay the parser's.
+  struct Numeric {
+    size_t component;
+    std::string feature;
+    DType dtype;
+    TensorShape shape;
+  };
+  std::vector<Numeric> numeric_;
+  bool rest_from_view_ = false;
   size_t num_components_ = 0;
 };
 

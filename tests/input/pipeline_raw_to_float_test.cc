@@ -196,6 +196,61 @@ TEST(PipelineRawToFloatTest, ShuffledRowsAreWrittenIntoTheQueueWhole) {
   }
 }
 
+TEST(PipelineRawToFloatTest, OtherFeaturesOfEveryKindComeOutAsTheParserGives) {
+  // A float32 [2] feature is read from the record's view with the image;
+  // a string feature makes the parser parse the others. A record whose
+  // float feature has 3 values takes the general path, and its error is
+  // the parser's.
+  MemEnv env;
+  const auto record = [](int64_t id, std::vector<float> xy) {
+    const std::string img = {static_cast<char>(id), static_cast<char>(id + 1),
+                             static_cast<char>(id + 2), static_cast<char>(250)};
+    return Example()
+        .Set("id", Feature::Int64s({id}))
+        .Set("xy", Feature::Floats(std::move(xy)))
+        .Set("name", Feature::Bytes({"n" + std::to_string(id)}))
+        .Set("img", Feature::Bytes({img}))
+        .Serialize();
+  };
+  const std::vector<uint64_t> offsets = WriteRecordFile(
+      env, "/img/a",
+      {record(1, {0.5f, 1.5f}), record(2, {2.5f, -1}), record(3, {1, 2, 3})});
+  for (bool with_name : {false, true}) {
+    PipelineOptions o = Fused(env, with_name ? "named" : "xy");
+    o.features.push_back({"xy", FixedLenFeature({2}, DType::kFloat32)});
+    if (with_name) {
+      o.features.push_back({"name", FixedLenFeature({}, DType::kString)});
+    }
+    o.read_batch = 2;
+    o.batching.batch_size = 2;
+    auto pipeline = Pipeline::Create(o);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    Result<Tuple> b = (*pipeline)->Next();
+    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_EQ(b->size(), with_name ? 4u : 3u);
+    const std::span<const float> img = (*b)[0].flat<float>();
+    EXPECT_EQ(std::vector<float>(img.begin(), img.end()), Expected({1, 2}));
+    const std::span<const int64_t> ids = (*b)[1].flat<int64_t>();
+    EXPECT_EQ(std::vector<int64_t>(ids.begin(), ids.end()),
+              (std::vector<int64_t>{1, 2}));
+    EXPECT_EQ((*b)[2].shape(), TensorShape({2, 2}));
+    const std::span<const float> xy = (*b)[2].flat<float>();
+    EXPECT_EQ(std::vector<float>(xy.begin(), xy.end()),
+              (std::vector<float>{0.5f, 1.5f, 2.5f, -1}));
+    if (with_name) {
+      const std::span<const std::string> names = (*b)[3].flat<std::string>();
+      EXPECT_EQ(std::vector<std::string>(names.begin(), names.end()),
+                (std::vector<std::string>{"n1", "n2"}));
+    }
+    const Status end = (*pipeline)->Next().status();
+    EXPECT_TRUE(IsInvalidArgument(end)) << end;
+    EXPECT_NE(end.message().find("record /img/a:" + std::to_string(offsets[2])),
+              std::string::npos)
+        << end;
+    EXPECT_NE(end.message().find("xy"), std::string::npos) << end;
+  }
+}
+
 TEST(PipelineRawToFloatTest, AValueOfAnotherLengthIsAParseErrorNamingIt) {
   MemEnv env;
   const std::string short_img = Example()
