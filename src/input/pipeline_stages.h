@@ -68,7 +68,11 @@ class ReadStage {
             std::shared_ptr<QueueInterface> filenames)
       : shared_(std::move(shared)),
         reader_(std::move(reader)),
-        filenames_(std::move(filenames)) {}
+        filenames_(std::move(filenames)) {
+    // The reader is this stage's alone, and a chunk is done with before
+    // the next read.
+    records_.set_borrow(true);
+  }
 
   // One chunk of rows (one thread at a time): OUT_OF_RANGE once the filename
   // queue is closed and drained (and CANCELLED on a stop) as the reader returns
@@ -90,7 +94,8 @@ class ReadStage {
   const std::shared_ptr<const Shared> shared_;
   const std::unique_ptr<ReaderBase> reader_;
   const std::shared_ptr<QueueInterface> filenames_;
-  // The last read's records, reused (values are views into it).
+  // The last read's records, reused; they may view the reader's buffer
+  // (RecordBatch::set_borrow).
   RecordBatch records_;
   RawToFloat::Scratch raw_to_float_scratch_;
 };

@@ -111,6 +111,10 @@ Status ReaderBase::ReadUpTo(QueueInterface& queue, int64_t n,
   size_t count = 0;
   while (static_cast<int64_t>(count) < n) {
     Status s = StartWorkLocked(queue, options, &taken);
+    // The values borrowed so far view the buffer a refill would change.
+    if (s.ok() && count > 0 && batch->borrow() && NextReadRefillsLocked()) {
+      break;
+    }
     bool produced = false, at_end = false;
     if (s.ok()) s = ReadOnceIntoLocked(batch, &produced, &at_end);
     if (!s.ok()) {

@@ -32,10 +32,13 @@ class TFRecordReader final : public ReaderBase {
   Status OnWorkStartedLocked(const std::string& work) override {
     RecordReaderOptions options;
     options.compression = compression_;
+    finished_.reset();
     INFLOW_ASSIGN_OR_RETURN(reader_, RecordReader::Open(env_, work, options));
     return OkStatus();
   }
-  void OnWorkFinishedLocked() override { reader_.reset(); }
+  // A finished file's reader is kept until the next one opens: a
+  // borrowing batch that ended with the file views its buffer.
+  void OnWorkFinishedLocked() override { finished_ = std::move(reader_); }
   Status ReadLocked(const std::string& work, std::string* key,
                     std::string* value, bool* produced, bool* at_end) override {
     const uint64_t offset = reader_->offset();
@@ -55,6 +58,13 @@ class TFRecordReader final : public ReaderBase {
   Status ReadIntoLocked(const std::string& work, RecordBatch* batch,
                         bool* produced, bool* at_end) override {
     const uint64_t offset = reader_->offset();
+    if (batch->borrow()) {
+      if (std::optional<std::string_view> view = reader_->NextInBuffer()) {
+        batch->AppendBorrowedAt(work, offset, *view);
+        *produced = true;
+        return OkStatus();
+      }
+    }
     Result<std::string_view> record = reader_->Next();
     if (!record.ok()) {
       if (IsOutOfRange(record.status())) {
@@ -69,9 +79,14 @@ class TFRecordReader final : public ReaderBase {
   }
 
  private:
+  bool NextReadRefillsLocked() const override {
+    return reader_ != nullptr && !reader_->HasWholeRecordBuffered();
+  }
+
   Env& env_;
   const CompressionType compression_;
   std::unique_ptr<RecordReader> reader_;
+  std::unique_ptr<RecordReader> finished_;
 };
 
 class TextLineReader final : public ReaderBase {

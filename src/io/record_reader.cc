@@ -67,23 +67,34 @@ Status RecordReader::Corrupt(std::string_view what, uint64_t offset) const {
   return DataLossError(message);
 }
 
+std::optional<uint64_t> RecordReader::BufferedLength() const {
+  const std::string_view buffered = stream_->buffered();
+  if (buffered.size() < kRecordHeaderSize + kRecordFooterSize) {
+    return std::nullopt;
+  }
+  const std::optional<uint64_t> len =
+      internal::DecodeRecordHeader(buffered.data());
+  if (!len || *len > buffered.size() - kRecordHeaderSize - kRecordFooterSize) {
+    return std::nullopt;
+  }
+  return len;
+}
+
+std::optional<std::string_view> RecordReader::NextInBuffer() {
+  const std::optional<uint64_t> len = BufferedLength();
+  if (!len) return std::nullopt;
+  const std::string_view data =
+      stream_->buffered().substr(kRecordHeaderSize, *len);
+  const uint32_t stored = internal::DecodeFixed32(data.data() + data.size());
+  if (crc32c::Unmask(stored) != crc32c::Value(data)) return std::nullopt;
+  // Skipping within the buffer moves no byte.
+  stream_->Skip(kRecordHeaderSize + *len + kRecordFooterSize);
+  return data;
+}
+
 Result<std::string_view> RecordReader::Next() {
   // Fast path: the whole record is already buffered and intact.
-  const std::string_view buffered = stream_->buffered();
-  if (buffered.size() >= kRecordHeaderSize + kRecordFooterSize) {
-    const std::optional<uint64_t> len =
-        internal::DecodeRecordHeader(buffered.data());
-    if (len &&
-        *len <= buffered.size() - kRecordHeaderSize - kRecordFooterSize) {
-      const std::string_view data = buffered.substr(kRecordHeaderSize, *len);
-      const uint32_t stored =
-          internal::DecodeFixed32(data.data() + data.size());
-      if (crc32c::Unmask(stored) == crc32c::Value(data)) {
-        stream_->Skip(kRecordHeaderSize + *len + kRecordFooterSize);
-        return data;
-      }
-    }
-  }
+  if (std::optional<std::string_view> data = NextInBuffer()) return *data;
   // Otherwise: fill the buffer as needed, and report what is wrong.
   const uint64_t start = stream_->Tell();
   INFLOW_ASSIGN_OR_RETURN(std::string_view header,

@@ -212,9 +212,11 @@ TEST(PipelineRawToFloatTest, OtherFeaturesOfEveryKindComeOutAsTheParserGives) {
         .Set("img", Feature::Bytes({img}))
         .Serialize();
   };
+  WriteRecordFile(env, "/img/a",
+                  {record(1, {0.5f, 1.5f}), record(2, {2.5f, -1})});
+  // Alone in its file: the error may reach Next() before any batch.
   const std::vector<uint64_t> offsets = WriteRecordFile(
-      env, "/img/a",
-      {record(1, {0.5f, 1.5f}), record(2, {2.5f, -1}), record(3, {1, 2, 3})});
+      env, "/bad/a", {record(0, {0.5f, 1.5f}), record(3, {1, 2, 3})});
   for (bool with_name : {false, true}) {
     PipelineOptions o = Fused(env, with_name ? "named" : "xy");
     o.features.push_back({"xy", FixedLenFeature({2}, DType::kFloat32)});
@@ -242,9 +244,15 @@ TEST(PipelineRawToFloatTest, OtherFeaturesOfEveryKindComeOutAsTheParserGives) {
       EXPECT_EQ(std::vector<std::string>(names.begin(), names.end()),
                 (std::vector<std::string>{"n1", "n2"}));
     }
-    const Status end = (*pipeline)->Next().status();
+    EXPECT_TRUE(IsOutOfRange((*pipeline)->Next().status()));
+    o.files = {"/bad/*"};
+    o.name += "_bad";
+    pipeline = Pipeline::Create(o);
+    ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+    Status end;
+    while (end.ok()) end = (*pipeline)->Next().status();
     EXPECT_TRUE(IsInvalidArgument(end)) << end;
-    EXPECT_NE(end.message().find("record /img/a:" + std::to_string(offsets[2])),
+    EXPECT_NE(end.message().find("record /bad/a:" + std::to_string(offsets[1])),
               std::string::npos)
         << end;
     EXPECT_NE(end.message().find("xy"), std::string::npos) << end;

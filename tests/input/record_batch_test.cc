@@ -35,8 +35,11 @@ std::shared_ptr<QueueInterface> FilenameQueue(
 }
 
 void WriteRecords(Env& env, const std::string& path,
-                  const std::vector<std::string>& records) {
-  auto writer = RecordWriter::Create(env, path);
+                  const std::vector<std::string>& records,
+                  CompressionType compression = CompressionType::kNone) {
+  RecordWriterOptions options;
+  options.compression = compression;
+  auto writer = RecordWriter::Create(env, path, options);
   ASSERT_TRUE(writer.ok());
   for (const std::string& r : records) {
     ASSERT_TRUE((*writer)->WriteRecord(r).ok());
@@ -125,6 +128,54 @@ TEST(RecordBatchTest, AMovedBatchViewsItsOwnBufferAlsoForShortValues) {
   assigned = std::move(moved);
   moved.Clear();
   EXPECT_EQ(ToRecords(assigned), (Records{{"f:0", "ab"}, {"f:18", "c"}}));
+}
+
+TEST(RecordBatchTest, ABorrowingBatchViewsTheReadersBufferAndEndsAtARefill) {
+  // Records of 30000 bytes: about 8 fit the reader's buffer, so a batch
+  // of up to 100 that borrows ends where the buffer would be refilled,
+  // and the next one goes on from there. Every record comes once, in
+  // order, with its key, the values intact when ReadUpTo has returned,
+  // also for a batch that ended with its file.
+  for (CompressionType compression :
+       {CompressionType::kNone, CompressionType::kGzip}) {
+    MemEnv env;
+    const char* reader_compression =
+        compression == CompressionType::kGzip ? "GZIP" : "";
+    std::vector<std::string> f, g;
+    for (int i = 0; i < 40; ++i) f.push_back(std::string(30000, 'a' + i % 26));
+    for (int i = 0; i < 5; ++i) g.push_back(std::to_string(i));
+    WriteRecords(env, "f", f, compression);
+    WriteRecords(env, "g", g, compression);
+    auto by_vector = *NewTFRecordReader(env, reader_compression);
+    auto q1 = FilenameQueue({"f", "g"});
+    Records want;
+    while (true) {
+      Result<Records> r = by_vector->ReadUpTo(*q1, 100);
+      if (!r.ok()) break;
+      want.insert(want.end(), r->begin(), r->end());
+    }
+    ASSERT_EQ(want.size(), 45u);
+
+    auto reader = *NewTFRecordReader(env, reader_compression);
+    auto q2 = FilenameQueue({"f", "g"});
+    RecordBatch batch;
+    batch.set_borrow(true);
+    Records got;
+    int short_of_the_file_end = 0;
+    while (true) {
+      const Status s = reader->ReadUpTo(*q2, 100, &batch);
+      if (!s.ok()) {
+        EXPECT_TRUE(IsOutOfRange(s)) << s;
+        break;
+      }
+      const Records records = ToRecords(batch);
+      got.insert(got.end(), records.begin(), records.end());
+      if (batch.file() == "f" && got.size() < 40) ++short_of_the_file_end;
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_GE(short_of_the_file_end, 3);
+    EXPECT_EQ(reader->NumRecordsProduced(), 45);
+  }
 }
 
 TEST(RecordBatchTest, OtherReadersBatchesMatchTheVectorForm) {

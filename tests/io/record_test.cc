@@ -262,6 +262,61 @@ TEST_F(DamagedRecordTest, EachCorruptedFieldIsDataLossAtThatRecord) {
   }
 }
 
+TEST_F(DamagedRecordTest, NextInBufferLendsWholeIntactRecordsAndReadsNothing) {
+  // 20 records of 1000 bytes (1016 framed) through a buffer of a few
+  // KiB: after the read that fills it, some are lent whole, their views
+  // valid together, until one is not whole; the reader has then not
+  // moved, and Next goes on from there.
+  MemEnv env;
+  std::vector<std::string> records;
+  for (int i = 0; i < 20; ++i) records.push_back(std::string(1000, 'a' + i));
+  WriteRecords(env, "big", records, CompressionType::kNone);
+  RecordReaderOptions options;
+  options.buffer_size = 4096;
+  auto reader = *RecordReader::Open(env, "big", options);
+  EXPECT_FALSE(reader->HasWholeRecordBuffered());
+  EXPECT_EQ(reader->NextInBuffer(), std::nullopt);
+  size_t next = 0, lent_in_all = 0;
+  while (next < records.size()) {
+    EXPECT_EQ(*reader->Next(), records[next++]);  // may read
+    std::vector<std::string_view> lent;
+    while (reader->HasWholeRecordBuffered()) {
+      const std::optional<std::string_view> view = reader->NextInBuffer();
+      ASSERT_TRUE(view.has_value());
+      lent.push_back(*view);
+    }
+    const uint64_t at = reader->offset();
+    EXPECT_EQ(reader->NextInBuffer(), std::nullopt);
+    EXPECT_EQ(reader->offset(), at);
+    for (std::string_view v : lent) EXPECT_EQ(v, records[next++]);
+    EXPECT_LT(lent.size(), records.size() - 1);
+    lent_in_all += lent.size();
+  }
+  EXPECT_GE(lent_in_all, 10u);
+  EXPECT_TRUE(IsOutOfRange(reader->Next().status()));
+
+  // In a buffer that holds them all, "" is lent after "alpha".
+  auto whole = *RecordReader::Open(env_, "f");
+  EXPECT_EQ(*whole->Next(), "alpha");
+  const std::optional<std::string_view> second = whole->NextInBuffer();
+  const std::optional<std::string_view> third = whole->NextInBuffer();
+  ASSERT_TRUE(second.has_value() && third.has_value());
+  EXPECT_EQ(*second, "");
+  EXPECT_EQ(*third, "gamma-gamma");
+
+  // A corrupt record is not lent; Next reports it, at its offset.
+  std::string bytes = original_;
+  bytes[55] ^= 0x20;
+  Damage(bytes);
+  auto damaged = *RecordReader::Open(env_, "f");
+  EXPECT_EQ(*damaged->Next(), "alpha");
+  EXPECT_EQ(*damaged->NextInBuffer(), "");
+  EXPECT_TRUE(damaged->HasWholeRecordBuffered());
+  EXPECT_EQ(damaged->NextInBuffer(), std::nullopt);
+  EXPECT_EQ(damaged->offset(), 37u);
+  EXPECT_TRUE(IsDataLoss(damaged->Next().status()));
+}
+
 TEST_F(DamagedRecordTest, TruncationAtEveryOffsetIsDataLossUnlessAtABoundary) {
   for (size_t cut = 0; cut < original_.size(); ++cut) {
     Damage(original_.substr(0, cut));

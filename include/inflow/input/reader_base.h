@@ -56,7 +56,9 @@ class ReaderBase {
   [[nodiscard]] Result<std::vector<ReaderRecord>> ReadUpTo(
       QueueInterface& queue, int64_t n, const CallOptions& options = {});
   // The same records into *batch (cleared first; on an error it holds
-  // none).
+  // none). A batch that borrows (RecordBatch::set_borrow) may get fewer
+  // than n records before the end of the file: the reader ends it rather
+  // than refill the buffer its values view.
   [[nodiscard]] Status ReadUpTo(QueueInterface& queue, int64_t n,
                                 RecordBatch* batch,
                                 const CallOptions& options = {});
@@ -85,6 +87,10 @@ class ReaderBase {
   // its buffer with the position, building no strings.
   virtual Status ReadIntoLocked(const std::string& work, RecordBatch* batch,
                                 bool* produced, bool* at_end);
+  // Whether the next ReadIntoLocked would refill a buffer that a borrowing
+  // batch's values may view (ReadUpTo ends such a batch first). The
+  // default: no buffer is lent.
+  virtual bool NextReadRefillsLocked() const { return false; }
 
  private:
   // Makes sure a file is open, dequeuing and opening as needed. The

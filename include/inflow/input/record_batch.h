@@ -8,6 +8,13 @@
 // Clear(), invalidates the views; the buffers keep their capacity, so a
 // batch reused for reads of similar size allocates nothing.
 //
+// A batch may borrow (set_borrow): a reader may then append values that
+// view its own read buffer instead of copies (TFRecordReader does, for
+// the records already whole in its buffer, and ends the batch early rather
+// than refill that buffer). Such values stay valid until the next read on
+// that reader, by any thread, or its destruction: borrow only with a
+// reader that this batch's owner alone reads with.
+//
 //   RecordBatch batch;
 //   while (reader->ReadUpTo(*filenames, 128, &batch, options).ok()) {
 //     auto parsed = parser.ParseBatch(batch.values());
@@ -52,12 +59,21 @@ class RecordBatch {
   // Drops the records, keeping the capacity.
   void Clear();
 
+  // Whether readers may append views of their buffers (see the top of
+  // this file). Off by default.
+  void set_borrow(bool borrow) { borrow_ = borrow; }
+  bool borrow() const { return borrow_; }
+
   // For readers (ReaderBase::ReadIntoLocked): appends a record of `file`
   // whose key is "<file>:<position>", or whose key is `key`.
   void AppendAt(const std::string& file, uint64_t position,
                 std::string_view value);
   void AppendKeyed(const std::string& file, std::string key,
                    std::string_view value);
+  // AppendAt of a value the batch does not copy: a view of the reader's
+  // buffer (only when borrow()), valid as the top of this file says.
+  void AppendBorrowedAt(const std::string& file, uint64_t position,
+                        std::string_view value);
   // Makes values() view the appended values (after the last append).
   void Seal();
 
@@ -65,11 +81,15 @@ class RecordBatch {
   static constexpr uint64_t kExplicitKey = ~uint64_t{0};
 
   std::string file_;
-  std::string data_;                 // the values back to back
-  std::vector<size_t> ends_;         // of each value in data_
+  std::string data_;  // the copied values back to back
+  // Per value: borrowed, its bytes and size; copied, nullptr and its end
+  // in data_.
+  std::vector<const char*> borrowed_;
+  std::vector<size_t> ends_;
   std::vector<uint64_t> positions_;  // kExplicitKey: see keys_
   std::vector<std::string> keys_;    // explicit keys, "" for positioned
   std::vector<std::string_view> views_;
+  bool borrow_ = false;
 };
 
 }  // namespace inflow

@@ -24,6 +24,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,6 +63,15 @@ class RecordReader {
   // The next record. The view stays valid until the next call on this
   // reader. OUT_OF_RANGE at the clean end of the file.
   [[nodiscard]] Result<std::string_view> Next();
+  // The next record when it is whole and intact in the buffer already,
+  // without reading: its view, like those of the NextInBuffer calls
+  // before it, stays valid until a call that may read (Next, ReadRecord,
+  // Seek) or the reader's end. nullopt otherwise (Next then reads, or
+  // reports what is wrong), the reader unmoved.
+  [[nodiscard]] std::optional<std::string_view> NextInBuffer();
+  // Whether the next record is whole in the buffer, so that reading it
+  // (NextInBuffer or Next) reads nothing more; it may still be corrupt.
+  bool HasWholeRecordBuffered() const { return BufferedLength().has_value(); }
 
   // TF's RecordReader::ReadRecord: reads the record at `*offset` into
   // `*record` and, on success, advances `*offset` past it. Sequential
@@ -80,6 +90,8 @@ class RecordReader {
   RecordReader(std::shared_ptr<const RandomAccessFile> file,
                const RecordReaderOptions& options);
   Status Corrupt(std::string_view what, uint64_t offset) const;
+  // The next record's length when it is whole in the buffer.
+  std::optional<uint64_t> BufferedLength() const;
 
   std::shared_ptr<const RandomAccessFile> file_;
   const RecordReaderOptions options_;
