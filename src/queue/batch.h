@@ -14,6 +14,7 @@
 #include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
 
+#include "queue/batch_pool.h"
 #include "queue/row_bag.h"
 
 namespace inflow::internal {
@@ -36,8 +37,10 @@ Tuple MakeBatch(std::span<const Tuple> elements,
                 const std::vector<PartialShape>& shapes, bool pad);
 
 // The batch of `rows` (rows.rows >= 1, every row of the shapes in
-// rows.row_shapes): one tensor per component of `dtypes`.
-Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes);
+// rows.row_shapes): one tensor per component of `dtypes`, numeric ones
+// in `pool`'s buffers when given.
+Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes,
+                    BatchPool* pool = nullptr);
 
 }  // namespace inflow::internal
 

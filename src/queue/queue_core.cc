@@ -91,7 +91,8 @@ Tuple QueueCore::BatchOf(std::vector<Tuple>& elements) const {
 Tuple QueueCore::BatchOfReleased(GatheredRows& gathered,
                                  std::vector<Tuple>& elements) {
   if (gathered.rows == 0) return BatchOf(elements);
-  Tuple batch = StackGathered(gathered, spec_.dtypes);
+  Tuple batch =
+      StackGathered(gathered, spec_.dtypes, pooled_ ? &batch_pool_ : nullptr);
   if (!gathered.slots.empty()) {
     // Copied: the slots are free again.
     SpinMutexLock lock(&mu_);

@@ -97,6 +97,7 @@
 #include "inflow/queue/queue_options.h"
 
 #include "core/philox.h"
+#include "queue/batch_pool.h"
 #include "queue/gate.h"
 #include "queue/poll.h"
 #include "queue/row_bag.h"
@@ -158,6 +159,8 @@ class QueueCore {
 
   // The size of a segment (smaller if the capacity is).
   static constexpr int32_t kSegmentSlots = 1024;
+  // Released batch buffers kept per size (batch_pool_).
+  static constexpr size_t kMaxFreeBatches = 4;
   static constexpr size_t kMaxSpareSegments = 16;
   using AttemptList = std::deque<std::shared_ptr<Attempt>>;
 
@@ -308,6 +311,10 @@ class QueueCore {
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
   RowBag bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
+  // Pooled: the batches' buffers, recycled. A few per component cover a
+  // consumer that holds one batch while the next is gathered, and one in
+  // a prefetch; a consumer that holds more gets new ones.
+  BatchPool batch_pool_{kMaxFreeBatches};
   std::vector<std::pair<int64_t, Tuple>> heap_
       INFLOW_GUARDED_BY(mu_);  // Priority
   PhiloxSampler random_ INFLOW_GUARDED_BY(mu_);
