@@ -16,7 +16,12 @@
 //    counts' median ratios (pipeline / plain in the same round),
 //    "ratio_by_threads": {...}, "plain_by_threads": {...},
 //    "pieces_by_threads": {...}, "pieces_ratio_by_threads": {...},
-//    "kernels": {...}}
+//    "cpu_ns_per_sample_by_threads": {...},
+//    "plain_cpu_ns_per_sample_by_threads":
+//    {...}, "pieces_cpu_ns_per_sample_by_threads": {...} (the whole
+//    process's CPU time over the samples delivered, median over the
+//    rounds), "cpu_ratio_by_threads": {...} (Pipeline / plain CPU per
+//    sample in the same round, median), "kernels": {...}}
 // --nice=N: the inflow sides' readers add N to their niceness
 // (BatchOptions::nice; 0 by default); the JSON line says "nice": N.
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
@@ -183,37 +188,56 @@ int Main(bool smoke, int nice) {
     Rate([&] { return RunSide(side, paths, 1, 2, nice); }, &checksum);
   }
 
-  // rates[side][threads]: one per round.
+  // rates[side][threads]: one per round; likewise CPU ns per sample and
+  // its ratio to the plain loop's.
   std::map<int, std::vector<double>> rates[kSides], ratios[kSides];
+  std::map<int, std::vector<double>> cpu_ns[kSides], cpu_ratios[kSides];
   for (int round = 0; round < config.rounds; ++round) {
     for (int threads : {1, 2}) {
-      double rate[kSides], sum[kSides];
+      double rate[kSides], sum[kSides], cpu[kSides];
       // A different side goes first each round.
       for (int k = 0; k < kSides; ++k) {
         const int side = (k + round) % kSides;
+        const double cpu0 = CpuSeconds();
+        size_t samples = 0;
         rate[side] = Rate(
-            [&] { return RunSide(side, paths, config.epochs, threads, nice); },
+            [&] {
+              const LoopResult r =
+                  RunSide(side, paths, config.epochs, threads, nice);
+              samples = r.samples;
+              return r;
+            },
             &sum[side]);
+        cpu[side] = samples > 0 ? (CpuSeconds() - cpu0) * 1e9 /
+                                      static_cast<double>(samples)
+                                : 0;
       }
       for (int side = 0; side < kSides; ++side) {
         rates[side][threads].push_back(rate[side]);
         ratios[side][threads].push_back(rate[side] / rate[kPlain]);
+        cpu_ns[side][threads].push_back(cpu[side]);
+        cpu_ratios[side][threads].push_back(
+            cpu[kPlain] > 0 ? cpu[side] / cpu[kPlain] : 0);
         std::fprintf(stderr,
                      "round %d, %d thread(s): %-8s %9.0f samples/s, ratio "
-                     "%.3f (sum %.6g)\n",
+                     "%.3f, %6.0f ns of CPU per sample (sum %.6g)\n",
                      round, threads, kSideNames[side], rate[side],
-                     rate[side] / rate[kPlain], sum[side]);
+                     rate[side] / rate[kPlain], cpu[side], sum[side]);
       }
     }
   }
-  std::map<int, double> med[kSides], ratio_med[kSides];
+  std::map<int, double> med[kSides], ratio_med[kSides], cpu_med[kSides],
+      cpu_ratio_med[kSides];
   double best = 0;
   for (int side = 0; side < kSides; ++side) {
     for (int threads : {1, 2}) {
       med[side][threads] = Median(rates[side][threads]);
       ratio_med[side][threads] = Median(ratios[side][threads]);
+      cpu_med[side][threads] = Median(cpu_ns[side][threads]);
+      cpu_ratio_med[side][threads] = Median(cpu_ratios[side][threads]);
     }
   }
+
   for (int threads : {1, 2}) best = std::max(best, med[kPipeline][threads]);
   using crc32c::internal::KernelName;
   using crc32c::internal::SelectedKernel;
@@ -221,12 +245,19 @@ int Main(bool smoke, int nice) {
       "{\"bench\": \"pipeline\", \"samples_per_s\": %s, \"by_threads\": %s, "
       "\"ratio_vs_plain_loop\": %s, \"ratio_by_threads\": %s, "
       "\"plain_by_threads\": %s, \"pieces_by_threads\": %s, "
-      "\"pieces_ratio_by_threads\": %s, \"nice\": %d, \"kernels\": %s}\n",
+      "\"pieces_ratio_by_threads\": %s, \"cpu_ns_per_sample_by_threads\": "
+      "%s, \"plain_cpu_ns_per_sample_by_threads\": %s, "
+      "\"pieces_cpu_ns_per_sample_by_threads\": %s, "
+      "\"cpu_ratio_by_threads\": %s, \"nice\": %d, \"kernels\": %s}\n",
       Fmt(best).c_str(), ByThreads(med[kPipeline], Fmt).c_str(),
       Fmt3(std::min(ratio_med[kPipeline][1], ratio_med[kPipeline][2])).c_str(),
       ByThreads(ratio_med[kPipeline], Fmt3).c_str(),
       ByThreads(med[kPlain], Fmt).c_str(), ByThreads(med[kPieces], Fmt).c_str(),
-      ByThreads(ratio_med[kPieces], Fmt3).c_str(), nice,
+      ByThreads(ratio_med[kPieces], Fmt3).c_str(),
+      ByThreads(cpu_med[kPipeline], Fmt).c_str(),
+      ByThreads(cpu_med[kPlain], Fmt).c_str(),
+      ByThreads(cpu_med[kPieces], Fmt).c_str(),
+      ByThreads(cpu_ratio_med[kPipeline], Fmt3).c_str(), nice,
       KernelsJson({{"crc32c", KernelName(SelectedKernel())},
                    {"convert", internal::ConvertKernelName(
                                    internal::SelectedConvertKernel())},

@@ -174,18 +174,12 @@ std::string ProducerLine(const std::string& prefix, double elapsed_s) {
   return buf;
 }
 
-Status RunDemo(const DemoOptions& o) {
-  if (o.threads < 1 || o.batch_size < 1 || o.features < 1 || o.examples < 1 ||
-      o.capacity < 1) {
-    return InvalidArgumentError(
-        "--threads, --batch-size, --features, --examples and --capacity "
-        "must be positive");
-  }
-  INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<QueueInterface> queue, MakeQueue(o));
-  const std::vector<float> w_true = TrueWeights(o);
-
-  // Producers: each step claims up to kRowsPerStep of the remaining
-  // examples; OUT_OF_RANGE once none remain (the end of input).
+// The producer ops, one per thread: each step claims up to kRowsPerStep of
+// the remaining examples; OUT_OF_RANGE once none remain (the end of input).
+// `o` and `w_true` must outlive the ops.
+std::vector<QueueOp> MakeProducerOps(
+    const DemoOptions& o, const std::shared_ptr<QueueInterface>& queue,
+    const std::vector<float>& w_true) {
   auto remaining = std::make_shared<std::atomic<int64_t>>(o.examples);
   std::vector<QueueOp> ops;
   for (int i = 0; i < o.threads; ++i) {
@@ -215,8 +209,144 @@ Status RunDemo(const DemoOptions& o) {
         },
         /*many=*/true));
   }
-  INFLOW_ASSIGN_OR_RETURN(auto runner,
-                          QueueRunner::Create(queue, std::move(ops)));
+  return ops;
+}
+
+// Starts the looper thread that prints a progress line every second from
+// `progress` and the thread registry. `o`, `queue` and `progress` must
+// outlive it.
+Result<std::shared_ptr<Thread>> StartProgressLine(const DemoOptions& o,
+                                                  const QueueInterface* queue,
+                                                  Clock::time_point start,
+                                                  Coordinator* coord,
+                                                  Progress* progress) {
+  LooperOptions looper_options;
+  looper_options.name = "demo/progress";
+  return LooperThread::Loop(
+      coord, std::chrono::seconds(1),
+      [&o, queue, start, progress, first_tick = true]() mutable -> Status {
+        if (first_tick) {  // the first call comes at once: nothing yet
+          first_tick = false;
+          return OkStatus();
+        }
+        const double t =
+            std::chrono::duration<double>(Clock::now() - start).count();
+        MutexLock lock(&progress->mu);
+        std::printf(
+            "[%5.1fs] step %6lld  %9lld examples  %8.0f examples/s  "
+            "queue %4lld/%d  loss %.4f  %s\n",
+            t, static_cast<long long>(progress->steps),
+            static_cast<long long>(progress->examples), progress->examples / t,
+            static_cast<long long>(queue->Size()), o.capacity, progress->loss,
+            ProducerLine(queue->name(), t).c_str());
+        std::fflush(stdout);
+        return OkStatus();
+      },
+      looper_options);
+}
+
+// The trainer, on the calling thread as in a TF 1.x script: an SGD step
+// per batch until the queue is closed and drained, an error stops `coord`,
+// or --max-seconds have passed since `start`. Returns whether the time ran
+// out.
+bool TrainUntilStopped(const DemoOptions& o, QueueInterface* queue,
+                       Clock::time_point start, Coordinator* coord,
+                       Model* model, Progress* progress) {
+  while (!coord->ShouldStop()) {
+    if (std::chrono::duration<double>(Clock::now() - start).count() >
+        o.max_seconds) {
+      coord->RequestStop();
+      return true;
+    }
+    const double fill =
+        static_cast<double>(queue->Size()) / static_cast<double>(o.capacity);
+    // DequeueUpTo: full batches while the queue is open, then the short
+    // remainder once the end of input closed it.
+    Result<Tuple> batch =
+        queue->DequeueUpTo(o.batch_size, coord->MakeCallOptions());
+    if (!batch.ok()) {
+      // OUT_OF_RANGE: closed and drained, a clean stop. Anything else is
+      // the error Join returns.
+      coord->RequestStop(batch.status()).IgnoreError();
+      break;
+    }
+    const double loss = model->Step((*batch)[0], (*batch)[1], o.learning_rate);
+    MutexLock lock(&progress->mu);
+    progress->loss =
+        progress->steps == 0 ? loss : 0.95 * progress->loss + 0.05 * loss;
+    progress->steps++;
+    progress->examples += (*batch)[0].dim_size(0);
+    progress->fill_sum += fill;
+  }
+  return false;
+}
+
+// Held-out examples the summary scores the model on.
+constexpr int64_t kEval = 4096;
+
+// How many of the kEval held-out examples the model, and the hidden rule
+// without its noise (the best any model can score), label right.
+struct HeldOutScore {
+  int64_t correct = 0;
+  int64_t rule_correct = 0;
+};
+
+HeldOutScore ScoreHeldOut(const DemoOptions& o,
+                          const std::vector<float>& w_true,
+                          const Model& model) {
+  std::vector<float> ex(kEval * o.features), ey(kEval);
+  std::mt19937 eval_rng(o.seed + 1000);
+  Synthesize(w_true, eval_rng, ex.data(), ey.data(), kEval);
+  HeldOutScore score;
+  for (int64_t r = 0; r < kEval; ++r) {
+    const float* x = &ex[r * o.features];
+    score.correct += (model.Predict(x) > 0.5) == (ey[r] > 0.5f);
+    float dot = 0;
+    for (int j = 0; j < o.features; ++j) dot += w_true[j] * x[j];
+    score.rule_correct += (dot > 0) == (ey[r] > 0.5f);
+  }
+  return score;
+}
+
+// The summary lines and one line per thread, once every thread has joined.
+void PrintSummary(const DemoOptions& o, Progress* progress, bool out_of_time,
+                  double train_seconds, double join_ms,
+                  const HeldOutScore& score,
+                  const std::vector<std::shared_ptr<Thread>>& threads) {
+  MutexLock lock(&progress->mu);
+  std::printf(
+      "summary: %lld examples in %lld steps, %.2f s, %.0f examples/s%s\n"
+      "summary: mean queue fill %.0f%% of %d; stop to joined %.1f ms\n"
+      "summary: final loss %.4f, held-out accuracy %.3f on %lld examples "
+      "(the noiseless rule scores %.3f)\n",
+      static_cast<long long>(progress->examples),
+      static_cast<long long>(progress->steps), train_seconds,
+      progress->examples / train_seconds,
+      out_of_time ? " (stopped at --max-seconds)" : "",
+      progress->steps ? 100.0 * progress->fill_sum / progress->steps : 0.0,
+      o.capacity, join_ms, progress->loss,
+      static_cast<double>(score.correct) / kEval, static_cast<long long>(kEval),
+      static_cast<double>(score.rule_correct) / kEval);
+  for (const auto& t : threads) {
+    std::printf("thread %-28s runs %8lld  errors %lld  blocked %.3f s\n",
+                t->name().c_str(), static_cast<long long>(t->stats().runs()),
+                static_cast<long long>(t->stats().errors()),
+                std::chrono::duration<double>(t->stats().blocked()).count());
+  }
+}
+
+Status RunDemo(const DemoOptions& o) {
+  if (o.threads < 1 || o.batch_size < 1 || o.features < 1 || o.examples < 1 ||
+      o.capacity < 1) {
+    return InvalidArgumentError(
+        "--threads, --batch-size, --features, --examples and --capacity "
+        "must be positive");
+  }
+  INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<QueueInterface> queue, MakeQueue(o));
+  const std::vector<float> w_true = TrueWeights(o);
+  INFLOW_ASSIGN_OR_RETURN(
+      auto runner,
+      QueueRunner::Create(queue, MakeProducerOps(o, queue, w_true)));
 
   std::printf(
       "demo: %d producer threads -> %s (capacity %d) -> batches of %d -> "
@@ -230,106 +360,24 @@ Status RunDemo(const DemoOptions& o) {
   Progress progress;
   std::vector<std::shared_ptr<Thread>> threads =
       runner->CreateThreads(&coord, /*start=*/true);
-
-  LooperOptions looper_options;
-  looper_options.name = "demo/progress";
-  bool first_tick = true;
   INFLOW_ASSIGN_OR_RETURN(
-      auto looper,
-      LooperThread::Loop(
-          &coord, std::chrono::seconds(1),
-          [&]() -> Status {
-            if (first_tick) {  // the first call comes at once: nothing yet
-              first_tick = false;
-              return OkStatus();
-            }
-            const double t =
-                std::chrono::duration<double>(Clock::now() - start).count();
-            MutexLock lock(&progress.mu);
-            std::printf(
-                "[%5.1fs] step %6lld  %9lld examples  %8.0f examples/s  "
-                "queue %4lld/%d  loss %.4f  %s\n",
-                t, static_cast<long long>(progress.steps),
-                static_cast<long long>(progress.examples),
-                progress.examples / t, static_cast<long long>(queue->Size()),
-                o.capacity, progress.loss,
-                ProducerLine(queue->name(), t).c_str());
-            std::fflush(stdout);
-            return OkStatus();
-          },
-          looper_options));
+      std::shared_ptr<Thread> looper,
+      StartProgressLine(o, queue.get(), start, &coord, &progress));
   threads.push_back(looper);
 
-  // The trainer: the main thread, as in a TF 1.x script.
   Model model(o.features);
-  bool out_of_time = false;
-  while (!coord.ShouldStop()) {
-    if (std::chrono::duration<double>(Clock::now() - start).count() >
-        o.max_seconds) {
-      out_of_time = true;
-      coord.RequestStop();
-      break;
-    }
-    const double fill =
-        static_cast<double>(queue->Size()) / static_cast<double>(o.capacity);
-    // DequeueUpTo: full batches while the queue is open, then the short
-    // remainder once the end of input closed it.
-    Result<Tuple> batch =
-        queue->DequeueUpTo(o.batch_size, coord.MakeCallOptions());
-    if (!batch.ok()) {
-      // OUT_OF_RANGE: closed and drained, a clean stop. Anything else is
-      // the error Join returns.
-      coord.RequestStop(batch.status()).IgnoreError();
-      break;
-    }
-    const double loss = model.Step((*batch)[0], (*batch)[1], o.learning_rate);
-    MutexLock lock(&progress.mu);
-    progress.loss =
-        progress.steps == 0 ? loss : 0.95 * progress.loss + 0.05 * loss;
-    progress.steps++;
-    progress.examples += (*batch)[0].dim_size(0);
-    progress.fill_sum += fill;
-  }
+  const bool out_of_time =
+      TrainUntilStopped(o, queue.get(), start, &coord, &model, &progress);
   const auto trained = Clock::now();
   INFLOW_RETURN_IF_ERROR(coord.Join(threads, std::chrono::seconds(10)));
   const auto joined = Clock::now();
 
-  // Held-out accuracy against the hidden rule.
-  constexpr int64_t kEval = 4096;
-  std::vector<float> ex(kEval * o.features), ey(kEval);
-  std::mt19937 eval_rng(o.seed + 1000);
-  Synthesize(w_true, eval_rng, ex.data(), ey.data(), kEval);
-  int64_t correct = 0, rule_correct = 0;
-  for (int64_t r = 0; r < kEval; ++r) {
-    const float* x = &ex[r * o.features];
-    correct += (model.Predict(x) > 0.5) == (ey[r] > 0.5f);
-    // The hidden rule without its noise: the best any model can score.
-    float dot = 0;
-    for (int j = 0; j < o.features; ++j) dot += w_true[j] * x[j];
-    rule_correct += (dot > 0) == (ey[r] > 0.5f);
-  }
-
-  const double secs = std::chrono::duration<double>(trained - start).count();
-  MutexLock lock(&progress.mu);
-  std::printf(
-      "summary: %lld examples in %lld steps, %.2f s, %.0f examples/s%s\n"
-      "summary: mean queue fill %.0f%% of %d; stop to joined %.1f ms\n"
-      "summary: final loss %.4f, held-out accuracy %.3f on %lld examples "
-      "(the noiseless rule scores %.3f)\n",
-      static_cast<long long>(progress.examples),
-      static_cast<long long>(progress.steps), secs, progress.examples / secs,
-      out_of_time ? " (stopped at --max-seconds)" : "",
-      progress.steps ? 100.0 * progress.fill_sum / progress.steps : 0.0,
-      o.capacity,
+  const HeldOutScore score = ScoreHeldOut(o, w_true, model);
+  PrintSummary(
+      o, &progress, out_of_time,
+      std::chrono::duration<double>(trained - start).count(),
       std::chrono::duration<double, std::milli>(joined - trained).count(),
-      progress.loss, static_cast<double>(correct) / kEval,
-      static_cast<long long>(kEval), static_cast<double>(rule_correct) / kEval);
-  for (const auto& t : threads) {
-    std::printf("thread %-28s runs %8lld  errors %lld  blocked %.3f s\n",
-                t->name().c_str(), static_cast<long long>(t->stats().runs()),
-                static_cast<long long>(t->stats().errors()),
-                std::chrono::duration<double>(t->stats().blocked()).count());
-  }
+      score, threads);
   return OkStatus();
 }
 

@@ -91,8 +91,7 @@ Status CheckBundleVersion(const BundleHeader& header) {
 
 std::string EncodeBundleEntry(const StoredEntry& stored) {
   const BundleEntry& e = stored.entry;
-  std::string shape;
-  AppendShapeProto(e.shape.dims(), &shape);
+  const std::string shape = ShapeProto(e.shape).SerializeAsString();
   std::string out;
   PutVarintField(&out, kEntryDtype, stored.dtype_enum);
   PutLengthDelimited(&out, kEntryShape, shape);

@@ -62,15 +62,6 @@ ProtoMessage ShapeProto(const PartialShape& shape) {
   return m;
 }
 
-void AppendShapeProto(std::span<const int64_t> dims, std::string* out) {
-  for (const int64_t size : dims) {
-    // Dim { size }: a tag and a varint, 11 bytes at most.
-    std::string dim;
-    PutVarintField(&dim, tf_shape::kDimSize, size);
-    PutLengthDelimited(out, tf_shape::kDim, dim);
-  }
-}
-
 bool MergeShapeProto(std::string_view bytes, ShapeFields* shape) {
   return WalkFields(bytes, [&](uint32_t field, int wire_type, WireReader& r) {
     if (field == tf_shape::kDim && wire_type == kWireLen) {

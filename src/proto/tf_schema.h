@@ -66,10 +66,6 @@ inline constexpr uint32_t kDimSize = 1;  // in TensorShapeProto.Dim
 // zero size omitted as proto3 omits it), or `unknown_rank: true`.
 ProtoMessage ShapeProto(const PartialShape& shape);
 
-// The same message's bytes for a fully known shape, written directly (the
-// bundle writer's per-tensor path).
-void AppendShapeProto(std::span<const int64_t> dims, std::string* out);
-
 // A decoded TensorShapeProto. Dims keep the values as stored (negative
 // ones included); callers decide what they accept.
 struct ShapeFields {

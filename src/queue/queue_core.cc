@@ -9,6 +9,7 @@
 #include <cassert>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <random>
 #include <type_traits>
 #include <utility>
@@ -139,6 +140,71 @@ SlotRing::Outcome QueueCore::TryPopFast(Tuple* element) {
 
 // ------------------------------------------------------------- operations
 
+// The way of Enqueue and Dequeue (after their lock-free try), EnqueueMany
+// and DequeueMany/UpTo through the lock and, if they have to, the waiters.
+// (Close, which counts no time blocked and flushes whatever it changes,
+// goes its own way.) The callables are the call's own steps.
+//
+// Under the lock, with the gate closed, and only if no attempt waits on the
+// call's side (first come, first served), `try_locked` tries the call: it
+// returns the call's final status (it took effect, or failed: the queue is
+// closed) or nullopt (not now: too little room or too few elements). A
+// call that took effect may have made room or elements for the other
+// side's waiters, so it flushes them (they wake after the lock is
+// released). A call that cannot go now fails with DEADLINE_EXCEEDED under
+// NoWait, after `give_up` has handed back (under the same lock) what it had
+// set aside. Otherwise it tries again if `poll_again()` says so (it polled
+// outside the lock and the queue looked ready), or joins the waiters as an
+// Attempt of kOp, which `fill` completes: its time blocked counts from
+// there at the latest (`blocked` may have started when it polled), its
+// timeout from `polled_since` if set. `collect` takes the results of an
+// attempt that succeeded. Returns the call's status.
+template <QueueCore::Op kOp, typename TryLocked, typename Fill,
+          typename Collect, typename GiveUp, typename PollAgain>
+Status QueueCore::LockedOrWait(const CallOptions& options,
+                               BlockedClock* blocked, TryLocked try_locked,
+                               Fill fill, Collect collect, GiveUp give_up,
+                               PollAgain poll_again,
+                               const PollStart& polled_since) {
+  static_assert(kOp != Op::kClose, "Close goes its own way");
+  constexpr bool kEnqueue = kOp == Op::kEnqueue || kOp == Op::kEnqueueMany;
+  constexpr const char* kWouldBlock =
+      kOp == Op::kEnqueue       ? ": enqueue would block"
+      : kOp == Op::kEnqueueMany ? ": enqueue_many would block"
+      : kOp == Op::kDequeue     ? ": dequeue would block"
+                                : ": dequeue_many would block";
+  for (;;) {
+    bool others_wait;
+    {
+      WakeList wake;
+      SpinMutexLock lock(&mu_);
+      FreezeScope freeze(this);
+      others_wait = !(kEnqueue ? enqueue_attempts_ : dequeue_attempts_).empty();
+      if (!others_wait) {
+        std::optional<Status> done = try_locked();
+        if (done.has_value()) {
+          if (done->ok() &&
+              !(kEnqueue ? dequeue_attempts_ : enqueue_attempts_).empty()) {
+            FlushLocked(&wake);
+          }
+          return *std::move(done);
+        }
+      }
+      if (NoWait(options)) {
+        give_up();
+        return DeadlineExceededError(Prefix() + kWouldBlock);
+      }
+    }
+    if (others_wait || !poll_again()) break;
+  }
+  blocked->Start();
+  auto a = std::make_shared<Attempt>(kOp);
+  fill(a.get());
+  Wait(a, options, polled_since);
+  if (a->status.ok()) collect(a.get());
+  return a->status;
+}
+
 // Enqueue (kPush) and Dequeue of one element take the same way: the
 // lock-free path, a poll while the queue looks full (empty), the lock,
 // and only then the waiters. `element` is the one to push, or the place
@@ -199,53 +265,47 @@ std::conditional_t<kPush, Status, Result<Tuple>> QueueCore::OneElement(
     PollUntil(looks_ready, options, &waiting_since);
     spun = true;
   }
-  for (;; spun = true) {
-    bool others_wait;
-    {
-      WakeList wake;
-      SpinMutexLock lock(&mu_);
-      FreezeScope freeze(this);
-      others_wait = !(kPush ? enqueue_attempts_ : dequeue_attempts_).empty();
-      if (!others_wait) {
-        if constexpr (kPush) {
-          if (closed_) return ClosedError();
-          if (StoredLocked() < spec_.capacity) {
-            PushLocked(std::move(*element));
-            if (!dequeue_attempts_.empty()) FlushLocked(&wake);
-            return OkStatus();
-          }
-        } else {
-          if (TakeableLocked() > 0) {
-            Tuple taken = TakeLocked();
-            if (!enqueue_attempts_.empty()) FlushLocked(&wake);
-            return taken;
-          }
-          if (closed_) return ClosedDequeueError(1, options);
-        }
+  const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
+    if constexpr (kPush) {
+      if (closed_) return ClosedError();
+      if (StoredLocked() < spec_.capacity) {
+        PushLocked(std::move(*element));
+        return OkStatus();
       }
-      if (NoWait(options)) {
-        return DeadlineExceededError(
-            Prefix() +
-            (kPush ? ": enqueue would block" : ": dequeue would block"));
+    } else {
+      if (TakeableLocked() > 0) {
+        *element = TakeLocked();
+        return OkStatus();
       }
+      if (closed_) return ClosedDequeueError(1, options);
     }
-    if (spun || others_wait) break;
+    return std::nullopt;
+  };
+  // A call that went to the lock without polling (the hints looked ready)
+  // and found no waiters on its side polls once, and tries the lock again,
+  // before it joins the waiters.
+  const auto poll_again = [&] {
+    if (spun) return false;
+    spun = true;
     blocked.Start();
-    if (!PollUntil(looks_ready, options, &waiting_since)) break;
-  }
-  blocked.Start();
-  auto a = std::make_shared<Attempt>(kPush ? Op::kEnqueue : Op::kDequeue);
+    return PollUntil(looks_ready, options, &waiting_since);
+  };
   if constexpr (kPush) {
-    a->rows.push_back(std::move(*element));
+    const auto fill = [element](Attempt* a) {
+      a->rows.push_back(std::move(*element));
+    };
+    return LockedOrWait<Op::kEnqueue>(options, &blocked, try_locked, fill,
+                                      NoStep(), NoStep(), poll_again,
+                                      waiting_since);
   } else {
-    a->requested = 1;
-  }
-  Wait(a, options, waiting_since);
-  if constexpr (kPush) {
-    return a->status;
-  } else {
-    if (!a->status.ok()) return a->status;
-    return std::move(a->taken[0]);
+    const auto fill = [](Attempt* a) { a->requested = 1; };
+    const auto collect = [element](Attempt* a) {
+      *element = std::move(a->taken[0]);
+    };
+    INFLOW_RETURN_IF_ERROR(
+        LockedOrWait<Op::kDequeue>(options, &blocked, try_locked, fill, collect,
+                                   NoStep(), poll_again, waiting_since));
+    return std::move(*element);
   }
 }
 
@@ -281,28 +341,28 @@ Status QueueCore::EnqueueMany(Tuple batch, const CallOptions& options) {
       elements[r].push_back(component.SubTensor(r));
     }
   }
-  {
-    WakeList wake;
-    SpinMutexLock lock(&mu_);
-    FreezeScope freeze(this);
-    if (enqueue_attempts_.empty()) {
-      if (closed_) return ClosedError();
-      if (spec_.capacity - StoredLocked() >= rows) {
-        for (Tuple& e : elements) PushLocked(std::move(e));
-        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
-        return OkStatus();
-      }
+  const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
+    if (closed_) return ClosedError();
+    if (spec_.capacity - StoredLocked() >= rows) {
+      for (Tuple& e : elements) PushLocked(std::move(e));
+      return OkStatus();
     }
-    if (NoWait(options)) {
-      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
-    }
-  }
+    return std::nullopt;
+  };
+  const auto fill = [&](Attempt* a) { a->rows = std::move(elements); };
   BlockedClock blocked(&blocked_ns_[0]);
-  blocked.Start();
-  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
-  a->rows = std::move(elements);
-  Wait(a, options);
-  return a->status;
+  return LockedOrWait<Op::kEnqueueMany>(options, &blocked, try_locked, fill);
+}
+
+Result<int64_t> QueueCore::BatchTakeLocked(int64_t n, bool allow_small_batch,
+                                           const CallOptions& options) const {
+  // Every stored element is takeable but in an open RandomShuffleQueue,
+  // which keeps min_after_dequeue back.
+  if (TakeableLocked() >= n) return n;
+  if (!closed_) return int64_t{0};
+  const int64_t size = StoredLocked();
+  if (!allow_small_batch || size == 0) return ClosedDequeueError(n, options);
+  return size;
 }
 
 Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
@@ -318,43 +378,24 @@ Result<Tuple> QueueCore::DequeueMany(int64_t n, bool allow_small_batch,
   }
   if (shuffle_) return DequeueRows(n, allow_small_batch, options);
   std::vector<Tuple> taken;
-  {
-    WakeList wake;
-    SpinMutexLock lock(&mu_);
-    FreezeScope freeze(this);
-    if (dequeue_attempts_.empty()) {
-      const int64_t size = StoredLocked();
-      int64_t take = 0;
-      const int64_t ready =
-          spec_.kind == QueueKind::kPriority ? size : TakeableLocked();
-      if (ready >= n) {
-        take = n;
-      } else if (closed_) {
-        if (!allow_small_batch || size == 0) {
-          return ClosedDequeueError(n, options);
-        }
-        take = size;
-      }
-      if (take > 0) {
-        taken.reserve(static_cast<size_t>(take));
-        TakeManyLocked(take, &taken);
-        if (!enqueue_attempts_.empty()) FlushLocked(&wake);
-      }
-    }
-    if (taken.empty() && NoWait(options)) {
-      return DeadlineExceededError(Prefix() + ": dequeue_many would block");
-    }
-  }
-  // The batch copy happens outside the lock.
-  if (!taken.empty()) return BatchOf(taken);
+  const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
+    const Result<int64_t> take = BatchTakeLocked(n, allow_small_batch, options);
+    if (!take.ok()) return take.status();
+    if (*take == 0) return std::nullopt;
+    taken.reserve(static_cast<size_t>(*take));
+    TakeManyLocked(*take, &taken);
+    return OkStatus();
+  };
+  const auto fill = [&](Attempt* a) {
+    a->requested = n;
+    a->allow_small_batch = allow_small_batch;
+  };
+  const auto collect = [&](Attempt* a) { taken = std::move(a->taken); };
   BlockedClock blocked(&blocked_ns_[1]);
-  blocked.Start();
-  auto a = std::make_shared<Attempt>(Op::kDequeueMany);
-  a->requested = n;
-  a->allow_small_batch = allow_small_batch;
-  Wait(a, options);
-  if (!a->status.ok()) return a->status;
-  return BatchOf(a->taken);
+  INFLOW_RETURN_IF_ERROR(LockedOrWait<Op::kDequeueMany>(
+      options, &blocked, try_locked, fill, collect));
+  // The batch copy happens outside the lock.
+  return BatchOf(taken);
 }
 
 Status QueueCore::EnqueueSlots(const Tuple& batch, int64_t rows,
@@ -375,61 +416,45 @@ Status QueueCore::EnqueueSlots(const Tuple& batch, int64_t rows,
       std::memcpy(to[r], src, row_bytes);
     }
   }
-  {
-    WakeList wake;
-    SpinMutexLock lock(&mu_);
-    FreezeScope freeze(this);
-    if (enqueue_attempts_.empty()) {
-      if (closed_) {
-        bag_.FreeSlots(slots);
-        return ClosedError();
-      }
-      if (spec_.capacity - StoredLocked() >= rows) {
-        PushSlotsLocked(slots);
-        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
-        return OkStatus();
-      }
-    }
-    if (NoWait(options)) {
+  const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
+    if (closed_) {
       bag_.FreeSlots(slots);
-      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
+      return ClosedError();
     }
-  }
+    if (spec_.capacity - StoredLocked() >= rows) {
+      PushSlotsLocked(slots);
+      return OkStatus();
+    }
+    return std::nullopt;
+  };
+  const auto fill = [&](Attempt* a) {
+    a->slots = std::move(slots);
+    a->batch_rows = rows;
+  };
+  // A call that will not wait frees its slots before the lock is released.
+  const auto give_up = [&]() INFLOW_REQUIRES(mu_) { bag_.FreeSlots(slots); };
   BlockedClock blocked(&blocked_ns_[0]);
-  blocked.Start();
-  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
-  a->slots = std::move(slots);
-  a->batch_rows = rows;
-  Wait(a, options);
-  return a->status;
+  return LockedOrWait<Op::kEnqueueMany>(options, &blocked, try_locked, fill,
+                                        NoStep(), give_up);
 }
 
 Status QueueCore::EnqueueRows(Tuple batch, int64_t rows,
                               const CallOptions& options) {
   if (pooled_) return EnqueueSlots(batch, rows, options);
-  {
-    WakeList wake;
-    SpinMutexLock lock(&mu_);
-    FreezeScope freeze(this);
-    if (enqueue_attempts_.empty()) {
-      if (closed_) return ClosedError();
-      if (spec_.capacity - StoredLocked() >= rows) {
-        PushRowsLocked(batch, 0, rows);
-        if (!dequeue_attempts_.empty()) FlushLocked(&wake);
-        return OkStatus();
-      }
+  const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
+    if (closed_) return ClosedError();
+    if (spec_.capacity - StoredLocked() >= rows) {
+      PushRowsLocked(batch, 0, rows);
+      return OkStatus();
     }
-    if (NoWait(options)) {
-      return DeadlineExceededError(Prefix() + ": enqueue_many would block");
-    }
-  }
+    return std::nullopt;
+  };
+  const auto fill = [&](Attempt* a) {
+    a->batch = std::move(batch);
+    a->batch_rows = rows;
+  };
   BlockedClock blocked(&blocked_ns_[0]);
-  blocked.Start();
-  auto a = std::make_shared<Attempt>(Op::kEnqueueMany);
-  a->batch = std::move(batch);
-  a->batch_rows = rows;
-  Wait(a, options);
-  return a->status;
+  return LockedOrWait<Op::kEnqueueMany>(options, &blocked, try_locked, fill);
 }
 
 Result<Tuple> QueueCore::DequeueRows(int64_t n, bool allow_small_batch,
@@ -437,49 +462,29 @@ Result<Tuple> QueueCore::DequeueRows(int64_t n, bool allow_small_batch,
   std::vector<RowBag::Ref> taken;
   GatheredRows gathered;
   std::vector<Tuple> elements;
-  {
-    WakeList wake;
-    SpinMutexLock lock(&mu_);
-    FreezeScope freeze(this);
-    if (dequeue_attempts_.empty()) {
-      const int64_t size = StoredLocked();
-      int64_t take = 0;
-      if (TakeableLocked() >= n) {
-        take = n;
-      } else if (closed_) {
-        if (!allow_small_batch || size == 0) {
-          return ClosedDequeueError(n, options);
-        }
-        take = size;
-      }
-      if (take > 0) {
-        taken.reserve(static_cast<size_t>(take));
-        TakeRowsLocked(take, &taken);
-        ReleaseRowsLocked(&taken, &gathered, &elements);
-        if (!enqueue_attempts_.empty()) FlushLocked(&wake);
-        // The copy happens outside the lock (`gathered` keeps the rows'
-        // buffers alive).
-      }
-    }
-    if (gathered.rows == 0 && elements.empty() && NoWait(options)) {
-      return DeadlineExceededError(Prefix() + ": dequeue_many would block");
-    }
-  }
-  if (gathered.rows > 0 || !elements.empty()) {
-    return BatchOfReleased(gathered, elements);
-  }
-  BlockedClock blocked(&blocked_ns_[1]);
-  blocked.Start();
-  auto a = std::make_shared<Attempt>(Op::kDequeueMany);
-  a->requested = n;
-  a->allow_small_batch = allow_small_batch;
-  Wait(a, options);
-  if (!a->status.ok()) return a->status;
-  {
+  const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
+    const Result<int64_t> take = BatchTakeLocked(n, allow_small_batch, options);
+    if (!take.ok()) return take.status();
+    if (*take == 0) return std::nullopt;
+    taken.reserve(static_cast<size_t>(*take));
+    TakeRowsLocked(*take, &taken);
+    // The copy happens outside the lock (`gathered` keeps the rows'
+    // buffers alive).
+    ReleaseRowsLocked(&taken, &gathered, &elements);
+    return OkStatus();
+  };
+  const auto fill = [&](Attempt* a) {
+    a->requested = n;
+    a->allow_small_batch = allow_small_batch;
+  };
+  const auto collect = [&](Attempt* a) INFLOW_EXCLUDES(mu_) {
     // Done: no other call touches the attempt now.
     MutexLock lock(&mu_);
     ReleaseRowsLocked(&a->taken_rows, &gathered, &elements);
-  }
+  };
+  BlockedClock blocked(&blocked_ns_[1]);
+  INFLOW_RETURN_IF_ERROR(LockedOrWait<Op::kDequeueMany>(
+      options, &blocked, try_locked, fill, collect));
   return BatchOfReleased(gathered, elements);
 }
 

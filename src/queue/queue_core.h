@@ -225,6 +225,27 @@ class QueueCore {
   [[gnu::always_inline]] inline std::conditional_t<kPush, Status, Result<Tuple>>
   OneElement(Tuple* element, const CallOptions& options) INFLOW_EXCLUDES(mu_);
 
+  // LockedOrWait's default for a step a call does not have: does nothing
+  // (and, as `poll_again`, says not to try again).
+  struct NoStep {
+    template <typename... Args>
+    bool operator()(Args&&...) const {
+      return false;
+    }
+  };
+  // The way of an Enqueue, Dequeue, EnqueueMany or DequeueMany/UpTo (all
+  // but Close) through the lock and, if it has to, the waiters; the
+  // callables are what the call does at each step (queue_core.cc).
+  // Inlined into each caller, as OneElement.
+  template <Op kOp, typename TryLocked, typename Fill,
+            typename Collect = NoStep, typename GiveUp = NoStep,
+            typename PollAgain = NoStep>
+  [[gnu::always_inline]] inline Status LockedOrWait(
+      const CallOptions& options, BlockedClock* blocked, TryLocked try_locked,
+      Fill fill, Collect collect = {}, GiveUp give_up = {},
+      PollAgain poll_again = {}, const PollStart& polled_since = std::nullopt)
+      INFLOW_EXCLUDES(mu_);
+
   // RandomShuffle's EnqueueMany and DequeueMany/UpTo after their checks:
   // rows go into bag_ by reference and come out of it by one copy each.
   Status EnqueueRows(Tuple batch, int64_t rows, const CallOptions& options)
@@ -242,6 +263,13 @@ class QueueCore {
   // elements: OUT_OF_RANGE, or CANCELLED if the call's stop token has
   // fired.
   Status ClosedDequeueError(int64_t requested, const CallOptions& options) const
+      INFLOW_REQUIRES(mu_);
+  // How many elements a DequeueMany (DequeueUpTo with `allow_small_batch`)
+  // of `n` takes now, under the lock: n once n are takeable; when the queue
+  // is closed with fewer, all that are left, or ClosedDequeueError when
+  // small batches are not allowed or none is left; 0 when it has to wait.
+  Result<int64_t> BatchTakeLocked(int64_t n, bool allow_small_batch,
+                                  const CallOptions& options) const
       INFLOW_REQUIRES(mu_);
 
   // Waiter model.
