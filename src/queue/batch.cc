@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "queue/batch_pool.h"
+
 namespace inflow::internal {
 namespace {
 
@@ -155,7 +157,8 @@ Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes,
                      : Tensor::Uninitialized(dtypes[c], shape);
     const std::span<const char* const> from(&rows.ptr[c * rows.rows],
                                             rows.rows);
-    // `out` was just allocated, so it is writable.
+    // `out` was just allocated or taken from the pool: writable, and no
+    // one else holds it.
     char* dst = static_cast<char*>(out.mutable_raw_data().value());
     if (dtypes[c] == DType::kString) {
       const int64_t count = row_shape.num_elements();

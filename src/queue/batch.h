@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // Builds DequeueMany/DequeueUpTo batches from dequeued elements: one fresh
-// 64-byte-aligned tensor per component, each element copied once.
+// (StackGathered: or recycled, batch_pool.h) 64-byte-aligned tensor per
+// component, each element copied once.
 // Thread-compatible.
 
 #ifndef INFLOW_QUEUE_BATCH_H_
@@ -14,10 +15,11 @@
 #include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
 
-#include "queue/batch_pool.h"
 #include "queue/row_bag.h"
 
 namespace inflow::internal {
+
+class BatchPool;
 
 // [n] + shape tensors for component `c` of equally shaped `elements`
 // (n >= 1; shapes were validated on enqueue).
@@ -37,8 +39,8 @@ Tuple MakeBatch(std::span<const Tuple> elements,
                 const std::vector<PartialShape>& shapes, bool pad);
 
 // The batch of `rows` (rows.rows >= 1, every row of the shapes in
-// rows.row_shapes): one tensor per component of `dtypes`, numeric ones
-// in `pool`'s buffers when given.
+// rows.row_shapes): one tensor per component of `dtypes`; the numeric
+// ones in buffers from `pool` when it is given, else freshly allocated.
 Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes,
                     BatchPool* pool = nullptr);
 

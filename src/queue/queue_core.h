@@ -149,6 +149,10 @@ class QueueCore {
   size_t PendingEnqueues() const;
   size_t PendingDequeues() const;
   const QueueSpec& spec() const { return spec_; }
+  // The pool of DequeueMany's batch buffers, for tests and diagnostics:
+  // null unless the queue is a RandomShuffleQueue whose components are all
+  // numeric with fully defined shapes.
+  const BatchPool* batch_pool() const { return batch_pool_.get(); }
 
  private:
   enum class Op { kEnqueue, kEnqueueMany, kClose, kDequeue, kDequeueMany };
@@ -159,8 +163,6 @@ class QueueCore {
 
   // The size of a segment (smaller if the capacity is).
   static constexpr int32_t kSegmentSlots = 1024;
-  // Released batch buffers kept per size (batch_pool_).
-  static constexpr size_t kMaxFreeBatches = 4;
   static constexpr size_t kMaxSpareSegments = 16;
   using AttemptList = std::deque<std::shared_ptr<Attempt>>;
 
@@ -339,10 +341,10 @@ class QueueCore {
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
   RowBag bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
-  // Pooled: the batches' buffers, recycled. A few per component cover a
-  // consumer that holds one batch while the next is gathered, and one in
-  // a prefetch; a consumer that holds more gets new ones.
-  BatchPool batch_pool_{kMaxFreeBatches};
+  // Pooled: DequeueMany's batch buffers, recycled (null otherwise). The
+  // idle buffers it keeps are bounded by the queue's own storage, its
+  // capacity times an element's bytes (batch_pool.h).
+  const std::unique_ptr<BatchPool> batch_pool_;
   std::vector<std::pair<int64_t, Tuple>> heap_
       INFLOW_GUARDED_BY(mu_);  // Priority
   PhiloxSampler random_ INFLOW_GUARDED_BY(mu_);
