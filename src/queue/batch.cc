@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "queue/batch_pool.h"
+
 namespace inflow::internal {
 namespace {
 
@@ -142,17 +144,21 @@ Tuple MakeBatch(std::span<const Tuple> elements,
   return batch;
 }
 
-Tuple StackGathered(const GatheredRows& rows,
-                    const std::vector<DType>& dtypes) {
+Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes,
+                    BatchPool* pool) {
   Tuple batch;
   batch.reserve(dtypes.size());
   for (size_t c = 0; c < dtypes.size(); ++c) {
     const TensorShape& row_shape = rows.row_shapes[c];
-    Tensor out = Tensor::Uninitialized(
-        dtypes[c], row_shape.Prepend(static_cast<int64_t>(rows.rows)));
+    const TensorShape shape =
+        row_shape.Prepend(static_cast<int64_t>(rows.rows));
+    Tensor out = pool != nullptr && dtypes[c] != DType::kString
+                     ? pool->Uninitialized(dtypes[c], shape)
+                     : Tensor::Uninitialized(dtypes[c], shape);
     const std::span<const char* const> from(&rows.ptr[c * rows.rows],
                                             rows.rows);
-    // `out` was just allocated, so it is writable.
+    // `out` was just allocated or taken from the pool: writable, and no
+    // one else holds it.
     char* dst = static_cast<char*>(out.mutable_raw_data().value());
     if (dtypes[c] == DType::kString) {
       const int64_t count = row_shape.num_elements();

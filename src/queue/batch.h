@@ -1,7 +1,8 @@
 // Copyright 2026 The inflow Authors.
 //
 // Builds DequeueMany/DequeueUpTo batches from dequeued elements: one fresh
-// 64-byte-aligned tensor per component, each element copied once.
+// (StackGathered: or recycled, batch_pool.h) 64-byte-aligned tensor per
+// component, each element copied once.
 // Thread-compatible.
 
 #ifndef INFLOW_QUEUE_BATCH_H_
@@ -21,6 +22,8 @@
 
 namespace inflow::internal {
 
+class BatchPool;
+
 // [n] + shape tensors for component `c` of equally shaped `elements`
 // (n >= 1; shapes were validated on enqueue).
 Tensor StackComponent(std::span<const Tuple> elements, int c);
@@ -39,8 +42,10 @@ Tuple MakeBatch(std::span<const Tuple> elements,
                 const std::vector<PartialShape>& shapes, bool pad);
 
 // The batch of `rows` (rows.rows >= 1, every row of the shapes in
-// rows.row_shapes): one tensor per component of `dtypes`.
-Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes);
+// rows.row_shapes): one tensor per component of `dtypes`; the numeric
+// ones in buffers from `pool` when it is given, else freshly allocated.
+Tuple StackGathered(const GatheredRows& rows, const std::vector<DType>& dtypes,
+                    BatchPool* pool = nullptr);
 
 // EnqueueManyInPlace's condition: INVALID_ARGUMENT, naming the queue
 // (`queue`, as "FIFOQueue 'q'") and the component, unless every component

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <random>
@@ -50,6 +51,22 @@ std::vector<TensorShape> FullShapes(const std::vector<PartialShape>& shapes) {
   return full;
 }
 
+// The bytes of a pooled queue's storage: its capacity times an element's
+// bytes (saturating; an unbounded queue's is as good as unbounded).
+size_t StorageBytes(const QueueSpec& spec) {
+  size_t element = 0;
+  for (size_t c = 0; c < spec.dtypes.size(); ++c) {
+    element +=
+        static_cast<size_t>(spec.shapes[c].AsTensorShape().num_elements()) *
+        DTypeSize(spec.dtypes[c]);
+  }
+  const size_t capacity = static_cast<size_t>(spec.capacity);
+  if (element != 0 && capacity > std::numeric_limits<size_t>::max() / element) {
+    return std::numeric_limits<size_t>::max();
+  }
+  return capacity * element;
+}
+
 }  // namespace
 
 QueueCore::QueueCore(QueueSpec spec)
@@ -70,6 +87,8 @@ QueueCore::QueueCore(QueueSpec spec)
       bag_(spec_.dtypes,
            gather_ ? FullShapes(spec_.shapes) : std::vector<TensorShape>(),
            spec_.capacity),
+      batch_pool_(pooled_ ? std::make_unique<BatchPool>(StorageBytes(spec_))
+                          : nullptr),
       random_(MakeSampler(spec_)) {
   if (fast_) {
     MutexLock lock(&mu_);
@@ -92,7 +111,7 @@ Tuple QueueCore::BatchOf(std::vector<Tuple>& elements) const {
 Tuple QueueCore::BatchOfReleased(GatheredRows& gathered,
                                  std::vector<Tuple>& elements) {
   if (gathered.rows == 0) return BatchOf(elements);
-  Tuple batch = StackGathered(gathered, spec_.dtypes);
+  Tuple batch = StackGathered(gathered, spec_.dtypes, batch_pool_.get());
   if (!gathered.slots.empty()) {
     // Copied: the slots are free again.
     SpinMutexLock lock(&mu_);

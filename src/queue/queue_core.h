@@ -97,6 +97,7 @@
 #include "inflow/queue/queue_options.h"
 
 #include "core/philox.h"
+#include "queue/batch_pool.h"
 #include "queue/gate.h"
 #include "queue/poll.h"
 #include "queue/row_bag.h"
@@ -150,6 +151,10 @@ class QueueCore {
   size_t PendingEnqueues() const;
   size_t PendingDequeues() const;
   const QueueSpec& spec() const { return spec_; }
+  // The pool of DequeueMany's batch buffers, for tests and diagnostics:
+  // null unless the queue is a RandomShuffleQueue whose components are all
+  // numeric with fully defined shapes.
+  const BatchPool* batch_pool() const { return batch_pool_.get(); }
 
  private:
   enum class Op { kEnqueue, kEnqueueMany, kClose, kDequeue, kDequeueMany };
@@ -338,6 +343,10 @@ class QueueCore {
   AttemptList enqueue_attempts_ INFLOW_GUARDED_BY(mu_);
   AttemptList dequeue_attempts_ INFLOW_GUARDED_BY(mu_);
   RowBag bag_ INFLOW_GUARDED_BY(mu_);  // RandomShuffle
+  // Pooled: DequeueMany's batch buffers, recycled (null otherwise). The
+  // idle buffers it keeps are bounded by the queue's own storage, its
+  // capacity times an element's bytes (batch_pool.h).
+  const std::unique_ptr<BatchPool> batch_pool_;
   std::vector<std::pair<int64_t, Tuple>> heap_
       INFLOW_GUARDED_BY(mu_);  // Priority
   PhiloxSampler random_ INFLOW_GUARDED_BY(mu_);

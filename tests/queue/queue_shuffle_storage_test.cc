@@ -218,5 +218,100 @@ TEST(ShuffleStorageTest, StringBatchIsHeldUntilItsLastRowLeaves) {
   EXPECT_EQ(buffer.use_count(), 1);
 }
 
+// Rows first..first+n-1 of a float32 [16], int64 [] queue: row v is
+// (v * 100 + j for j < 16, v).
+Tuple ImageRows(int32_t first, int32_t n) {
+  std::vector<float> images;
+  std::vector<int64_t> labels;
+  for (int32_t v = first; v < first + n; ++v) {
+    for (int j = 0; j < 16; ++j)
+      images.push_back(static_cast<float>(v * 100 + j));
+    labels.push_back(v);
+  }
+  return {*Tensor::FromVector(images, TensorShape({n, 16})),
+          Tensor::FromVector(labels)};
+}
+
+// The labels of a batch of ImageRows, sorted, checking that each image
+// belongs to its label.
+std::vector<int64_t> LabelsOf(const Tuple& batch) {
+  std::vector<int64_t> labels;
+  const auto images = batch[0].flat<float>();
+  for (int64_t i = 0; i < batch[1].dim_size(0); ++i) {
+    const int64_t v = batch[1].flat<int64_t>()[i];
+    for (int64_t j = 0; j < 16; ++j) {
+      EXPECT_EQ(images[i * 16 + j], static_cast<float>(v * 100 + j));
+    }
+    labels.push_back(v);
+  }
+  std::sort(labels.begin(), labels.end());
+  return labels;
+}
+
+std::vector<int64_t> Labels(int64_t first, int64_t n) {
+  std::vector<int64_t> v;
+  for (int64_t i = first; i < first + n; ++i) v.push_back(i);
+  return v;
+}
+
+TEST(ShuffleStorageTest, DequeueManyRecyclesTheBuffersOfDroppedBatches) {
+  QueueOptions o{.capacity = 64, .seed = 5, .seed2 = 6};
+  o.dtypes = {DType::kFloat32, DType::kInt64};
+  o.shapes = {PartialShape({16}), PartialShape({})};
+  auto created = RandomShuffleQueue::Create(o);
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::shared_ptr<QueueInterface> q = *created;
+  const internal::BatchPool* pool = internal::CoreOf(*q)->batch_pool();
+  ASSERT_NE(pool, nullptr);
+  int32_t next = 0;
+  // Enqueues 8 new rows and takes them back as one batch.
+  auto batch = [&]() -> Tuple {
+    EXPECT_TRUE(q->EnqueueMany(ImageRows(next, 8)).ok());
+    next += 8;
+    auto b = q->DequeueMany(8);
+    EXPECT_TRUE(b.ok()) << b.status();
+    if (!b.ok()) return {};
+    EXPECT_EQ(LabelsOf(*b), Labels(next - 8, 8));
+    return *std::move(b);
+  };
+
+  // Each batch dropped before the next: one buffer per component, reused.
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(batch().size(), 2u);
+  EXPECT_EQ(pool->stats().allocated, 2u);
+  EXPECT_EQ(pool->stats().reused, 38u);
+
+  // A batch kept across 10 more: those get other buffers (two new ones,
+  // then reused), and it keeps its values.
+  Tuple kept = batch();
+  ASSERT_EQ(kept.size(), 2u);
+  const Tuple copy = {kept[0].Clone(), kept[1].Clone()};
+  for (int i = 0; i < 10; ++i) {
+    const Tuple b = batch();
+    ASSERT_EQ(b.size(), 2u);
+    EXPECT_NE(b[0].raw_data(), kept[0].raw_data());
+    EXPECT_NE(b[1].raw_data(), kept[1].raw_data());
+  }
+  EXPECT_EQ(kept[0], copy[0]);
+  EXPECT_EQ(kept[1], copy[1]);
+  EXPECT_EQ(LabelsOf(kept), Labels(160, 8));
+  EXPECT_EQ(pool->stats().allocated, 4u);
+  EXPECT_EQ(pool->stats().reused, 58u);
+
+  // Dropped, its buffers are kept for the next batches.
+  const void* kept_images = kept[0].raw_data();
+  EXPECT_EQ(pool->stats().free_buffers, 2u);
+  kept.clear();
+  EXPECT_EQ(pool->stats().free_buffers, 4u);
+  EXPECT_EQ(batch()[0].raw_data(), kept_images);
+}
+
+TEST(ShuffleStorageTest, OnlyAQueueWithSlotsHasABatchPool) {
+  EXPECT_NE(internal::CoreOf(*Queue(Layout::kSlots, 10))->batch_pool(),
+            nullptr);
+  EXPECT_EQ(internal::CoreOf(*Queue(Layout::kStrings, 10))->batch_pool(),
+            nullptr);
+  EXPECT_EQ(internal::CoreOf(*Fifo(10))->batch_pool(), nullptr);
+}
+
 }  // namespace
 }  // namespace inflow
