@@ -29,7 +29,10 @@ class PipelineImpl : public Pipeline {
                 std::move(signature.sparse)) {}
 
   Result<Tuple> Next(const CallOptions& options) override {
-    return source_.Next(options);
+    Result<Tuple> batch = source_.Next(options);
+    if (decode_ == nullptr || !batch.ok()) return batch;
+    decode_->Decode(&*batch, decoded_.get());
+    return batch;
   }
   const std::vector<std::string>& names() const override {
     return source_.names();
@@ -47,6 +50,23 @@ class PipelineImpl : public Pipeline {
 
   Status Build(const PipelineOptions& options, Env& env,
                std::shared_ptr<const ReadStage::Shared> shared) {
+    // The queue's signature: the output's, but the fused values as bytes
+    // when the readers write in place (pipeline_stages.h).
+    const Signature& queued = shared->queued;
+    if (shared->in_place) {
+      decode_ = &*shared->raw_to_float;
+      // Buffers for the decoded batches, within a full queue of them.
+      size_t row_bytes = 0;
+      for (size_t c = 0; c < source_.dtypes().size(); ++c) {
+        row_bytes += static_cast<size_t>(
+                         source_.row_shapes()[c].AsTensorShape().num_elements()) *
+                     DTypeSize(source_.dtypes()[c]);
+      }
+      decoded_ = std::make_unique<internal::BatchPool>(
+          row_bytes *
+          static_cast<size_t>(internal::EffectiveCapacity(options.batching)));
+    }
+    shared_ = shared;
     ProducerOptions p;
     p.num_epochs = options.num_epochs;
     p.shuffle = options.shuffle_files;
@@ -65,8 +85,8 @@ class PipelineImpl : public Pipeline {
       auto stage = std::make_shared<ReadStage>(shared, std::move(reader),
                                                producer_.queue);
       BatchInput in;
-      in.dtypes = source_.dtypes();
-      for (const PartialShape& s : source_.row_shapes()) {
+      in.dtypes = queued.dtypes;
+      for (const PartialShape& s : queued.row_shapes) {
         in.shapes.push_back(s.Prepend(-1));
       }
       in.names = source_.names();
@@ -98,6 +118,12 @@ class PipelineImpl : public Pipeline {
  private:
   const std::vector<std::string> files_;
   Producer producer_;
+  // With in-place readers: what turns a dequeued batch into the output,
+  // its buffers, and what keeps it.
+  const internal::RawToFloat* decode_ = nullptr;
+  std::unique_ptr<internal::BatchPool> decoded_;
+  std::shared_ptr<const ReadStage::Shared> shared_;
+  // Last: its threads stop and join before the members above go.
   internal::ThreadedSource source_;
 };
 

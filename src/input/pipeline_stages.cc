@@ -138,6 +138,7 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
   for (DType d : parsed.dtypes) {
     shared->in_place = shared->in_place && d != DType::kString;
   }
+
   if (options.map.has_value()) {
     const MapFunction& map = *options.map;
     if (!map.fn) return InvalidArgumentError("pipeline: the map has no fn");
@@ -145,6 +146,13 @@ Result<std::shared_ptr<const ReadStage::Shared>> ReadStage::MakeShared(
     INFLOW_RETURN_IF_ERROR(CheckSignature(out, "pipeline: the map's output"));
     shared->output = std::move(out);
     shared->map = map;
+  }
+  shared->queued = shared->output;
+  if (shared->in_place) {
+    const RawToFloat& r = *shared->raw_to_float;
+    for (size_t k = 0; k < r.num_fused(); ++k) {
+      shared->queued.dtypes[r.component(k)] = DType::kUInt8;
+    }
   }
   return std::shared_ptr<const Shared>(std::move(shared));
 }
@@ -173,6 +181,9 @@ Status ReadStage::StepInto(QueueInterface& queue, const CallOptions& options) {
   const RawToFloat& raw_to_float = *shared_->raw_to_float;
   if (!raw_to_float.Prepare(records_, &raw_to_float_scratch_)) {
     INFLOW_ASSIGN_OR_RETURN(Tuple rows, ParseAll());
+    if (Status s = raw_to_float.ToBytes(records_, &rows); !s.ok()) {
+      return s.WithContext("parse");
+    }
     ScopedBlockedTimer blocked;
     return queue.EnqueueMany(std::move(rows), options);
   }
@@ -199,6 +210,10 @@ Result<Tuple> ReadStage::Parse() {
       rows = std::move(*fused);
     } else {
       INFLOW_ASSIGN_OR_RETURN(rows, ParseAll());
+      if (shared_->raw_to_float.has_value()) {
+        Status s = shared_->raw_to_float->Convert(records_, &rows);
+        if (!s.ok()) return s.WithContext("parse");
+      }
     }
   } else {
     rows.push_back(StringColumn(records_, /*keys=*/false));
@@ -207,8 +222,6 @@ Result<Tuple> ReadStage::Parse() {
   return rows;
 }
 
-// The general path: every feature through the parser, then raw_to_float's
-// conversion, if any.
 Result<Tuple> ReadStage::ParseAll() const {
   Result<ParsedFeatures> parsed =
       shared_->parser->ParseBatch(records_.values());
@@ -243,10 +256,6 @@ Result<Tuple> ReadStage::ParseAll() const {
       rows.push_back(std::move(st.values));
       rows.push_back(std::move(st.dense_shape));
     }
-  }
-  if (shared_->raw_to_float.has_value()) {
-    Status s = shared_->raw_to_float->Convert(records_, &rows);
-    if (!s.ok()) return s.WithContext("parse");
   }
   return rows;
 }

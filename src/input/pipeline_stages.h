@@ -53,9 +53,13 @@ class ReadStage {
     Signature parsed;
     // The pipeline's: `parsed`, or the map's.
     Signature output;
-    // Whether StepInto may write rows in place: raw_to_float without a
-    // map or the key, and every component numeric.
+    // Whether StepInto writes rows in place: raw_to_float without a map or
+    // the key, and every component numeric. The queue then holds the fused
+    // values as bytes (RawToFloat::Write) and its signature is `queued`:
+    // `output` with each fused component uint8 [length]; Decode(batch)
+    // turns a dequeued batch into `output`'s.
     bool in_place = false;
+    Signature queued;
   };
   // INVALID_ARGUMENT for a FixedLenSequenceFeature, a VarLenFeature with
   // raw_to_float or a map, a parser configuration ExampleParser rejects,
@@ -78,16 +82,19 @@ class ReadStage {
   // queue is closed and drained (and CANCELLED on a stop) as the reader returns
   // them; any other error with its stage ("read", "parse", "map") and records.
   Result<Tuple> Step(const CallOptions& options);
-  // Step, then EnqueueMany of its rows into `queue`; with
-  // Shared::in_place, a chunk raw_to_float takes is written straight into
-  // the queue (EnqueueManyInPlace: the floats are converted from the
-  // records into the queue's slots, with no batch in between).
+  // Step, then EnqueueMany of its rows into `queue`. With
+  // Shared::in_place, into a queue of Shared::queued: a chunk that
+  // RawToFloat::Prepare takes is written straight into the queue
+  // (EnqueueManyInPlace: the values go from the records into the queue's
+  // slots, with no batch in between); another is parsed in full.
   Status StepInto(QueueInterface& queue, const CallOptions& options);
 
  private:
   // ReaderBase::ReadUpTo into records_, its errors as Step returns them.
   Status Read(const CallOptions& options);
   Result<Tuple> Parse();
+  // Every feature through the parser; raw_to_float's components are left
+  // strings [n].
   Result<Tuple> ParseAll() const;
   Result<Tuple> Map(Tuple rows) const;
 

@@ -211,10 +211,9 @@ bool RawToFloat::ReadNumeric(const ExampleView& view, size_t row,
 void RawToFloat::Write(const Scratch& scratch,
                        std::span<char* const> rows) const {
   const size_t n = scratch.rows;
-  for (size_t j = 0; j < rest_components_.size(); ++j) {
-    const size_t c = rest_components_[j];
+  if (n == 0) return;
+  for (const size_t c : rest_components_) {
     const Tensor& t = scratch.rest[c];
-    if (n == 0) break;
     const size_t row_bytes = t.num_bytes() / n;
     const char* src = static_cast<const char*>(t.raw_data());
     for (size_t r = 0; r < n; ++r, src += row_bytes) {
@@ -222,13 +221,41 @@ void RawToFloat::Write(const Scratch& scratch,
     }
   }
   for (size_t k = 0; k < fused_.size(); ++k) {
-    const Fused& f = fused_[k];
     const std::vector<std::string_view>& values = scratch.values[k];
     for (size_t r = 0; r < n; ++r) {
-      Uint8ToFloatScaled(reinterpret_cast<const uint8_t*>(values[r].data()),
-                         values[r].size(), f.scale,
-                         reinterpret_cast<float*>(rows[f.component * n + r]));
+      std::memcpy(rows[fused_[k].component * n + r], values[r].data(),
+                  values[r].size());
     }
+  }
+}
+
+Status RawToFloat::ToBytes(const RecordBatch& records, Tuple* rows) const {
+  INFLOW_RETURN_IF_ERROR(CheckLengths(records, *rows));
+  for (const Fused& f : fused_) {
+    Tensor& strings = (*rows)[f.component];
+    const std::span<const std::string> in = strings.flat<std::string>();
+    Tensor bytes = Tensor::Uninitialized(
+        DType::kUInt8,
+        TensorShape({static_cast<int64_t>(in.size()), f.length}));
+    // Just allocated, so writable.
+    char* out = static_cast<char*>(bytes.mutable_raw_data().value());
+    for (const std::string& s : in) {
+      std::memcpy(out, s.data(), s.size());
+      out += s.size();
+    }
+    strings = std::move(bytes);
+  }
+  return OkStatus();
+}
+
+void RawToFloat::Decode(Tuple* batch, BatchPool* pool) const {
+  for (const Fused& f : fused_) {
+    Tensor& bytes = (*batch)[f.component];
+    Tensor floats = pool->Uninitialized(DType::kFloat32, bytes.shape());
+    Uint8ToFloatScaled(static_cast<const uint8_t*>(bytes.raw_data()),
+                       static_cast<size_t>(bytes.num_elements()), f.scale,
+                       static_cast<float*>(floats.mutable_raw_data().value()));
+    bytes = std::move(floats);
   }
 }
 
@@ -244,10 +271,10 @@ std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
   return rows;
 }
 
-Status RawToFloat::Convert(const RecordBatch& records, Tuple* rows) const {
+Status RawToFloat::CheckLengths(const RecordBatch& records,
+                                const Tuple& rows) const {
   for (const Fused& f : fused_) {
-    Tensor& strings = (*rows)[f.component];
-    const std::span<const std::string> in = strings.flat<std::string>();
+    const std::span<const std::string> in = rows[f.component].flat<std::string>();
     for (size_t i = 0; i < in.size(); ++i) {
       if (static_cast<int64_t>(in[i].size()) != f.length) {
         return InvalidArgumentError(
@@ -256,6 +283,14 @@ Status RawToFloat::Convert(const RecordBatch& records, Tuple* rows) const {
             " bytes, raw_to_float wants " + std::to_string(f.length));
       }
     }
+  }
+  return OkStatus();
+}
+
+Status RawToFloat::Convert(const RecordBatch& records, Tuple* rows) const {
+  INFLOW_RETURN_IF_ERROR(CheckLengths(records, *rows));
+  for (const Fused& f : fused_) {
+    Tensor& strings = (*rows)[f.component];
     INFLOW_ASSIGN_OR_RETURN(Tensor floats, DecodeRawToFloat(strings, f.scale));
     strings = std::move(floats);
   }

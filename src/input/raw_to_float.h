@@ -26,6 +26,8 @@
 #include "inflow/input/pipeline.h"
 #include "inflow/input/record_batch.h"
 
+#include "queue/batch_pool.h"
+
 namespace inflow {
 namespace internal {
 
@@ -57,16 +59,27 @@ class RawToFloat {
   std::optional<Tuple> TryParse(const RecordBatch& records,
                                 Scratch* scratch) const;
 
-  // TryParse in two halves, for writing the rows where the caller wants
-  // them (QueueInterface::EnqueueManyInPlace). Prepare parses the other
-  // features and finds each fused value in its record (views into
-  // `records`, which must stay as they are until Write); false when the
-  // chunk needs the general path. Write then writes the scratch->rows
-  // rows: row r of component c to rows[c * scratch->rows + r] (as a
-  // RowWriter), converting the fused values straight from the records.
-  // Every component must be numeric (the other features' dtypes).
+  // The form a Pipeline's shuffle queue takes (docs/ARCHITECTURE.md, "The
+  // copies of a sample"): the fused values travel through the queue as
+  // their bytes, uint8 [length], and Decode converts each dequeued batch;
+  // 4 times fewer bytes written into the queue and gathered from it than
+  // as float32, and the conversion writes into a batch the consumer is
+  // about to read. Prepare parses the other features and finds each fused
+  // value in its record (views into `records`, which must stay as they are
+  // until Write); false when the chunk needs the general path (ParseAll,
+  // then ToBytes). Write then writes the scratch->rows rows, row r of
+  // component c to rows[c * scratch->rows + r] (as a RowWriter): the
+  // other features' values and the fused values' bytes. Every component
+  // must be numeric (the other features' dtypes).
   bool Prepare(const RecordBatch& records, Scratch* scratch) const;
   void Write(const Scratch& scratch, std::span<char* const> rows) const;
+  // The general path's second half for that form: `rows` from the full
+  // parser, whose fused components are strings [n], turned into uint8
+  // [n, length]; errors as Convert's.
+  Status ToBytes(const RecordBatch& records, Tuple* rows) const;
+  // A dequeued batch of that form: its fused components, uint8 [n,
+  // length], converted to float32 [n, length] in `pool`'s buffers.
+  void Decode(Tuple* batch, BatchPool* pool) const;
 
   // The general path's second half: `rows` from the full parser, whose
   // fused components are strings [n], converted in place. A value of
@@ -82,6 +95,9 @@ class RawToFloat {
     float scale;
   };
   RawToFloat() = default;
+  // INVALID_ARGUMENT, naming the record, when a fused value of `rows`
+  // (strings [n] from the parser) is not of its length.
+  Status CheckLengths(const RecordBatch& records, const Tuple& rows) const;
   // numeric_'s values of `view` into row `row` of their tensors in
   // `rest`; false when one is absent or of another kind or count.
   bool ReadNumeric(const ExampleView& view, size_t row, Tuple* rest) const;

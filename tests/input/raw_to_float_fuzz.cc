@@ -4,9 +4,10 @@
 // Pipeline's raw_to_float parse (input/raw_to_float.h), with the other
 // features read from the record's view (numeric ones) or by the parser (a
 // string among them). Whatever the fast path accepts must be exactly what
-// the general path (ExampleParser::ParseBatch, then Convert) gives, and
-// its in-place form (Prepare, then Write into rows) must write the same
-// rows. Input: records of at most 255 bytes, each one length byte
+// the general path (ExampleParser::ParseBatch, then Convert) gives; the
+// queue's form (Prepare, then Write into rows) must write the rows the
+// general path gives as bytes (ToBytes), which Decode turns into the same
+// floats. Input: records of at most 255 bytes, each one length byte
 // followed by its bytes.
 
 #include <cstdint>
@@ -65,27 +66,37 @@ void Run(const inflow::RecordBatch& records, bool with_string) {
   for (size_t c = 0; c < rows.size(); ++c) Check(rows[c] == (*fast)[c]);
   if (with_string) return;  // in place needs numeric components
 
-  // The in-place form, into rows laid out apart from each other.
+  // The queue's form: Prepare + Write must write the rows the general
+  // path gives as bytes (ParseBatch + ToBytes), and Decode must turn those
+  // into the float rows.
+  inflow::Result<inflow::ParsedFeatures> parsed =
+      parser.ParseBatch(records.values());
+  Check(parsed.ok());
+  Tuple bytes = std::move(parsed->dense);
+  Check(raw->ToBytes(records, &bytes).ok());
   Check(raw->Prepare(records, &scratch));
   const size_t n = records.size();
-  std::vector<std::vector<char>> storage(rows.size() * n);
-  std::vector<char*> to(rows.size() * n);
-  for (size_t c = 0; c < rows.size(); ++c) {
-    const size_t row_bytes = n == 0 ? 0 : rows[c].num_bytes() / n;
+  std::vector<std::vector<char>> storage(bytes.size() * n);
+  std::vector<char*> to(bytes.size() * n);
+  for (size_t c = 0; c < bytes.size(); ++c) {
+    const size_t row_bytes = bytes[c].num_bytes() / n;
     for (size_t r = 0; r < n; ++r) {
       storage[c * n + r].assign(row_bytes + 1, '\xee');
       to[c * n + r] = storage[c * n + r].data();
     }
   }
   raw->Write(scratch, to);
-  for (size_t c = 0; c < rows.size(); ++c) {
-    const size_t row_bytes = n == 0 ? 0 : rows[c].num_bytes() / n;
-    const char* want = static_cast<const char*>(rows[c].raw_data());
+  for (size_t c = 0; c < bytes.size(); ++c) {
+    const size_t row_bytes = bytes[c].num_bytes() / n;
+    const char* want = static_cast<const char*>(bytes[c].raw_data());
     for (size_t r = 0; r < n; ++r) {
       Check(std::memcmp(to[c * n + r], want + r * row_bytes, row_bytes) == 0);
       Check(storage[c * n + r][row_bytes] == '\xee');  // nothing past it
     }
   }
+  inflow::internal::BatchPool pool(1 << 20);
+  raw->Decode(&bytes, &pool);
+  for (size_t c = 0; c < rows.size(); ++c) Check(bytes[c] == rows[c]);
 }
 
 }  // namespace
