@@ -58,9 +58,10 @@ class PipelineImpl : public Pipeline {
       // Buffers for the decoded batches, within a full queue of them.
       size_t row_bytes = 0;
       for (size_t c = 0; c < source_.dtypes().size(); ++c) {
-        row_bytes += static_cast<size_t>(
-                         source_.row_shapes()[c].AsTensorShape().num_elements()) *
-                     DTypeSize(source_.dtypes()[c]);
+        row_bytes +=
+            static_cast<size_t>(
+                source_.row_shapes()[c].AsTensorShape().num_elements()) *
+            DTypeSize(source_.dtypes()[c]);
       }
       decoded_ = std::make_unique<internal::BatchPool>(
           row_bytes *

@@ -274,7 +274,8 @@ std::optional<Tuple> RawToFloat::TryParse(const RecordBatch& records,
 Status RawToFloat::CheckLengths(const RecordBatch& records,
                                 const Tuple& rows) const {
   for (const Fused& f : fused_) {
-    const std::span<const std::string> in = rows[f.component].flat<std::string>();
+    const std::span<const std::string> in =
+        rows[f.component].flat<std::string>();
     for (size_t i = 0; i < in.size(); ++i) {
       if (static_cast<int64_t>(in[i].size()) != f.length) {
         return InvalidArgumentError(
