@@ -174,9 +174,11 @@ int Stages() {
 //             float tensor, copy into the queue's slots, gather into the
 //             batch;
 //   pipeline  read into the reader's buffer (the read batch views it),
-//             decode (and the label) straight into the queue's slots,
-//             gather into the batch. The record that the reader copies at
-//             each refill of its 256 KiB buffer, one in ~290, is left out.
+//             the image's bytes and the label straight into the queue's
+//             slots, both gathered into a batch, the image decoded into
+//             the output batch (the label goes on as gathered). The
+//             record that the reader copies at each refill of its 256 KiB
+//             buffer, one in ~290, is left out.
 struct CopiedBytes {
   double plain, pieces, pipeline;
 };
@@ -189,7 +191,7 @@ CopiedBytes CopiedPerSample(const Shards& shards) {
   const double parsed = kImageBytes + sizeof(int64_t);
   return {.plain = framed + row + row,
           .pieces = framed + record + parsed + row + row + row,
-          .pipeline = framed + row + row};
+          .pipeline = framed + parsed + parsed + kImageBytes * sizeof(float)};
 }
 
 std::string CopiedJson(const CopiedBytes& c) {
