@@ -96,7 +96,10 @@ struct PipelineOptions {
   // names a feature of `features` declared FixedLenFeature({}, kString),
   // whose component becomes float32 of row shape [length], byte i of the
   // value times `scale`. A value of another length is a parse error naming
-  // the feature and the record.
+  // the feature and the record. Without a map or the key, and with every
+  // other feature numeric, the values go through the batching queue as
+  // their bytes and Next() converts each batch (docs/ARCHITECTURE.md, "The
+  // copies of a sample").
   struct RawToFloat {
     std::string feature;
     int64_t length = 0;  // >= 1
