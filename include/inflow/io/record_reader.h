@@ -92,6 +92,9 @@ class RecordReader {
   Status Corrupt(std::string_view what, uint64_t offset) const;
   // The next record's length when it is whole in the buffer.
   std::optional<uint64_t> BufferedLength() const;
+  // The next record when it is whole and intact in the buffer: consumes
+  // it, sets *record and returns true; else false, nothing consumed.
+  bool TakeBuffered(std::string_view* record);
 
   std::shared_ptr<const RandomAccessFile> file_;
   const RecordReaderOptions options_;
