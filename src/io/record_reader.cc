@@ -67,17 +67,13 @@ Status RecordReader::Corrupt(std::string_view what, uint64_t offset) const {
   return DataLossError(message);
 }
 
-std::optional<uint64_t> RecordReader::BufferedLength() const {
+bool RecordReader::HasWholeRecordBuffered() const {
+  // The length's CRC is left to the read, which checks it: a corrupt
+  // length only decides whether the read comes now or after a refill.
   const std::string_view buffered = stream_->buffered();
-  if (buffered.size() < kRecordHeaderSize + kRecordFooterSize) {
-    return std::nullopt;
-  }
-  const std::optional<uint64_t> len =
-      internal::DecodeRecordHeader(buffered.data());
-  if (!len || *len > buffered.size() - kRecordHeaderSize - kRecordFooterSize) {
-    return std::nullopt;
-  }
-  return len;
+  if (buffered.size() < kRecordHeaderSize + kRecordFooterSize) return false;
+  const uint64_t len = internal::DecodeFixed64(buffered.data());
+  return len <= buffered.size() - kRecordHeaderSize - kRecordFooterSize;
 }
 
 // Inlined into Next, whose fast path it is: the per-record cost of small

@@ -70,8 +70,10 @@ class RecordReader {
   // reports what is wrong), the reader unmoved.
   [[nodiscard]] std::optional<std::string_view> NextInBuffer();
   // Whether the next record is whole in the buffer, so that reading it
-  // (NextInBuffer or Next) reads nothing more; it may still be corrupt.
-  bool HasWholeRecordBuffered() const { return BufferedLength().has_value(); }
+  // (NextInBuffer or Next) reads nothing more; it may still be corrupt
+  // (its length too: then the answer only decides when the read that
+  // reports it comes).
+  bool HasWholeRecordBuffered() const;
 
   // TF's RecordReader::ReadRecord: reads the record at `*offset` into
   // `*record` and, on success, advances `*offset` past it. Sequential
@@ -90,8 +92,6 @@ class RecordReader {
   RecordReader(std::shared_ptr<const RandomAccessFile> file,
                const RecordReaderOptions& options);
   Status Corrupt(std::string_view what, uint64_t offset) const;
-  // The next record's length when it is whole in the buffer.
-  std::optional<uint64_t> BufferedLength() const;
   // The next record when it is whole and intact in the buffer: consumes
   // it, sets *record and returns true; else false, nothing consumed.
   bool TakeBuffered(std::string_view* record);
