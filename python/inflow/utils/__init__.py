@@ -9,7 +9,8 @@ is an error raised by get(), never a hang (docs/python.md, inflow.utils).
 """
 
 from inflow.utils._sequence import Sequence, ThreadSafeIterator, threadsafe_generator
-from inflow.utils._enqueuers import GeneratorEnqueuer, OrderedEnqueuer
+from inflow.utils._enqueuers import (GeneratorEnqueuer, OrderedEnqueuer, RemoteTraceback,
+                                     WorkerProcessError)
 
 __all__ = ["Sequence", "OrderedEnqueuer", "GeneratorEnqueuer", "ThreadSafeIterator",
-           "threadsafe_generator"]
+           "threadsafe_generator", "WorkerProcessError", "RemoteTraceback"]

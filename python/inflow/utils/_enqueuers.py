@@ -19,13 +19,40 @@ import weakref
 
 from inflow.utils import _sequence
 
-__all__ = ["OrderedEnqueuer", "GeneratorEnqueuer"]
+__all__ = ["OrderedEnqueuer", "GeneratorEnqueuer", "WorkerProcessError", "RemoteTraceback"]
 
 _START_METHODS = ("fork", "forkserver", "spawn")
 
 # The "generator already executing" ValueError of a generator called from
 # two threads at once, as Python words it.
 _ALREADY_EXECUTING = "generator already executing"
+
+
+class WorkerProcessError(RuntimeError):
+    """A worker process died (a signal, os._exit, the out-of-memory killer)
+    or could not start. ``index`` is the batch it was computing (None when
+    it was idle, or for a generator's element), ``pid`` its process id,
+    ``exitcode`` its exit code (-N for signal N). get() raises it in that
+    batch's place (after the batches before it); for a worker that died
+    idle or could not start, at once."""
+
+    def __init__(self, message, index=None, pid=None, exitcode=None):
+        super().__init__(message)
+        self.index = index
+        self.pid = pid
+        self.exitcode = exitcode
+
+
+class RemoteTraceback(Exception):
+    """The traceback of an exception raised in a worker process, as text:
+    the ``__cause__`` of the exception get() raises."""
+
+    def __init__(self, text):
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self):
+        return self.text
 
 
 class _Slot:
@@ -341,8 +368,12 @@ class _EnqueuerBase:
             else:
                 backend = self._thread_workers(run)
             self.workers = workers
+            try:
+                run.start(backend, produce)
+            except BaseException:
+                run.stop(None)
+                raise
             self._run = run
-            run.start(backend, produce)
             # The run is stopped when this enqueuer is dropped or at exit.
             _live_runs.add(run)
             weakref.finalize(self, run.stop, 5.0, False).atexit = False

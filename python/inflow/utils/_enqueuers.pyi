@@ -2,9 +2,20 @@
 
 from typing import Any, Iterator, Literal, Optional
 
-__all__ = ["OrderedEnqueuer", "GeneratorEnqueuer"]
+__all__ = ["OrderedEnqueuer", "GeneratorEnqueuer", "WorkerProcessError", "RemoteTraceback"]
 
 StartMethod = Optional[Literal["fork", "forkserver", "spawn"]]
+
+class WorkerProcessError(RuntimeError):
+    index: Optional[int]
+    pid: Optional[int]
+    exitcode: Optional[int]
+    def __init__(self, message: str, index: Optional[int] = ..., pid: Optional[int] = ...,
+                 exitcode: Optional[int] = ...) -> None: ...
+
+class RemoteTraceback(Exception):
+    text: str
+    def __init__(self, text: str) -> None: ...
 
 class _EnqueuerBase:
     use_multiprocessing: bool
