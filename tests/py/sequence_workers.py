@@ -25,8 +25,9 @@ class Recording(inflow.utils.Sequence):
     seconds; records, in this process, every call in ``events``: ("get",
     epoch, index) and ("end", epoch)."""
 
-    def __init__(self, n, max_delay=0.0, seed=0, lengths=None):
+    def __init__(self, n, max_delay=0.0, seed=0, lengths=None, log=None):
         self.n = n
+        self.log = log  # a file each call appends "epoch index pid" to
         self.max_delay = max_delay
         self.seed = seed
         self.epoch = 0
@@ -54,6 +55,10 @@ class Recording(inflow.utils.Sequence):
         _delay(self.seed, epoch, index, self.max_delay)
         with self._lock:
             self.events.append(("get", epoch, index))
+        if self.log is not None:
+            fd = os.open(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            os.write(fd, f"{epoch} {index} {os.getpid()}\n".encode())
+            os.close(fd)
         return {"index": np.int64(index), "epoch": np.array(epoch),
                 "image": np.full((4, 3), index, dtype=np.float32),
                 "pid": np.array(os.getpid())}
@@ -218,6 +223,28 @@ class Blocking(inflow.utils.Sequence):
         if index == self.block:
             self.gate.arrive_and_wait()
         return np.full((2,), index)
+
+
+class BadState(inflow.utils.Sequence):
+    """Pickles, but cannot be unpickled: a worker that cannot start."""
+
+    def __init__(self):
+        self.n = 2
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        return index
+
+    def __setstate__(self, state):
+        raise RuntimeError("this sequence refuses to be unpickled")
+
+
+def random_numbers(count):
+    """A generator of ``count`` draws from NumPy's global generator."""
+    for _ in range(count):
+        yield np.random.random()
 
 
 class Unpicklable(inflow.utils.Sequence):

@@ -3,10 +3,17 @@ ThreadSafeIterator, threadsafe_generator (keras.utils's names).
 
 Every epoch yields every index exactly once, in order, whatever the
 workers' timing (random per-batch delays), with on_epoch_end between
-epochs; errors reach the consumer. Tests wait on events (threading.Event,
-the named pipes of sequence_workers.Gate), never on sleeps, and check after
-each that no worker thread is left.
+epochs; errors reach the consumer; a worker process that dies is an error
+naming the batch and the signal or exit code. Tests wait on events
+(threading.Event, the named pipes of sequence_workers.Gate, a process's
+exit), never on sleeps, and check after each that no worker thread or
+process and no shared-memory block is left.
 """
+import collections
+import glob
+import multiprocessing
+import multiprocessing.forkserver
+import multiprocessing.resource_tracker
 import os
 import signal
 import subprocess
@@ -29,11 +36,44 @@ def enqueuer_threads():
     return [t for t in threading.enumerate() if t.name.startswith("inflow-enqueuer")]
 
 
+def descendants(root=None):
+    """(pid, state) of the processes descended from ``root`` (this one),
+    except multiprocessing's forkserver and resource tracker, which stay
+    for the session."""
+    children = collections.defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        state, ppid = stat[stat.rindex(")") + 2:].split()[:2]
+        children[int(ppid)].append((int(entry), state))
+    helpers = {getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None),
+               getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None)}
+    found, stack = [], [os.getpid() if root is None else root]
+    while stack:
+        for pid, state in children.get(stack.pop(), []):
+            stack.append(pid)
+            if pid not in helpers:
+                found.append((pid, state))
+    return found
+
+
+def shm_blocks(pid=None):
+    return glob.glob(f"/dev/shm/inflow-{os.getpid() if pid is None else pid}-*")
+
+
 @pytest.fixture(autouse=True)
-def no_leftover_threads():
+def nothing_left_behind():
+    before = descendants()
     yield
     left = enqueuer_threads()
     assert not left, f"threads left running: {left}"
+    assert descendants() == before, "worker processes left"
+    assert shm_blocks() == [], "shared memory left in /dev/shm"
 
 
 def take(gen, count):
@@ -557,3 +597,290 @@ def test_ctrl_c_in_the_consumer_stops_the_threads(tmp_path):
     _, _, out = run_ctrl_c_child(tmp_path)
     assert out in ("interrupted False ['inflow-enqueuer-worker-0']\n",
                    "interrupted False ['inflow-enqueuer-worker-1']\n"), out
+
+
+# -- process workers -----------------------------------------------------------
+
+PROCESS_CASES = [("fork", 1), ("fork", 2), ("fork", 4), ("fork", 8),
+                 ("forkserver", 1), ("forkserver", 3), ("spawn", 1), ("spawn", 3)]
+
+
+def read_log(path):
+    with open(path) as f:
+        return [tuple(map(int, line.split())) for line in f]
+
+
+@pytest.mark.parametrize("method,workers", PROCESS_CASES)
+def test_processes_yield_every_index_once_in_order_with_on_epoch_end_between(
+        tmp_path, method, workers):
+    log = str(tmp_path / "calls")
+    seq = sw.Recording(13, max_delay=0.004, seed=workers, log=log)
+    enqueuer = utils.OrderedEnqueuer(seq, use_multiprocessing=True, start_method=method)
+    enqueuer.start(workers=workers, max_queue_size=1 + workers % 4)
+    # run_epochs checks each batch's epoch as the worker's copy saw it:
+    # on_epoch_end (run here) reached the workers before the next epoch.
+    out = run_epochs(enqueuer, seq, 3)
+    enqueuer.stop()
+    assert out == [list(range(13))] * 3
+    assert seq.events == [("end", 0), ("end", 1)] or seq.events == [
+        ("end", 0), ("end", 1), ("end", 2)]
+    calls = read_log(log)
+    for epoch in range(3):
+        assert sorted(i for e, i, _ in calls if e == epoch) == list(range(13)), epoch
+    assert os.getpid() not in {pid for _, _, pid in calls}
+
+
+def test_shuffle_with_processes_is_the_order_threads_give():
+    def orders(processes):
+        seq = sw.Recording(12)
+        with utils.OrderedEnqueuer(seq, processes, shuffle=True, seed=11,
+                                   start_method="fork") as enqueuer:
+            enqueuer.start(workers=3)
+            return run_epochs(enqueuer, seq, 2)
+
+    a = orders(True)
+    assert a == orders(False) and a[0] != a[1]
+    assert sorted(a[0]) == list(range(12))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_batches_come_through_shared_memory_as_they_were(method):
+    seq = sw.Arrays(6)
+    with utils.OrderedEnqueuer(seq, True, start_method=method) as enqueuer:
+        enqueuer.start(workers=2, max_queue_size=3)
+        got = take(enqueuer.get(), 12)
+        for i, batch in enumerate(got):
+            assert_same_batch(batch, seq[i % 6])
+        # The arrays are views of a block in /dev/shm, not unpickled copies.
+        x = got[0][0]
+        assert not x.flags.owndata and x.base.dtype == np.uint8
+        assert isinstance(x.base.base, memoryview)
+        assert len(shm_blocks()) >= 1
+
+
+def test_blocks_are_reused_once_the_arrays_are_dropped_and_not_before():
+    seq = sw.Arrays(6, rows=64)
+    with utils.OrderedEnqueuer(seq, True, start_method="fork") as enqueuer:
+        enqueuer.start(workers=2, max_queue_size=2)
+        gen = enqueuer.get()
+        for _ in range(40):  # each batch dropped before the next
+            next(gen)
+        steady = len(shm_blocks())
+        assert steady <= 2 + 2 + 2, steady  # in flight, ahead, held
+        kept = take(gen, 30)  # all held: every one keeps its block
+        assert len(shm_blocks()) >= 30
+        for i, batch in enumerate(kept):
+            assert_same_batch(batch, seq[(40 + i) % 6])
+        del kept, batch
+        for _ in range(10):
+            next(gen)
+        # the blocks beyond what is reused are removed
+        assert len(shm_blocks()) <= 2 + 2 + 2 + 2
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_an_exception_in_a_worker_process_reaches_the_consumer(method):
+    enqueuer = utils.OrderedEnqueuer(sw.Failing(10, bad=6), True, start_method=method)
+    enqueuer.start(workers=2, max_queue_size=3)
+    gen = enqueuer.get()
+    assert [int(b[0]) for b in take(gen, 6)] == list(range(6))
+    with pytest.raises(ValueError, match="batch 6 is bad") as info:
+        next(gen)
+    assert not enqueuer.is_running()
+    assert any("__getitem__(6)" in note and "worker process" in note
+               for note in info.value.__notes__)
+    cause = info.value.__cause__
+    assert isinstance(cause, utils.RemoteTraceback)
+    assert "raise_bad_index" in str(cause) and "batch 6 is bad" in str(cause)
+
+
+CRASHES = [("fork", "exit"), ("fork", "kill"), ("fork", "segv"), ("fork", "abort"),
+           ("forkserver", "kill"), ("spawn", "exit"), ("spawn", "segv")]
+
+
+@pytest.mark.parametrize("method,how", CRASHES)
+def test_a_worker_process_that_dies_is_an_error_within_a_second(tmp_path, method, how):
+    import time
+    once = str(tmp_path / "crashed")
+    enqueuer = utils.OrderedEnqueuer(sw.Crashing(12, bad=5, how=how, code=3, once_file=once),
+                                     True, start_method=method)
+    enqueuer.start(workers=2, max_queue_size=4)
+    gen = enqueuer.get()
+    got = []
+    with pytest.raises(utils.WorkerProcessError) as info:
+        for batch in gen:
+            got.append(int(batch[0]))
+    reported = time.time()
+    crashed = os.stat(once).st_mtime
+    assert reported - crashed < 1.0, reported - crashed
+    error = info.value
+    assert got == list(range(5))
+    assert error.index == 5 and "batch 5" in str(error)
+    expected = {"exit": (3, "exited with code 3"), "kill": (-9, "SIGKILL"),
+                "segv": (-11, "SIGSEGV"), "abort": (-6, "SIGABRT")}[how]
+    assert error.exitcode == expected[0] and expected[1] in str(error), str(error)
+    assert not enqueuer.is_running()
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_restart_workers_replaces_a_dead_worker_and_retries_its_batch_once(tmp_path, method):
+    once = str(tmp_path / "crashed")
+    seq = sw.Crashing(9, bad=4, how="kill", once_file=once)
+    with utils.OrderedEnqueuer(seq, True, start_method=method,
+                               restart_workers=True) as enqueuer:
+        enqueuer.start(workers=2, max_queue_size=3)
+        with pytest.warns(RuntimeWarning, match="batch 4"):
+            got = [int(b[0]) for b in take(enqueuer.get(), 18)]
+    assert got == list(range(9)) * 2
+    assert os.path.exists(once)
+    # A batch that kills every worker fails on its second try.
+    seq = sw.Crashing(9, bad=4, how="exit", code=7)
+    enqueuer = utils.OrderedEnqueuer(seq, True, start_method="fork", restart_workers=True)
+    enqueuer.start(workers=2)
+    with pytest.warns(RuntimeWarning), pytest.raises(utils.WorkerProcessError,
+                                                     match="second time") as info:
+        list(enqueuer.get())
+    assert info.value.index == 4 and info.value.exitcode == 7
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_a_sequence_that_does_not_pickle_is_an_error_naming_the_attribute(method):
+    enqueuer = utils.OrderedEnqueuer(sw.Unpicklable(), True, start_method=method)
+    with pytest.raises(Exception, match=r"sequence\.state\['lock'\]") as info:
+        enqueuer.start(workers=2)
+    assert "lock" in str(info.value) and method in str(info.value)
+    assert not enqueuer.is_running()
+    # fork does not pickle it
+    with utils.OrderedEnqueuer(sw.Unpicklable(), True, start_method="fork") as enqueuer:
+        enqueuer.start(workers=2)
+        assert [int(b[0]) for b in take(enqueuer.get(), 3)] == [0, 1, 2]
+
+
+def test_a_worker_that_cannot_start_is_an_error():
+    enqueuer = utils.OrderedEnqueuer(sw.BadState(), True, start_method="spawn")
+    enqueuer.start(workers=1)
+    with pytest.raises(utils.WorkerProcessError, match="could not start") as info:
+        next(enqueuer.get())
+    assert "refuses to be unpickled" in str(info.value.__cause__)
+
+
+def test_a_keras_pydataset_with_worker_processes():
+    KerasData, _, _, events = keras_classes()
+    with utils.OrderedEnqueuer(KerasData(5), True, start_method="fork") as enqueuer:
+        enqueuer.start(workers=2)
+        got = take(enqueuer.get(), 10)
+    assert [(int(y[0]), int(y[1])) for _, y in got] == \
+        [(i, 0) for i in range(5)] + [(i, 1) for i in range(5)]
+    assert ("end", 0) in events
+
+
+def test_a_generator_in_worker_processes_with_a_random_seed():
+    def draws(seed):
+        enqueuer = utils.GeneratorEnqueuer(sw.random_numbers(20), True, random_seed=seed,
+                                           start_method="fork")
+        enqueuer.start(workers=1, max_queue_size=3)
+        got = list(enqueuer.get())
+        assert not enqueuer.is_running()
+        return got
+
+    a = draws(5)
+    assert len(a) == 20 and a == draws(5) and a != draws(6)
+    # each worker process runs its own copy of the generator
+    enqueuer = utils.GeneratorEnqueuer(sw.random_numbers(10), True, random_seed=1,
+                                       start_method="fork")
+    enqueuer.start(workers=2)
+    assert len(list(enqueuer.get())) in range(10, 21)
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+def test_ctrl_c_in_the_consumer_stops_the_worker_processes(tmp_path, method):
+    # One worker is busy (at the gate), the other idle: both end.
+    child, workers, out = run_ctrl_c_child(tmp_path, processes=True, start_method=method)
+    assert out == "interrupted False []\n", out
+    assert len(workers) == 2
+    for pid in workers:
+        assert not os.path.exists(f"/proc/{pid}"), pid  # joined by the child
+    assert shm_blocks(child) == []
+
+
+def test_stop_ends_busy_worker_processes(tmp_path):
+    gate = sw.Gate(tmp_path)
+    enqueuer = utils.OrderedEnqueuer(sw.Blocking(6, block=2, gate=gate), True,
+                                     start_method="fork")
+    enqueuer.start(workers=2, max_queue_size=3)
+    gen = enqueuer.get()
+    assert [int(b[0]) for b in take(gen, 2)] == [0, 1]
+    gate.wait_arrived()
+    enqueuer.stop()  # the worker at the gate is terminated
+    assert list(gen) == [] and not enqueuer.is_running()
+    gate.close()
+
+
+def test_a_dropped_enqueuer_stops_its_processes():
+    import gc
+    enqueuer = utils.OrderedEnqueuer(sw.Arrays(6), True, start_method="fork")
+    enqueuer.start(workers=2, max_queue_size=2)
+    batch = next(enqueuer.get())
+    del enqueuer
+    gc.collect()
+    for t in enqueuer_threads():
+        t.join(TIMEOUT)
+    assert_same_batch(batch, sw.Arrays(6)[0])  # still readable: its block is unlinked only
+
+
+EXIT_CHILD = """
+import os, sys
+from inflow import utils
+import sequence_workers as sw
+
+if __name__ == "__main__":
+    enqueuer = utils.OrderedEnqueuer(sw.Arrays(6), True, start_method=sys.argv[1])
+    enqueuer.start(workers=2, max_queue_size=3)
+    gen = enqueuer.get()
+    kept = [next(gen) for _ in range(4)]
+    print(os.getpid(), *enqueuer._run.backend.pids(), flush=True)
+    # exits without stop(): the exit handler stops the workers
+"""
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_exiting_without_stop_leaves_no_worker_and_no_block(tmp_path, method):
+    script = tmp_path / "child.py"
+    script.write_text(EXIT_CHILD)
+    proc = subprocess.run([sys.executable, str(script), method], capture_output=True,
+                          text=True, env=package_env(), timeout=TIMEOUT)
+    assert proc.returncode == 0, proc.stderr
+    child, *workers = [int(p) for p in proc.stdout.split()]
+    assert len(workers) == 2
+    for pid in workers:
+        assert not os.path.exists(f"/proc/{pid}"), pid
+    assert shm_blocks(child) == []
+
+
+def test_max_queue_size_bounds_the_batches_computed_ahead(tmp_path):
+    # threads: the producer asks for max_queue_size batches, no more
+    seq = SignalsComputed(50, count=3)
+    with utils.OrderedEnqueuer(seq) as enqueuer:
+        enqueuer.start(workers=4, max_queue_size=3)
+        assert seq.computed.wait(TIMEOUT)
+        threading.Event().wait(0.1)  # the time to overshoot, if it would
+        assert sum(e[0] == "get" for e in seq.events) == 3
+        next(enqueuer.get())
+    # processes: likewise, and the shared memory follows
+    log = str(tmp_path / "calls")
+    seq = sw.Recording(50, log=log)
+    with utils.OrderedEnqueuer(seq, True, start_method="fork") as enqueuer:
+        enqueuer.start(workers=4, max_queue_size=3)
+        gen = enqueuer.get()
+        first = next(gen)
+        threading.Event().wait(0.3)  # the time to overshoot, if it would
+        assert len(read_log(log)) <= 1 + 3
+        assert len(shm_blocks()) <= 1 + 3
+        del first
+
+
+def test_a_generator_does_not_pickle_for_spawn():
+    enqueuer = utils.GeneratorEnqueuer(counting(3), True, start_method="spawn")
+    with pytest.raises(Exception, match="generator.*cannot be pickled"):
+        enqueuer.start()
+    assert not enqueuer.is_running()

@@ -50,14 +50,15 @@ _registry_lock = threading.Lock()
 
 # -- pickling the sequence ---------------------------------------------------------
 
-def pickle_source(source, method):
+def pickle_source(source, method, name="sequence"):
     """``source`` pickled, for workers started with spawn or forkserver;
-    on failure an error naming the part that cannot be pickled."""
+    on failure an error naming the part that cannot be pickled (``name``
+    being the whole)."""
     try:
         return pickle.dumps(source, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001  any pickling failure
-        path, value, error = _unpicklable_part(source, "sequence", 0, set()) or \
-            ("sequence", source, e)
+        path, value, error = _unpicklable_part(source, name, 0, set()) or \
+            (name, source, e)
         raise pickle.PicklingError(
             f"cannot send the {type(source).__name__} to worker processes started "
             f"with {method!r}: {path} ({type(value).__name__}) cannot be pickled "
@@ -344,7 +345,7 @@ class ProcessWorkers:
 
     def start(self):
         if self.method != "fork":
-            self.payload = pickle_source(self.source, self.method)
+            self.payload = pickle_source(self.source, self.method, self.kind)
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
@@ -372,7 +373,7 @@ class ProcessWorkers:
         workers get the sequence as it is now."""
         payload = None
         if self.method != "fork":
-            payload = pickle_source(self.source, self.method)
+            payload = pickle_source(self.source, self.method, self.kind)
         with self.run.lock:
             self.pending.append((_RESYNC, payload))
             self._wake()

@@ -2,7 +2,7 @@
 
 from typing import Any, Optional
 
-def pickle_source(source: Any, method: str) -> bytes: ...
+def pickle_source(source: Any, method: str, name: str = ...) -> bytes: ...
 
 class ProcessWorkers:
     method: str
