@@ -1,0 +1,755 @@
+"""Worker processes for the enqueuers (use_multiprocessing=True).
+
+The parent keeps one manager thread. It sends each worker, over the
+worker's own pipe, small task messages (task id, batch index, the name and
+size of a shared-memory block), at most ``_AHEAD`` at a time, and waits
+with multiprocessing.connection.wait on the workers' pipes, the processes'
+sentinels and a wake-up pipe (new requests, released blocks, stop): a
+worker that dies is seen at once, with the batch it was computing.
+
+A worker writes the NumPy arrays of a batch into its block (a file in
+/dev/shm, grown when too small) and sends back only the batch's structure
+with offsets, dtypes and shapes (other leaves pickled in it). The parent's
+arrays are views of its own map of the block, all based on one uint8 array
+per batch; when the consumer has dropped them all a weak reference's
+callback gives the block back for reuse. The parent creates and removes
+every block: nothing is left in /dev/shm after stop().
+"""
+
+import collections
+import mmap
+import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
+import random
+import secrets
+import signal
+import sys
+import threading
+import traceback
+import warnings
+import weakref
+
+import numpy as np
+
+from inflow.utils._enqueuers import RemoteTraceback, WorkerProcessError, _remaining
+
+_SHM_DIR = "/dev/shm"
+_ALIGN = 64
+_AHEAD = 2  # tasks a worker may have: one being computed, one waiting
+_PAGE = mmap.PAGESIZE
+
+# The parent's ends of every enqueuer's pipes and its maps of the blocks, in
+# this process: a forked worker closes them (so that it sees the parent go,
+# and holds no block the parent removes).
+_parent_fds = set()
+_parent_maps = weakref.WeakSet()
+_registry_lock = threading.Lock()
+
+
+# -- pickling the sequence ---------------------------------------------------------
+
+def pickle_source(source, method, name="sequence"):
+    """``source`` pickled, for workers started with spawn or forkserver;
+    on failure an error naming the part that cannot be pickled (``name``
+    being the whole)."""
+    try:
+        return pickle.dumps(source, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # noqa: BLE001  any pickling failure
+        path, value, error = _unpicklable_part(source, name, 0, set()) or \
+            (name, source, e)
+        raise pickle.PicklingError(
+            f"cannot send the {type(source).__name__} to worker processes started "
+            f"with {method!r}: {path} ({type(value).__name__}) cannot be pickled "
+            f"({type(error).__name__}: {error}). Make it picklable (e.g. __getstate__ "
+            f"leaving it out and __setstate__ making it again) or use "
+            f"start_method='fork'") from e
+
+
+def _unpicklable_part(obj, path, depth, seen):
+    """(path, object, error) of the innermost part of ``obj`` that does not
+    pickle, or None when ``obj`` pickles."""
+    try:
+        pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        return None
+    except Exception as e:  # noqa: BLE001
+        error = e
+    if depth < 8 and id(obj) not in seen:
+        seen.add(id(obj))
+        if isinstance(obj, dict):
+            children = ((f"[{k!r}]", v) for k, v in obj.items())
+        elif isinstance(obj, (list, tuple)):
+            children = ((f"[{i}]", v) for i, v in enumerate(obj))
+        else:
+            attrs = dict(getattr(obj, "__dict__", {}))
+            for cls in type(obj).__mro__:
+                for name in getattr(cls, "__slots__", ()):
+                    if isinstance(name, str) and hasattr(obj, name):
+                        attrs.setdefault(name, getattr(obj, name))
+            children = ((f".{k}", v) for k, v in attrs.items())
+        for suffix, child in children:
+            found = _unpicklable_part(child, path + suffix, depth + 1, seen)
+            if found is not None:
+                return found
+    return path, obj, error
+
+
+# -- batches through shared memory ------------------------------------------------
+
+def _aligned(n):
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _plan(value, arrays):
+    """The structure of ``value`` with its NumPy arrays replaced by
+    placeholders; the arrays appended to ``arrays``."""
+    t = type(value)
+    if t is np.ndarray and not value.dtype.hasobject:
+        if value.nbytes == 0:
+            return ("e", value.dtype, value.shape)
+        arrays.append(value)
+        return ("a", len(arrays) - 1)
+    if t is tuple:
+        return ("t", [_plan(v, arrays) for v in value])
+    if t is list:
+        return ("l", [_plan(v, arrays) for v in value])
+    if t is dict:
+        return ("d", [(k, _plan(v, arrays)) for k, v in value.items()])
+    if isinstance(value, tuple) and hasattr(t, "_fields"):  # a namedtuple
+        return ("n", t, [_plan(v, arrays) for v in value])
+    return ("o", value)
+
+
+def _place(meta, arrays, offsets):
+    """The placeholders of ``meta`` given their offsets in the block."""
+    kind = meta[0]
+    if kind == "a":
+        a = arrays[meta[1]]
+        return ("a", offsets[meta[1]], a.dtype, a.shape)
+    if kind in ("t", "l"):
+        return (kind, [_place(m, arrays, offsets) for m in meta[1]])
+    if kind == "d":
+        return ("d", [(k, _place(m, arrays, offsets)) for k, m in meta[1]])
+    if kind == "n":
+        return ("n", meta[1], [_place(m, arrays, offsets) for m in meta[2]])
+    return meta
+
+
+def _build(meta, owner):
+    """The batch described by ``meta``, its arrays views of ``owner``."""
+    kind = meta[0]
+    if kind == "a":
+        _, offset, dtype, shape = meta
+        nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        return owner[offset:offset + nbytes].view(dtype).reshape(shape)
+    if kind == "e":
+        return np.empty(meta[2], meta[1])
+    if kind == "t":
+        return tuple(_build(m, owner) for m in meta[1])
+    if kind == "l":
+        return [_build(m, owner) for m in meta[1]]
+    if kind == "d":
+        return {k: _build(m, owner) for k, m in meta[1]}
+    if kind == "n":
+        return meta[1](*(_build(m, owner) for m in meta[2]))
+    return meta[1]
+
+
+class _WorkerMaps:
+    """A worker's maps of the blocks it was given, by name."""
+
+    def __init__(self):
+        self.maps = {}
+
+    def get(self, name, known_size, needed):
+        entry = self.maps.get(name)
+        if entry is not None and entry[1] == known_size and known_size >= needed:
+            return entry
+        self.forget(name)
+        fd = os.open(os.path.join(_SHM_DIR, name), os.O_RDWR)
+        try:
+            size = os.fstat(fd).st_size
+            if size < needed:
+                size = (needed + _PAGE - 1) // _PAGE * _PAGE
+                # Allocated now: a full /dev/shm is an error here, not a
+                # SIGBUS while writing.
+                os.posix_fallocate(fd, 0, size)
+            mm = mmap.mmap(fd, size)
+        finally:
+            os.close(fd)
+        entry = (mm, size)
+        self.maps[name] = entry
+        return entry
+
+    def forget(self, name):
+        entry = self.maps.pop(name, None)
+        if entry is not None:
+            try:
+                entry[0].close()
+            except BufferError:
+                pass
+
+
+def _write_batch(value, maps, name, known_size):
+    """Writes the arrays of ``value`` into block ``name``; returns (meta,
+    block size, bytes used)."""
+    arrays = []
+    meta = _plan(value, arrays)
+    if not arrays:
+        return meta, known_size, 0
+    offsets, used = [], 0
+    for a in arrays:
+        offsets.append(used)
+        used += _aligned(a.nbytes)
+    mm, size = maps.get(name, known_size, used)
+    for a, offset in zip(arrays, offsets):
+        np.ndarray(a.shape, a.dtype, buffer=mm, offset=offset)[...] = a
+    return _place(meta, arrays, offsets), size, used
+
+
+# -- the worker process --------------------------------------------------------------
+
+def _exception_message(e):
+    text = "".join(traceback.format_exception(e))
+    try:
+        data = pickle.dumps(e, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(data)
+    except Exception:  # noqa: BLE001  sent as text only
+        data = None
+    return data, f"{type(e).__module__}.{type(e).__qualname__}", str(e), text
+
+
+def _worker_main(conn, worker_id, kind, source, pickled, random_seed, forked):
+    if forked:
+        # Only this worker's end of its own pipe stays open. (No lock: a
+        # thread of the parent may have held it when this process forked.)
+        fds, maps = list(_parent_fds), list(_parent_maps)
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        for m in maps:
+            try:
+                m.close()
+            except (BufferError, ValueError):
+                pass
+    # Ctrl-C reaches every process of the terminal's foreground group: the
+    # parent stops the workers.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        if pickled:
+            source = pickle.loads(source)
+        if random_seed is not None:
+            seed = random_seed + worker_id
+        elif forked:
+            seed = None  # not the parent's generator state in every worker
+        else:
+            seed = False
+        if seed is not False:
+            random.seed(seed)
+            np.random.seed(None if seed is None else seed % 2**32)
+    except BaseException as e:  # noqa: BLE001
+        conn.send(("init_error",) + _exception_message(e))
+        return
+    maps = _WorkerMaps()
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the parent is gone
+        op = message[0]
+        if op == "task":
+            _, task, index, name, size = message
+            try:
+                value = next(source) if kind == "generator" else source[index]
+            except StopIteration:
+                if kind != "generator":
+                    raise
+                conn.send(("end", task))
+                continue
+            except BaseException as e:  # noqa: BLE001  handed to get()
+                conn.send(("error", task) + _exception_message(e))
+                continue
+            try:
+                meta, size, used = _write_batch(value, maps, name, size)
+                del value
+                conn.send(("ok", task, meta, size, used))
+            except BaseException as e:  # noqa: BLE001  e.g. a leaf that does not pickle
+                conn.send(("error", task) + _exception_message(e))
+        elif op == "source":
+            source = pickle.loads(message[1])
+        elif op == "forget":
+            maps.forget(message[1])
+        elif op == "stop":
+            return
+
+
+# -- the parent side -------------------------------------------------------------------
+
+class _Block:
+    __slots__ = ("name", "size", "mm", "ref", "__weakref__")
+
+    def __init__(self, name):
+        self.name = name
+        self.size = 0
+        self.mm = None
+        self.ref = None
+
+
+class _Worker:
+    __slots__ = ("number", "process", "conn", "outstanding", "conn_open")
+
+    def __init__(self, number, process, conn):
+        self.number = number
+        self.process = process
+        self.conn = conn
+        self.outstanding = collections.deque()  # (task id, slot, block)
+        self.conn_open = True
+
+
+_RESYNC = "resync"  # (_RESYNC, payload) in the queue: the sequence changed
+
+
+class ProcessWorkers:
+    """The worker processes of one enqueuer run (see the module's doc)."""
+
+    def __init__(self, run, source, start_method, restart_workers, random_seed):
+        self.run = run
+        self.kind = run.kind
+        self.ctx = multiprocessing.get_context(start_method)
+        self.method = self.ctx.get_start_method()
+        self.source = source
+        self.restart = restart_workers
+        self.random_seed = random_seed
+        self.payload = None
+        self.pending = collections.deque()   # from the producer (run.lock)
+        self.queue = collections.deque()     # the manager's, not yet sent
+        self.workers = []
+        self.blocks = {}
+        self.free_blocks = collections.deque()
+        self.released = collections.deque()  # from weak reference callbacks
+        self.max_free_blocks = run.max_queue_size + 2
+        self.prefix = f"inflow-{os.getpid()}-{secrets.token_hex(4)}-"
+        self.block_count = 0
+        self.task_count = 0
+        self.wake_r = self.wake_w = None
+        # _wake() runs in any thread (a weak reference's callback among
+        # them, possibly inside a section holding it: reentrant).
+        self.wake_lock = threading.RLock()
+        self.woken = False  # a byte is in the wake-up pipe
+        self.manager = None
+
+    # -- called by the run -------------------------------------------------------
+
+    def start(self):
+        if self.method != "fork":
+            self.payload = pickle_source(self.source, self.method, self.kind)
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        with _registry_lock:
+            _parent_fds.update((self.wake_r, self.wake_w))
+        try:
+            for number in range(self.run.workers):
+                self.workers.append(self._start_worker(number))
+        except BaseException:
+            self._teardown()
+            raise
+        self.manager = threading.Thread(target=self._manage, name="inflow-enqueuer-manager",
+                                        daemon=True)
+        self.manager.start()
+
+    def submit(self, slot):  # run.lock held
+        self.pending.append(slot)
+        self._wake()
+
+    def wake_all(self):  # run.lock held
+        self._wake()
+
+    def epoch_changed(self):
+        """After on_epoch_end (producer thread, every batch taken): the
+        workers get the sequence as it is now."""
+        payload = None
+        if self.method != "fork":
+            payload = pickle_source(self.source, self.method, self.kind)
+        with self.run.lock:
+            self.pending.append((_RESYNC, payload))
+            self._wake()
+
+    def shutdown(self, deadline, wait_busy=True):
+        if self.manager is None:
+            return True
+        if self.manager is not threading.current_thread():
+            self.manager.join(_remaining(deadline))
+        return not self.manager.is_alive()
+
+    def pids(self):
+        return [w.process.pid for w in self.workers if w.process.pid is not None]
+
+    # -- workers -----------------------------------------------------------------
+
+    def _start_worker(self, number):
+        parent_conn, child_conn = self.ctx.Pipe(duplex=True)
+        forked = self.method == "fork"
+        source = self.source if forked else self.payload
+        process = self.ctx.Process(
+            target=_worker_main, name=f"inflow-enqueuer-worker-{number}", daemon=True,
+            args=(child_conn, number, self.kind, source, not forked, self.random_seed,
+                  forked))
+        with _registry_lock:
+            _parent_fds.add(parent_conn.fileno())
+        try:
+            process.start()
+        except BaseException:
+            self._close_conn(parent_conn)
+            child_conn.close()
+            raise
+        child_conn.close()
+        return _Worker(number, process, parent_conn)
+
+    def _close_conn(self, conn):
+        try:
+            fd = conn.fileno()
+        except OSError:
+            return
+        with _registry_lock:
+            _parent_fds.discard(fd)
+        conn.close()
+
+    def _end_worker(self, worker, terminate):
+        """Asks ``worker`` to exit (kills it when ``terminate``)."""
+        if worker.conn_open:
+            try:
+                worker.conn.send(("stop",))
+            except OSError:
+                pass
+        if terminate and worker.process.exitcode is None:
+            worker.process.terminate()
+
+    def _reap(self, workers, timeout=2.0):
+        for w in workers:
+            w.process.join(timeout)
+            if w.process.exitcode is None:
+                w.process.kill()
+                w.process.join()
+            self._close_conn(w.conn)
+            w.conn_open = False
+            w.process.close()
+
+    # -- the manager thread ---------------------------------------------------------
+
+    def _wake(self):
+        with self.wake_lock:
+            if self.wake_w is None or self.woken:
+                return  # torn down, or a byte not yet read
+            self.woken = True
+            try:
+                os.write(self.wake_w, b"\0")
+            except OSError:
+                pass
+
+    def _manage(self):
+        try:
+            self._loop()
+        except BaseException as e:  # noqa: BLE001  a bug here must not hang get()
+            error = WorkerProcessError(f"the enqueuer's manager thread failed: {e!r}")
+            error.__cause__ = e
+            self.run.fail(error)
+        finally:
+            self._teardown()
+
+    def _loop(self):
+        run = self.run
+        wait = multiprocessing.connection.wait
+        while True:
+            with run.lock:
+                if run.stopping:
+                    return
+                self.queue.extend(self.pending)
+                self.pending.clear()
+            self._recycle()
+            self._dispatch()
+            handles = {self.wake_r: None}
+            for w in self.workers:
+                if w.conn_open:
+                    handles[w.conn] = w
+                handles[w.process.sentinel] = w
+            for ready in wait(list(handles)):
+                worker = handles[ready]
+                if worker is None:
+                    with self.wake_lock:
+                        self.woken = False
+                        try:
+                            os.read(self.wake_r, 4096)
+                        except BlockingIOError:
+                            pass
+                elif ready is worker.conn:
+                    if worker.conn_open:
+                        self._receive(worker)
+                elif worker in self.workers:
+                    self._died(worker)
+
+    def _dispatch(self):
+        while self.queue:
+            item = self.queue[0]
+            if isinstance(item, tuple) and item[0] == _RESYNC:
+                if any(w.outstanding for w in self.workers):
+                    return
+                self.queue.popleft()
+                self._resync(item[1])
+                continue
+            live = [w for w in self.workers if w.conn_open]
+            if not live:
+                return
+            worker = min(live, key=lambda w: len(w.outstanding))
+            if len(worker.outstanding) >= _AHEAD:
+                return
+            slot = self.queue.popleft()
+            self._send_task(worker, slot)
+
+    def _send_task(self, worker, slot):
+        block = self.free_blocks.popleft() if self.free_blocks else self._new_block()
+        self.task_count += 1
+        task = self.task_count
+        worker.outstanding.append((task, slot, block))
+        try:
+            worker.conn.send(("task", task, slot.index, block.name, block.size))
+        except OSError:
+            worker.conn_open = False  # it died: its sentinel says how
+
+    def _new_block(self):
+        self.block_count += 1
+        block = _Block(f"{self.prefix}{self.block_count}")
+        fd = os.open(os.path.join(_SHM_DIR, block.name),
+                     os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+        os.close(fd)
+        self.blocks[block.name] = block
+        return block
+
+    def _release_callback(self, block):
+        # No wake-up: the manager takes the released blocks back before it
+        # next sends a task (it is woken for that).
+        released = self.released
+
+        def callback(_ref):
+            released.append(block)
+        return callback
+
+    def _recycle(self):
+        while self.released:
+            block = self.released.popleft()
+            block.ref = None
+            self._free(block)
+
+    def _free(self, block):
+        if block.name not in self.blocks:
+            return
+        self.free_blocks.append(block)
+        while len(self.free_blocks) > self.max_free_blocks:
+            self._retire(self.free_blocks.popleft())
+
+    def _retire(self, block):
+        del self.blocks[block.name]
+        for w in self.workers:
+            if w.conn_open:
+                try:
+                    w.conn.send(("forget", block.name))
+                except OSError:
+                    w.conn_open = False
+        self._unlink(block)
+
+    def _unlink(self, block):
+        try:
+            os.unlink(os.path.join(_SHM_DIR, block.name))
+        except FileNotFoundError:
+            pass
+        if block.mm is not None and block.ref is None:
+            try:
+                block.mm.close()
+            except BufferError:
+                pass  # arrays still use it: unmapped when they go
+
+    def _map(self, block, size):
+        if block.mm is not None and block.size == size:
+            return
+        if block.mm is not None:
+            try:
+                block.mm.close()
+            except BufferError:
+                pass
+        fd = os.open(os.path.join(_SHM_DIR, block.name), os.O_RDWR)
+        try:
+            block.mm = mmap.mmap(fd, size)
+        finally:
+            os.close(fd)
+        block.size = size
+        with _registry_lock:
+            _parent_maps.add(block.mm)
+
+    def _receive(self, worker):
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.conn_open = False  # it died: its sentinel says how
+            return
+        op = message[0]
+        if op == "init_error":
+            _, data, type_name, text, tb = message
+            error = WorkerProcessError(
+                f"worker process {worker.process.pid} could not start: {type_name}: {text}",
+                pid=worker.process.pid)
+            error.__cause__ = RemoteTraceback(tb)
+            self.run.fail(error)
+            return
+        task, slot, block = worker.outstanding.popleft()
+        assert task == message[1], (task, message[1])
+        value = error = None
+        end = False
+        if op == "ok":
+            _, _, meta, size, used = message
+            if used:
+                self._map(block, size)
+                owner = np.frombuffer(block.mm, dtype=np.uint8, count=used)
+                block.ref = weakref.ref(owner, self._release_callback(block))
+                value = _build(meta, owner)
+                del owner
+            else:
+                value = _build(meta, None)
+                self._free(block)
+        else:
+            self._free(block)
+            if op == "end":
+                end = True
+            else:
+                error = self._remote_error(message[2:], slot, worker)
+        slot.worker = worker.number
+        with self.run.lock:
+            self.run.complete(slot, value, error, end)
+
+    def _remote_error(self, payload, slot, worker):
+        data, type_name, text, tb = payload
+        error = None
+        if data is not None:
+            try:
+                error = pickle.loads(data)
+            except Exception:  # noqa: BLE001
+                error = None
+        if not isinstance(error, BaseException):
+            error = RuntimeError(f"{type_name}: {text}")
+        error.__cause__ = RemoteTraceback(tb)
+        where = ("next(generator)" if slot.index is None
+                 else f"__getitem__({slot.index})")
+        try:
+            error.add_note(f"(raised by {where} in worker process {worker.process.pid} "
+                           f"of {self.run.name}; its traceback is above)")
+            error._inflow_annotated = True
+        except Exception:  # noqa: BLE001
+            pass
+        return error
+
+    def _died(self, worker):
+        # What it sent before dying counts.
+        while worker.conn_open:
+            try:
+                if not worker.conn.poll():
+                    break
+            except (EOFError, OSError):
+                break
+            self._receive(worker)
+        worker.process.join(5.0)
+        code = worker.process.exitcode
+        pid = worker.process.pid
+        if code is None:
+            how = "stopped answering"
+        elif code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            how = f"was killed by {name} (signal {-code})"
+        else:
+            how = f"exited with code {code}"
+        self.workers.remove(worker)
+        self._close_conn(worker.conn)
+        worker.conn_open = False
+        tasks = list(worker.outstanding)
+        worker.outstanding.clear()
+        for _, _, block in tasks:
+            self._free(block)
+        if tasks:
+            slot = tasks[0][1]
+            what = ("next(generator)" if slot.index is None
+                    else f"batch {slot.index}")
+            message = f"worker process {pid} {how} while computing {what}"
+        else:
+            slot = None
+            message = f"worker process {pid} {how} while idle"
+        if self.restart and slot is not None and not slot.retried:
+            slot.retried = True
+            warnings.warn(f"{message}: inflow started another and computes it again",
+                          RuntimeWarning, stacklevel=1)
+            for _, s, _ in reversed(tasks):
+                self.queue.appendleft(s)
+            self.workers.append(self._start_worker(worker.number))
+            return
+        if slot is not None and slot.retried:
+            message += " (the second time: restart_workers retries a batch once)"
+        error = WorkerProcessError(
+            f"{message} ({self.run.name}, start method {self.method!r})",
+            index=None if slot is None else slot.index, pid=pid, exitcode=code)
+        if slot is None:
+            self.run.fail(error)  # at once: there is no batch to wait for
+        else:
+            # In its place: get() yields the batches before it first (the
+            # other workers compute them), then raises this.
+            error._inflow_annotated = True
+            with self.run.lock:
+                self.run.complete(slot, error=error)
+
+    def _resync(self, payload):
+        if self.method == "fork":
+            # New processes, forked from the parent as it is now.
+            old = self.workers
+            self.workers = []
+            for w in old:
+                self._end_worker(w, terminate=False)
+            self._reap(old)
+            for w in old:
+                self.workers.append(self._start_worker(w.number))
+        else:
+            self.payload = payload
+            for w in self.workers:
+                if w.conn_open:
+                    try:
+                        w.conn.send(("source", payload))
+                    except OSError:
+                        w.conn_open = False
+
+    def _teardown(self):
+        workers, self.workers = self.workers, []
+        for w in workers:
+            self._end_worker(w, terminate=bool(w.outstanding))
+        self._reap(workers)
+        for block in list(self.blocks.values()):
+            self._unlink(block)
+        self.blocks.clear()
+        self.free_blocks.clear()
+        with self.wake_lock, _registry_lock:
+            for fd in (self.wake_r, self.wake_w):
+                if fd is not None:
+                    _parent_fds.discard(fd)
+                    os.close(fd)
+            self.wake_r = self.wake_w = None
+
+
+def _stop_runs_at_exit():
+    from inflow.utils import _enqueuers
+    _enqueuers._stop_live_runs()
+
+
+# Registered after multiprocessing's own exit handler, so run before it:
+# the workers are stopped and the blocks removed by us first.
+import atexit  # noqa: E402
+atexit.register(_stop_runs_at_exit)
