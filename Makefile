@@ -88,6 +88,7 @@ bench-peers:
 	  bench_pipeline inflow_cli _inflow
 	build/release/bin/bench_train_vs_torch
 	$(PY) bench/py/peers.py
+	$(PY) bench/py/sequence_peers.py
 
 stress: build
 	cd build/release && INFLOW_STRESS=long ctest --output-on-failure -L stress
