@@ -1,11 +1,11 @@
 // Copyright 2026 The inflow Authors.
 //
 // RecordSequence: batches of TFRecord files by batch number, Keras
-// Sequence-style (docs/ARCHITECTURE.md, "RecordSequence"). The records of
-// `files`, in order, are numbered 0 .. n-1 across the files (global
-// positions); batch i holds the records at positions [i*b, (i+1)*b) of the
-// epoch's order, read by offset through each file's RecordIndex
-// (io/record_index.h) and parsed with ExampleParser::ParseBatch.
+// Sequence-style (docs/ARCHITECTURE.md, "input, batches by number"). The
+// records of `files`, in order, are numbered 0 .. n-1 across the files
+// (global positions); batch i holds the records at positions
+// [i*b, (i+1)*b) of the epoch's order, read by offset through each file's
+// RecordIndex (io/record_index.h) and parsed with ExampleParser::ParseBatch.
 //
 //   auto seq = RecordSequence::Create({
 //       .files = {"train-0.tfrecord", "train-1.tfrecord"},
