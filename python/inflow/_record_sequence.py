@@ -58,8 +58,8 @@ class TFRecordSequence:
       instead of scanning a file), "memory" (never looked at).
 
     ``seq[i]`` raises IndexError outside [-len, len), DataLossError for a
-    damaged record (naming the batch, the file and the offset) and
-    InvalidArgumentError for a record that does not parse.
+    damaged record (naming the file and the offset) and
+    InvalidArgumentError for a record that does not parse (naming it too).
     """
 
     def __init__(self, files, batch_size, features, shuffle=False, seed=None,

@@ -160,15 +160,14 @@ Result<Tuple> RecordSequence::Get(int64_t i, const CallOptions& options) {
     }
     const IndexedRecordFile& file = *files_[run.file];
     INFLOW_RETURN_IF_ERROR(
-        file.ReadRange(run.first, run.count, buffer.get() + at, &records)
-            .WithContext("batch " + std::to_string(i)));
+        file.ReadRange(run.first, run.count, buffer.get() + at, &records));
     at += file.index().FramedBytes(run.first, run.count);
   }
-  return Parse(i, positions, records);
+  return Parse(positions, records);
 }
 
 Result<Tuple> RecordSequence::Parse(
-    int64_t batch, const std::vector<int64_t>& positions,
+    const std::vector<int64_t>& positions,
     const std::vector<std::string_view>& records) const {
   if (!parser_) {
     Tensor values(DType::kString,
@@ -190,10 +189,10 @@ Result<Tuple> RecordSequence::Parse(
           starts_.begin() - 1);
       const IndexedRecordFile& file = *files_[f];
       return one.status().WithContext(
-          "batch " + std::to_string(batch) + ": record " + file.filename() +
-          " at offset " + std::to_string(file.index().offset(p - starts_[f])));
+          "record " + file.filename() + " at offset " +
+          std::to_string(file.index().offset(p - starts_[f])));
     }
-    return parsed.status().WithContext("batch " + std::to_string(batch));
+    return parsed.status();
   }
   Tuple out;
   size_t dense = 0;

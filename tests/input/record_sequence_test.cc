@@ -251,7 +251,7 @@ TEST(RecordSequenceTest, StopRequestedIsCancelled) {
   EXPECT_TRUE(IsCancelled(seq->Get(0, options).status()));
 }
 
-TEST(RecordSequenceTest, DamagedRecordIsDataLossNamingBatchFileAndOffset) {
+TEST(RecordSequenceTest, DamagedRecordIsDataLossNamingFileAndOffset) {
   MemEnv env;
   WriteCorpus(env, {3, 3});
   auto seq = MustCreate(Options(env, 2, 2));
@@ -264,12 +264,12 @@ TEST(RecordSequenceTest, DamagedRecordIsDataLossNamingBatchFileAndOffset) {
   Result<Tuple> batch = seq->Get(2, {});
   EXPECT_TRUE(IsDataLoss(batch.status())) << batch.status();
   EXPECT_EQ(batch.status().message(),
-            "batch 2: corrupted record (data checksum) at offset " +
+            "corrupted record (data checksum) at offset " +
                 std::to_string(offset) + " in " + File(1));
   EXPECT_EQ(Ids(*seq, 1), (std::vector<int64_t>{2, 3}));
 }
 
-TEST(RecordSequenceTest, RecordThatDoesNotParseNamesBatchFileAndOffset) {
+TEST(RecordSequenceTest, RecordThatDoesNotParseNamesFileAndOffset) {
   MemEnv env;
   {
     auto writer = RecordWriter::Create(env, File(0));
@@ -281,7 +281,7 @@ TEST(RecordSequenceTest, RecordThatDoesNotParseNamesBatchFileAndOffset) {
   ASSERT_NE(seq, nullptr);
   Result<Tuple> batch = seq->Get(0, {});
   EXPECT_TRUE(IsInvalidArgument(batch.status())) << batch.status();
-  const std::string want = "batch 0: record " + File(0) + " at offset " +
+  const std::string want = "record " + File(0) + " at offset " +
                            std::to_string(16 + Record(0).size()) + ": ";
   EXPECT_EQ(batch.status().message().substr(0, want.size()), want)
       << batch.status();

@@ -242,7 +242,7 @@ def test_a_corrupt_index_is_data_loss_naming_it(tmp_path, run_inflow):
     assert TFRecordSequence(files, 4, FEATURES, index="memory").num_records == 19
 
 
-def test_a_damaged_record_is_data_loss_naming_batch_file_and_offset(tmp_path, run_inflow):
+def test_a_damaged_record_is_data_loss_naming_file_and_offset(tmp_path, run_inflow):
     files = write_files(tmp_path)
     seq = TFRecordSequence(files, 4, FEATURES)
     data = bytearray(open(files[2], "rb").read())
@@ -252,7 +252,7 @@ def test_a_damaged_record_is_data_loss_naming_batch_file_and_offset(tmp_path, ru
     with open(files[2], "r+b") as f:
         f.write(bytes(data))
     with pytest.raises(errors.DataLossError,
-                       match=f"batch 2: corrupted record \\(data checksum\\) at offset "
+                       match=f"^corrupted record \\(data checksum\\) at offset "
                              f"{size0} in {files[2]}"):
         seq[2]
     seq[1]  # the others still read

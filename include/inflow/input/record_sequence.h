@@ -39,12 +39,13 @@
 //
 // Reads go by offset (pread, io/indexed_record_file.h) with no shared
 // cursor: runs of consecutive records of one file are read with one read
-// each, into a buffer of the call's own. Errors name the batch: DATA_LOSS
-// for a damaged record (file and offset), INVALID_ARGUMENT for a record
-// that does not parse ("batch 3: record FILE at offset 1041: ..."),
-// OUT_OF_RANGE for i outside [0, size()), CANCELLED when options.stop is
-// requested (checked before each read). options.timeout is not used: a
-// read waits for nothing but the disk.
+// each, into a buffer of the call's own. Errors name the record, not the
+// batch (an enqueuer adds "batch i: "): DATA_LOSS for a damaged record
+// (file and offset), INVALID_ARGUMENT for a record that does not parse
+// ("record FILE at offset 1041: ..."), OUT_OF_RANGE for i outside
+// [0, size()), CANCELLED when options.stop is requested (checked before
+// each read). options.timeout is not used: a read waits for nothing but
+// the disk.
 //
 // Thread-safe: Get() may run on any number of threads at once. An
 // OnEpochEnd() concurrent with Get() calls makes each of them use either
@@ -106,8 +107,10 @@ class RecordSequence {
   RecordSequence(const RecordSequence&) = delete;
   RecordSequence& operator=(const RecordSequence&) = delete;
 
-  // Batches per epoch.
+  // Batches per epoch. Both overloads: inflow::Sequence's size() is not
+  // const.
   int64_t size() const { return num_batches_; }
+  int64_t size() { return num_batches_; }
   // Batch i of the current epoch.
   [[nodiscard]] Result<Tuple> Get(int64_t i, const CallOptions& options);
   // Ends the epoch: with `shuffle`, the next epoch's order.
@@ -133,7 +136,7 @@ class RecordSequence {
   // The epoch's order: nullptr when it is the files' order.
   std::shared_ptr<const std::vector<int64_t>> Order() const
       INFLOW_EXCLUDES(mu_);
-  Result<Tuple> Parse(int64_t batch, const std::vector<int64_t>& positions,
+  Result<Tuple> Parse(const std::vector<int64_t>& positions,
                       const std::vector<std::string_view>& records) const;
 
   const RecordSequenceOptions options_;
