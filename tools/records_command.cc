@@ -1,6 +1,6 @@
 // Copyright 2026 The inflow Authors.
 //
-// `inflow records`: count, verify, print and write TFRecord files.
+// `inflow records`: count, verify, print, index and write TFRecord files.
 //
 //   inflow records count  [--compression C] FILE...
 //       one JSON line per file: {"file": F, "records": N}
@@ -15,6 +15,13 @@
 //       one JSON line per record (head: the first N of each file)
 //       --as auto|raw|example|sequence_example; --features a,b keeps only
 //       those feature keys of decoded records
+//   inflow records index  FILE...
+//       writes FILE.index, the offset of each record, beside each plain
+//       TFRecord file (docs/formats.md "Record index"), replacing a stale
+//       or corrupt one; one JSON line per file: {"file": F, "index":
+//       "F.index", "records": N, "ok": true}, or {"file": F, "ok": false,
+//       "error": "..."}; files done so far on stderr (tools/progress.h);
+//       exits 1 after the last file if any failed
 //   inflow records write  [--compression C] OUT
 //       writes one record per stdin line {"raw": "<base64>"} (what
 //       `cat --as raw` prints), so the two round-trip; writes a temporary
@@ -46,11 +53,13 @@
 #include "inflow/example/feature_view.h"
 #include "inflow/io/compression.h"
 #include "inflow/io/env.h"
+#include "inflow/io/record_index.h"
 #include "inflow/io/record_reader.h"
 #include "inflow/io/record_writer.h"
 
 #include "command.h"
 #include "flag_checks.h"
+#include "progress.h"
 
 namespace inflow::tools {
 namespace {
@@ -192,6 +201,38 @@ Status Verify(const Flags& flags) {
     }
     std::printf("%s\n", Json(line).c_str());
   }
+  if (failed == 0) return OkStatus();
+  return first_error.WithContext(std::to_string(failed) + " of " +
+                                 std::to_string(flags.files.size()) +
+                                 " files failed; the first");
+}
+
+// Every file, even after one fails; the first failure is the result.
+Status Index(const Flags& flags) {
+  Progress::Options progress_options;
+  progress_options.label = "index";
+  progress_options.total = static_cast<int64_t>(flags.files.size());
+  progress_options.unit = "files";
+  Progress progress(progress_options);
+  Status first_error;
+  int failed = 0;
+  int64_t done = 0;
+  for (const std::string& path : flags.files) {
+    Result<RecordIndex> index = WriteRecordIndex(Env::Default(), path);
+    nlohmann::ordered_json line = {{"file", path}};
+    if (index.ok()) {
+      line["index"] = RecordIndexPath(path);
+      line["records"] = index->size();
+      line["ok"] = true;
+    } else {
+      line["ok"] = false;
+      line["error"] = index.status().ToString();
+      if (failed++ == 0) first_error = index.status();
+    }
+    std::printf("%s\n", Json(line).c_str());
+    progress.Update(++done);
+  }
+  progress.Finish();
   if (failed == 0) return OkStatus();
   return first_error.WithContext(std::to_string(failed) + " of " +
                                  std::to_string(flags.files.size()) +
@@ -350,6 +391,9 @@ std::function<Status()> Setup(CLI::App& app) {
   head->add_option("-n", flags->head, "records per file (1 or more)")
       ->transform(IntegerIn(1, std::numeric_limits<int64_t>::max()));
   add_files(head);
+  CLI::App* index = app.add_subcommand(
+      "index", "Write FILE.index (each record's offset) beside each file");
+  add_files(index);
   CLI::App* write = app.add_subcommand(
       "write", "Write records given as {\"raw\": base64} lines on stdin");
   add_common(write);
@@ -360,13 +404,15 @@ std::function<Status()> Setup(CLI::App& app) {
     if (verify->parsed()) return Verify(*flags);
     if (cat->parsed()) return Print(*flags, -1);
     if (head->parsed()) return Print(*flags, flags->head);
+    if (index->parsed()) return Index(*flags);
     if (write->parsed()) return Write(*flags, *out);
     return InvalidArgumentError("no records subcommand given");
   };
 }
 
 INFLOW_REGISTER_COMMAND("records",
-                        "Count, verify, print and write TFRecord files", Setup);
+                        "Count, verify, print, index and write TFRecord files",
+                        Setup);
 
 }  // namespace
 }  // namespace inflow::tools

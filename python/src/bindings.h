@@ -48,6 +48,8 @@ void BindProducers(nanobind::module_& m);
 void BindBatching(nanobind::module_& m);
 // bind_pipeline.cc, inflow._pipeline: Pipeline.
 void BindPipeline(nanobind::module_& m);
+// bind_record_sequence.cc, inflow._record_sequence: TFRecordSequence.
+void BindRecordSequence(nanobind::module_& m);
 // bind_checkpoint.cc, inflow.train._checkpoint: Saver, latest_checkpoint,
 // get_checkpoint_state, load_checkpoint.
 void BindCheckpoint(nanobind::module_& m);

@@ -28,5 +28,6 @@ NB_MODULE(_inflow, m) {
   inflow::py::BindProducers(m);
   inflow::py::BindBatching(m);
   inflow::py::BindPipeline(m);
+  inflow::py::BindRecordSequence(m);
   inflow::py::BindCheckpoint(m);
 }

@@ -1,5 +1,6 @@
 """Keras's data utilities (``keras.utils``): Sequence, OrderedEnqueuer,
-GeneratorEnqueuer, threadsafe_generator and ThreadSafeIterator.
+GeneratorEnqueuer, threadsafe_generator and ThreadSafeIterator; and
+TFRecordSequence, a Sequence of TFRecord files read by record offset.
 
 The enqueuers compute batches ahead with worker threads, or with worker
 processes (``use_multiprocessing=True``) that hand NumPy arrays back
@@ -11,6 +12,8 @@ is an error raised by get(), never a hang (docs/python.md, inflow.utils).
 from inflow.utils._sequence import Sequence, ThreadSafeIterator, threadsafe_generator
 from inflow.utils._enqueuers import (GeneratorEnqueuer, OrderedEnqueuer, RemoteTraceback,
                                      WorkerProcessError)
+from inflow._record_sequence import TFRecordSequence
 
 __all__ = ["Sequence", "OrderedEnqueuer", "GeneratorEnqueuer", "ThreadSafeIterator",
-           "threadsafe_generator", "WorkerProcessError", "RemoteTraceback"]
+           "threadsafe_generator", "WorkerProcessError", "RemoteTraceback",
+           "TFRecordSequence"]

@@ -1,0 +1,39 @@
+import os
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from inflow.utils._sequence import Sequence as _BaseSequence
+
+from inflow.io._parsing import FixedLenFeature, FixedLenSequenceFeature, SparseTensorValue, \
+    VarLenFeature
+
+__all__: list[str]
+
+_Batch = Dict[str, Union[np.ndarray, SparseTensorValue]]
+_Path = Union[str, bytes, os.PathLike]
+
+class TFRecordSequence(_BaseSequence):
+    """Batch i of plain TFRecord files, read by offset through each file's
+    index and parsed in C++ without the GIL; len(), [i], on_epoch_end()."""
+    def __init__(self, files: Union[_Path, Sequence[_Path]], batch_size: int,
+                 features: Optional[Dict[str, Union[FixedLenFeature, VarLenFeature,
+                                                    FixedLenSequenceFeature]]],
+                 shuffle: bool = ..., seed: Optional[int] = ...,
+                 drop_remainder: bool = ..., index: str = ...) -> None: ...
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int) -> _Batch: ...
+    def __iter__(self) -> Iterator[_Batch]: ...
+    def on_epoch_end(self) -> None: ...
+    def batch_positions(self, i: int) -> List[int]: ...
+    @property
+    def names(self) -> List[str]: ...
+    @property
+    def files(self) -> List[str]: ...
+    @property
+    def num_records(self) -> int: ...
+    @property
+    def epoch(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    def __reduce__(self) -> Tuple[Any, ...]: ...
