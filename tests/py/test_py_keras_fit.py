@@ -3,15 +3,13 @@ through an OrderedEnqueuer (2 thread workers), one enqueuer epoch per Keras
 epoch, in order, with on_epoch_end between them.
 
 Keras (with TensorFlow, its backend here) is imported in a subprocess per
-test group, so that `import inflow` in this process is checked not to
+test, so that `import inflow` in this process is checked not to
 import it, and TensorFlow's start-up stays out of the other tests.
 """
 import json
 import subprocess
 import sys
 import textwrap
-
-from conftest import BUILD
 
 
 def run(code, timeout=240):
@@ -69,8 +67,7 @@ def test_fit_trains_from_an_ordered_enqueuer_with_2_threads():
     import keras
 
     class Seen(keras.callbacks.Callback):
-        # The batches fit trained on: the first input value of each, which
-        # identifies the batch index, per epoch.
+        # The steps fit ran, per epoch.
         def __init__(self):
             super().__init__()
             self.epochs = []
@@ -143,8 +140,6 @@ def test_fit_from_a_sequence_with_shuffle_and_dict_batches():
     model.compile(optimizer="sgd", loss="mse")
     seq = Named(4)
     order = []
-    class Order(keras.callbacks.Callback):
-        pass
     data = utils.to_keras(seq, workers=2, shuffle=True, seed=7)
     epoch = data._epoch
     def recording_epoch():
@@ -210,6 +205,17 @@ def test_bad_batches_and_options_are_clear_errors():
             model.fit(data, epochs=1, verbose=0)
     except ValueError as e:
         errors["batch"] = str(e)
+    class Failing(Linear):
+        def __getitem__(self, i):
+            if i == 2:
+                raise KeyError("no batch 2 here")
+            return super().__getitem__(i)
+    data = utils.to_keras(Failing(3), workers=2)
+    try:
+        model.fit(data, epochs=1, verbose=0)
+    except Exception as e:  # tf.errors.UnknownError from tf.data's PyFunc
+        errors["worker"] = str(e)
+    errors["stopped"] = not data.enqueuer.is_running()
     try:
         utils.to_keras(utils.OrderedEnqueuer(Linear()), shuffle=True)
     except ValueError as e:
@@ -221,5 +227,8 @@ def test_bad_batches_and_options_are_clear_errors():
     print(json.dumps(errors))
     """)
     assert "a batch for Keras must be" in out["batch"]
+    assert "KeyError: 'no batch 2 here'" in out["worker"]
+    assert "raised by __getitem__(2)" in out["worker"]
+    assert out["stopped"]
     assert "the enqueuer's own" in out["option"]
     assert "expected a Sequence" in out["source"]
