@@ -14,6 +14,13 @@ num_workers=0)`` (or iterate the dataset directly). A worker process would
 iterate a copy of the source without its threads; the dataset refuses that
 with an error.
 
+``SequenceDataset(sequence_or_enqueuer, workers=...)`` is an
+IterableDataset over an ``inflow.utils`` enqueuer (an OrderedEnqueuer it
+makes over a Sequence, or one given): each iteration is one epoch, the
+next ``len(sequence)`` batches of the enqueuer, as tensors over the
+batches' memory (shared memory with process workers).
+``IterableDataset(enqueuer)`` is the same with the enqueuer's own settings.
+
 Importing this module without PyTorch raises ImportError saying so.
 """
 
@@ -32,8 +39,9 @@ import warnings
 import numpy as np
 
 from inflow import errors
+from inflow.utils import _stream
 
-__all__ = ["IterableDataset", "to_torch"]
+__all__ = ["IterableDataset", "SequenceDataset", "to_torch"]
 
 # NumPy dtype kinds with torch counterparts (bool, ints, uints, floats,
 # complex); within them torch.from_numpy rejects a few (uint16...).
@@ -71,21 +79,28 @@ def to_torch(batch):
     over the same memory (``torch.from_numpy``: no copy).
 
     A dict gives a dict with the same keys, a tuple or list gives a tuple,
-    an array gives a tensor; a NumPy scalar (a rank-0 value) gives a 0-d
+    at any depth (a Keras-style ``({"x": x}, y)`` batch too), an array
+    gives a tensor; a NumPy scalar (a rank-0 value) gives a 0-d
     tensor (a copy of the one value). String (bytes or object) arrays are
     returned unchanged, as torch has no string tensors. Raises TypeError
     for a numeric dtype torch lacks (e.g. uint16 in torch 1.13).
     """
     if isinstance(batch, dict):
-        return {k: _array_to_torch(v) for k, v in batch.items()}
+        return {k: to_torch(v) for k, v in batch.items()}
     if isinstance(batch, (tuple, list)):
-        return tuple(_array_to_torch(v) for v in batch)
+        return tuple(to_torch(v) for v in batch)
     return _array_to_torch(batch)
 
 
 def _batches(source, args, kwargs):
     """Yields the source's batches until its end of input (OutOfRangeError
     or StopIteration)."""
+    if isinstance(source, _stream.EpochStream):
+        if args or kwargs:
+            raise TypeError("inflow.torch.IterableDataset: arguments are only "
+                            "taken with a callable source")
+        yield from source.epoch()
+        return
     if callable(source) and not hasattr(source, "__iter__"):
         step = lambda: source(*args, **kwargs)  # noqa: E731
     elif args or kwargs:
@@ -119,7 +134,14 @@ class IterableDataset(torch.utils.data.IterableDataset):
       iterable;
     - an object with ``next()`` or ``dequeue()`` returning a batch;
     - a callable returning a batch, called as ``source(*args, **kwargs)``:
-      ``IterableDataset(queue.dequeue_many, 128)``.
+      ``IterableDataset(queue.dequeue_many, 128)``;
+    - an ``inflow.utils`` OrderedEnqueuer or GeneratorEnqueuer: each
+      iteration is one epoch (the next ``len(sequence)`` batches of its
+      ``get()``; a GeneratorEnqueuer's until its generator ends), the
+      enqueuer started with ``start()``'s defaults when not running
+      (:class:`SequenceDataset` takes ``workers`` and makes the enqueuer).
+      An inflow Sequence itself is an iterable: its batches in order, in
+      this thread.
 
     Iterating yields ``to_torch(batch)`` for every batch (dicts stay dicts,
     lists become tuples; tensors share the arrays' memory) and ends when
@@ -135,6 +157,8 @@ class IterableDataset(torch.utils.data.IterableDataset):
 
     def __init__(self, source, *args, **kwargs):
         super().__init__()
+        if _stream.is_enqueuer(source):
+            source = _stream.EpochStream(source, who="inflow.torch.IterableDataset")
         self._source = source
         self._args = args
         self._kwargs = kwargs
@@ -147,3 +171,51 @@ class IterableDataset(torch.utils.data.IterableDataset):
                 "use DataLoader(dataset, batch_size=None, num_workers=0)")
         for batch in _batches(self._source, self._args, self._kwargs):
             yield to_torch(batch)
+
+
+class SequenceDataset(IterableDataset):
+    """An :class:`IterableDataset` over an ``inflow.utils`` enqueuer's epochs.
+
+    ``source`` is a Sequence (an ``inflow.utils.Sequence``, a Keras
+    PyDataset, any object with ``__len__`` and ``__getitem__``), over which
+    an OrderedEnqueuer is made with ``use_multiprocessing``, ``shuffle``,
+    ``seed`` and ``start_method``; or an OrderedEnqueuer /
+    GeneratorEnqueuer, used as it is. The enqueuer is started on the first
+    iteration (with ``workers`` and ``max_queue_size`` unless it is
+    already running) and keeps running across iterations: each iteration
+    yields the next ``len(sequence)`` batches (one epoch, in the
+    enqueuer's order, ``on_epoch_end`` between epochs) as ``to_torch``
+    structures over the batches' own memory. ``len()`` is the number of
+    batches per epoch. ``close()`` (or leaving ``with``) stops an enqueuer
+    started here; dropping the dataset stops one it made.
+    """
+
+    def __init__(self, source, *, workers=1, max_queue_size=10, use_multiprocessing=False,
+                 shuffle=False, seed=None, start_method=None):
+        stream = _stream.EpochStream(
+            source, workers=workers, max_queue_size=max_queue_size,
+            use_multiprocessing=use_multiprocessing, shuffle=shuffle, seed=seed,
+            start_method=start_method, who="inflow.torch.SequenceDataset")
+        super().__init__(stream)
+
+    @property
+    def enqueuer(self):
+        """The enqueuer making the batches."""
+        return self._source.enqueuer
+
+    def __len__(self):
+        n = self._source.num_batches()
+        if n is None:
+            raise TypeError("this source has no length (a generator or an endless PyDataset)")
+        return n
+
+    def close(self, timeout=None):
+        """Stops the enqueuer when it was started here."""
+        self._source.close(timeout)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -1,4 +1,4 @@
-from typing import Any, Iterator, Mapping, Sequence, Union, overload
+from typing import Any, Iterator, Mapping, Optional, Sequence, Union, overload
 
 import numpy as np
 import torch
@@ -7,7 +7,7 @@ import torch.utils.data
 _Batch = Union[np.ndarray, Sequence[np.ndarray], Mapping[str, np.ndarray]]
 _TorchBatch = Union[torch.Tensor, tuple[Any, ...], dict[str, Any]]
 
-__all__ = ["IterableDataset", "to_torch"]
+__all__ = ["IterableDataset", "SequenceDataset", "to_torch"]
 
 @overload
 def to_torch(batch: np.ndarray) -> torch.Tensor: ...
@@ -29,3 +29,18 @@ class IterableDataset(torch.utils.data.IterableDataset):
 
     def __init__(self, source: Any, *args: Any, **kwargs: Any) -> None: ...
     def __iter__(self) -> Iterator[_TorchBatch]: ...
+
+class SequenceDataset(IterableDataset):
+    """An IterableDataset over an inflow.utils enqueuer (made over a
+    Sequence, or given): each iteration is the next len(sequence) batches,
+    as to_torch structures."""
+
+    def __init__(self, source: Any, *, workers: int = ..., max_queue_size: int = ...,
+                 use_multiprocessing: bool = ..., shuffle: bool = ...,
+                 seed: Optional[int] = ..., start_method: Optional[str] = ...) -> None: ...
+    @property
+    def enqueuer(self) -> Any: ...
+    def __len__(self) -> int: ...
+    def close(self, timeout: Optional[float] = ...) -> None: ...
+    def __enter__(self) -> SequenceDataset: ...
+    def __exit__(self, *exc: Any) -> bool: ...

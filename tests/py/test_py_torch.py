@@ -326,3 +326,146 @@ def test_a_venv_without_torch_fails_the_tests_saying_what_to_run(tmp_path):
     assert f"torch is not installed for {python}" in out, out
     assert "run scripts/install-deps" in out, out
     assert "skipped" not in out, out
+
+
+SEQUENCE = """
+    import json, os, threading
+    import numpy as np
+    from inflow import utils
+
+    class Rows(utils.Sequence):
+        # Batch i: ({"x": 4 x 3 float32 rows of value i}, int64 labels i);
+        # the arrays each call returned, by index, to compare addresses.
+        def __init__(self, n):
+            self.n = n
+            self.made = {}
+            self.ends = 0
+            self.lock = threading.Lock()
+
+        def __len__(self):
+            return self.n
+
+        def __getitem__(self, i):
+            x = np.full((4, 3), i, np.float32)
+            with self.lock:
+                self.made.setdefault(i, []).append(x.__array_interface__["data"][0])
+            return {"x": x}, np.full(4, i, np.int64)
+
+        def on_epoch_end(self):
+            self.ends += 1
+"""
+# Indented as the scripts of the tests below, which it starts.
+SEQUENCE = textwrap.indent(textwrap.dedent(SEQUENCE), " " * 8)
+
+
+def test_sequence_dataset_over_thread_workers_is_epochs_without_copies(torch_run):
+    out = torch_run(SEQUENCE + """
+        import torch, torch.utils.data
+        from inflow.torch import SequenceDataset
+
+        seq = Rows(5)
+        with SequenceDataset(seq, workers=2, max_queue_size=3) as ds:
+            loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=0)
+            epochs, shared = [], True
+            for _ in range(3):
+                seen = []
+                for x, y in loader:
+                    i = int(y[0])
+                    seen.append(i)
+                    shared &= x["x"].data_ptr() in seq.made[i]
+                    assert type(x["x"]) is torch.Tensor and x["x"].dtype == torch.float32
+                    assert x["x"][0, 0].item() == i
+                epochs.append(seen)
+            running = ds.enqueuer.is_running()
+            workers = ds.enqueuer.workers
+            length = len(ds)
+        print(json.dumps({"epochs": epochs, "shared": shared, "ends": seq.ends,
+                          "running": running, "after": ds.enqueuer.is_running(),
+                          "workers": workers, "len": length}))
+    """)
+    assert out["epochs"] == [list(range(5))] * 3
+    assert out["shared"]  # the tensors are the arrays __getitem__ returned
+    assert out["ends"] >= 2 and out["workers"] == 2 and out["len"] == 5
+    assert out["running"] and not out["after"]
+
+
+def test_sequence_dataset_over_process_workers_shares_memory(torch_run):
+    out = torch_run(SEQUENCE + """
+        import torch
+        from inflow.torch import SequenceDataset
+
+        def shm_ranges():
+            ranges = []
+            with open("/proc/self/maps") as f:
+                for line in f:
+                    if "/dev/shm/" in line:
+                        lo, hi = (int(v, 16) for v in line.split()[0].split("-"))
+                        ranges.append((lo, hi))
+            return ranges
+
+        ds = SequenceDataset(Rows(4), workers=2, use_multiprocessing=True,
+                             shuffle=True, seed=3, start_method="fork")
+        epochs, in_shm = [], True
+        for _ in range(2):
+            seen = []
+            for x, y in ds:
+                seen.append(int(y[0]))
+                ranges = shm_ranges()
+                in_shm &= any(lo <= t.data_ptr() < hi for t in (x["x"], y)
+                              for lo, hi in ranges)
+                assert x["x"][0, 0].item() == int(y[0])
+            epochs.append(seen)
+        ds.close()
+        import random
+        rng = random.Random(3)
+        expected = []
+        for _ in range(2):
+            perm = list(range(4))
+            rng.shuffle(perm)
+            expected.append(perm)
+        print(json.dumps({"epochs": epochs, "expected": expected, "in_shm": in_shm,
+                          "running": ds.enqueuer.is_running()}))
+    """)
+    assert out["epochs"] == out["expected"]
+    assert out["in_shm"]  # views of the workers' shared-memory blocks
+    assert not out["running"]
+
+
+def test_iterable_dataset_takes_an_enqueuer_or_a_sequence(torch_run):
+    out = torch_run(SEQUENCE + """
+        from inflow.torch import IterableDataset, SequenceDataset
+
+        seq = Rows(3)
+        enqueuer = utils.OrderedEnqueuer(seq)
+        enqueuer.start(workers=2, max_queue_size=2)
+        ds = IterableDataset(enqueuer)
+        passes = [[int(y[0]) for _, y in ds] for _ in range(2)]
+        still = enqueuer.is_running()  # started by the caller: left running
+        enqueuer.stop()
+
+        # A Sequence is an iterable: one pass in order, in this thread.
+        plain = [int(y[0]) for _, y in IterableDataset(Rows(3))]
+
+        def gen():
+            for i in range(4):
+                yield np.full(2, i, np.int64)
+        generated = [t.tolist() for t in IterableDataset(
+            utils.GeneratorEnqueuer(gen()))]
+        errors = {}
+        try:
+            SequenceDataset(utils.OrderedEnqueuer(seq), shuffle=True)
+        except ValueError as e:
+            errors["option"] = str(e)
+        try:
+            len(SequenceDataset(utils.GeneratorEnqueuer(gen())))
+        except TypeError as e:
+            errors["len"] = str(e)
+        print(json.dumps({"passes": passes, "still": still, "plain": plain,
+                          "generated": generated, "errors": errors}))
+    """)
+    assert out["passes"] == [[0, 1, 2], [0, 1, 2]]
+    assert out["still"]
+    assert out["plain"] == [0, 1, 2]
+    assert out["generated"] == [[0, 0], [1, 1], [2, 2], [3, 3]]
+    assert "the enqueuer's own" in out["errors"]["option"]
+    assert "no length" in out["errors"]["len"]
