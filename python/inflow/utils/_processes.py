@@ -17,6 +17,7 @@ every block: nothing is left in /dev/shm after stop().
 """
 
 import collections
+import math
 import mmap
 import multiprocessing
 import multiprocessing.connection
@@ -24,6 +25,7 @@ import os
 import pickle
 import random
 import secrets
+import select
 import signal
 import sys
 import threading
@@ -126,7 +128,10 @@ def _place(meta, arrays, offsets):
     kind = meta[0]
     if kind == "a":
         a = arrays[meta[1]]
-        return ("a", offsets[meta[1]], a.dtype, a.shape)
+        dtype = a.dtype
+        # A builtin dtype as its code: a tenth of the pickling time.
+        return ("a", offsets[meta[1]], dtype.str if dtype.isbuiltin == 1 else dtype,
+                a.shape)
     if kind in ("t", "l"):
         return (kind, [_place(m, arrays, offsets) for m in meta[1]])
     if kind == "d":
@@ -141,7 +146,8 @@ def _build(meta, owner):
     kind = meta[0]
     if kind == "a":
         _, offset, dtype, shape = meta
-        nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        dtype = np.dtype(dtype)
+        nbytes = dtype.itemsize * math.prod(shape)
         return owner[offset:offset + nbytes].view(dtype).reshape(shape)
     if kind == "e":
         return np.empty(meta[2], meta[1])
@@ -462,22 +468,41 @@ class ProcessWorkers:
 
     def _loop(self):
         run = self.run
-        wait = multiprocessing.connection.wait
+        # One poll object, registered again only when the workers change
+        # (multiprocessing.connection.wait builds a selector per call).
+        poller = None
+        key = None
+        handles = {}
         while True:
             with run.lock:
                 if run.stopping:
                     return
-                self.queue.extend(self.pending)
-                self.pending.clear()
-            self._recycle()
-            self._dispatch()
-            handles = {self.wake_r: None}
-            for w in self.workers:
-                if w.conn_open:
-                    handles[w.conn] = w
-                handles[w.process.sentinel] = w
-            for ready in wait(list(handles)):
-                worker = handles[ready]
+                if self.pending:
+                    self.queue.extend(self.pending)
+                    self.pending.clear()
+            if self.released:
+                self._recycle()
+            if self.queue:
+                self._dispatch()
+            now = tuple((w, w.conn_open) for w in self.workers)
+            if now != key:
+                key = now
+                poller = select.poll()
+                handles = {self.wake_r: (None, None)}
+                poller.register(self.wake_r, select.POLLIN)
+                for w in self.workers:
+                    if w.conn_open:
+                        fd = w.conn.fileno()
+                        handles[fd] = (w, w.conn)
+                        poller.register(fd, select.POLLIN)
+                    fd = w.process.sentinel
+                    handles[fd] = (w, None)
+                    poller.register(fd, select.POLLIN)
+            events = poller.poll()
+            # A worker's messages before its death.
+            events.sort(key=lambda e: handles[e[0]][1] is None and handles[e[0]][0] is not None)
+            for fd, _ in events:
+                worker, ready = handles[fd]
                 if worker is None:
                     with self.wake_lock:
                         self.woken = False
