@@ -85,6 +85,7 @@ class _Run:
         self.slots = collections.deque()
         self.workers = workers
         self.max_queue_size = max_queue_size
+        self.refill_at = max_queue_size // 2
         self.stopping = False
         self.fatal = None        # ends the run at once (a worker process died, ...)
         self.exhausted = False   # a generator's StopIteration was seen
@@ -162,7 +163,11 @@ class _Run:
                             return
                         if self.slots and self.slots[0].done:
                             slot = self.slots.popleft()
-                            self.producer_cv.notify()
+                            # The producer refills in runs, from half
+                            # empty: one wake-up of it (and of the
+                            # process manager) per several batches.
+                            if len(self.slots) <= self.refill_at:
+                                self.producer_cv.notify()
                             break
                         if self.fatal is not None:
                             slot, error = None, self.fatal
