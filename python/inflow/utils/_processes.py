@@ -1,11 +1,14 @@
 """Worker processes for the enqueuers (use_multiprocessing=True).
 
-The parent keeps one manager thread. It sends each worker, over the
-worker's own pipe, small task messages (task id, batch index, the name and
-size of a shared-memory block), at most ``_AHEAD`` at a time, and waits
-with multiprocessing.connection.wait on the workers' pipes, the processes'
-sentinels and a wake-up pipe (new requests, released blocks, stop): a
-worker that dies is seen at once, with the batch it was computing.
+The parent keeps one manager thread. Tasks go to each worker over its own
+pipe as small messages (task id, batch index, the name and size of a
+shared-memory block), up to max_queue_size / workers ahead (at least
+``_AHEAD``). get() reads the head batch's result from its worker's pipe
+itself (ProcessWorkers.pump: no thread between the worker and the
+consumer) and sends that worker its next task. The manager waits with one
+select.poll on the processes' sentinels and a wake-up pipe (new requests,
+stop): a worker that dies is seen at once, with the batches it was given.
+The two take turns under ``io_lock``.
 
 A worker writes the NumPy arrays of a batch into its block (a file in
 /dev/shm, grown when too small) and sends back only the batch's structure
@@ -20,7 +23,6 @@ import collections
 import math
 import mmap
 import multiprocessing
-import multiprocessing.connection
 import os
 import pickle
 import random
