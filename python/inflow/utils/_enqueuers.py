@@ -60,7 +60,7 @@ class _Slot:
     and, once ``done``, its ``value`` or ``error``. ``end`` marks a
     generator's StopIteration."""
 
-    __slots__ = ("index", "done", "value", "error", "end", "retried", "worker")
+    __slots__ = ("index", "done", "value", "error", "end", "retried", "worker", "owner")
 
     def __init__(self, index=None, error=None):
         self.index = index
@@ -70,6 +70,7 @@ class _Slot:
         self.end = False
         self.retried = False
         self.worker = None
+        self.owner = None  # the worker process computing it (process workers)
 
 
 class _Run:
@@ -85,6 +86,7 @@ class _Run:
         self.slots = collections.deque()
         self.workers = workers
         self.max_queue_size = max_queue_size
+        self.refill_at = max_queue_size // 2
         self.stopping = False
         self.fatal = None        # ends the run at once (a worker process died, ...)
         self.exhausted = False   # a generator's StopIteration was seen
@@ -125,7 +127,7 @@ class _Run:
         with self.lock:
             self.slots.append(_Slot(error=error))
             self.finished = True
-            self.consumer_cv.notify_all()
+            self.notify_consumer()
 
     # -- worker side -----------------------------------------------------------
 
@@ -139,7 +141,7 @@ class _Run:
             self.exhausted = True
             self.producer_cv.notify_all()
         if self.slots and self.slots[0] is slot:
-            self.consumer_cv.notify_all()
+            self.notify_consumer()
 
     def fail(self, error):
         """A failure that ends the run now (a dead worker process): get()
@@ -147,8 +149,16 @@ class _Run:
         with self.lock:
             if self.fatal is None and not self.stopping:
                 self.fatal = error
-            self.consumer_cv.notify_all()
+            self.notify_consumer()
             self.producer_cv.notify_all()
+
+    def notify_consumer(self):
+        """(lock held) get() has something to look at: woken from its
+        condition, or from its wait on a worker process's pipe."""
+        self.consumer_cv.notify_all()
+        poke = getattr(self.backend, "poke", None)
+        if poke is not None:
+            poke()
 
     # -- consumer side ---------------------------------------------------------
 
@@ -162,13 +172,29 @@ class _Run:
                             return
                         if self.slots and self.slots[0].done:
                             slot = self.slots.popleft()
-                            self.producer_cv.notify()
+                            # The producer refills in runs, from half
+                            # empty: one wake-up of it (and of the
+                            # process manager) per several batches.
+                            if len(self.slots) <= self.refill_at:
+                                self.producer_cv.notify()
                             break
                         if self.fatal is not None:
                             slot, error = None, self.fatal
                             break
                         if self.finished and not self.slots:
                             break
+                        owner = self.slots[0].owner if self.slots else None
+                        if owner is not None:
+                            # Process workers: get() reads the batch from
+                            # its worker's pipe itself (no thread between).
+                            self.lock.release()
+                            try:
+                                progress = self.backend.pump(owner)
+                            finally:
+                                self.lock.acquire()
+                            if not progress:
+                                self.consumer_cv.wait(0.05)
+                            continue
                         self.consumer_cv.wait()
             except BaseException:
                 # KeyboardInterrupt (or any other) while waiting: every
@@ -236,7 +262,7 @@ class _Run:
     def stop(self, timeout, wait_busy=True):
         with self.lock:
             self.stopping = True
-            self.consumer_cv.notify_all()
+            self.notify_consumer()
             self.producer_cv.notify_all()
             if self.backend is not None:
                 self.backend.wake_all()
@@ -528,7 +554,7 @@ class GeneratorEnqueuer(_EnqueuerBase):
             with run.lock:
                 if run.exhausted:
                     run.finished = True
-                    run.consumer_cv.notify_all()
+                    run.notify_consumer()
         return produce
 
 

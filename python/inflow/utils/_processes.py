@@ -1,11 +1,14 @@
 """Worker processes for the enqueuers (use_multiprocessing=True).
 
-The parent keeps one manager thread. It sends each worker, over the
-worker's own pipe, small task messages (task id, batch index, the name and
-size of a shared-memory block), at most ``_AHEAD`` at a time, and waits
-with multiprocessing.connection.wait on the workers' pipes, the processes'
-sentinels and a wake-up pipe (new requests, released blocks, stop): a
-worker that dies is seen at once, with the batch it was computing.
+The parent keeps one manager thread. Tasks go to each worker over its own
+pipe as small messages (task id, batch index, the name and size of a
+shared-memory block), up to max_queue_size / workers ahead (at least
+``_AHEAD``). get() reads the head batch's result from its worker's pipe
+itself (ProcessWorkers.pump: no thread between the worker and the
+consumer) and sends that worker its next task. The manager waits with one
+select.poll on the processes' sentinels and a wake-up pipe (new requests,
+stop): a worker that dies is seen at once, with the batches it was given.
+The two take turns under ``io_lock``.
 
 A worker writes the NumPy arrays of a batch into its block (a file in
 /dev/shm, grown when too small) and sends back only the batch's structure
@@ -17,13 +20,14 @@ every block: nothing is left in /dev/shm after stop().
 """
 
 import collections
+import math
 import mmap
 import multiprocessing
-import multiprocessing.connection
 import os
 import pickle
 import random
 import secrets
+import select
 import signal
 import sys
 import threading
@@ -126,7 +130,10 @@ def _place(meta, arrays, offsets):
     kind = meta[0]
     if kind == "a":
         a = arrays[meta[1]]
-        return ("a", offsets[meta[1]], a.dtype, a.shape)
+        dtype = a.dtype
+        # A builtin dtype as its code: a tenth of the pickling time.
+        return ("a", offsets[meta[1]], dtype.str if dtype.isbuiltin == 1 else dtype,
+                a.shape)
     if kind in ("t", "l"):
         return (kind, [_place(m, arrays, offsets) for m in meta[1]])
     if kind == "d":
@@ -141,7 +148,8 @@ def _build(meta, owner):
     kind = meta[0]
     if kind == "a":
         _, offset, dtype, shape = meta
-        nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.int64))
+        dtype = np.dtype(dtype)
+        nbytes = dtype.itemsize * math.prod(shape)
         return owner[offset:offset + nbytes].view(dtype).reshape(shape)
     if kind == "e":
         return np.empty(meta[2], meta[1])
@@ -340,6 +348,12 @@ class ProcessWorkers:
         self.wake_lock = threading.RLock()
         self.woken = False  # a byte is in the wake-up pipe
         self.manager = None
+        # The workers, their pipes, tasks and blocks: the manager thread and
+        # get() (reading its batch from the worker's pipe) take turns.
+        self.io_lock = threading.RLock()
+        self.poke_r = self.poke_w = None  # wakes get() from its poll
+        self.pump_thread = None  # the thread in pump(), if any
+        self.poked = False
 
     # -- called by the run -------------------------------------------------------
 
@@ -349,8 +363,11 @@ class ProcessWorkers:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
         os.set_blocking(self.wake_w, False)
+        self.poke_r, self.poke_w = os.pipe()
+        for fd in (self.poke_r, self.poke_w):
+            os.set_blocking(fd, False)
         with _registry_lock:
-            _parent_fds.update((self.wake_r, self.wake_w))
+            _parent_fds.update((self.wake_r, self.wake_w, self.poke_r, self.poke_w))
         try:
             for number in range(self.run.workers):
                 self.workers.append(self._start_worker(number))
@@ -367,6 +384,67 @@ class ProcessWorkers:
 
     def wake_all(self):  # run.lock held
         self._wake()
+        self.poke()
+
+    def poke(self):  # run.lock held
+        """Wakes get() from pump() (not when get() itself calls this)."""
+        thread = self.pump_thread
+        if thread is None or thread == threading.get_ident() or self.poked:
+            return
+        with self.wake_lock:
+            if self.poke_w is None:
+                return
+            self.poked = True
+            try:
+                os.write(self.poke_w, b"\0")
+            except OSError:
+                pass
+
+    def pump(self, worker):
+        """get()'s wait for the head batch, which ``worker`` computes
+        (run.lock not held): reads the worker's next message when it comes.
+        True when a message was read; False when get() should look again
+        after a short wait (the worker died: the manager thread reports
+        it)."""
+        with self.io_lock:
+            if worker not in self.workers or not worker.conn_open or \
+                    not worker.outstanding or self.poke_r is None:
+                return False
+            fd = worker.conn.fileno()
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            poller.register(worker.process.sentinel, select.POLLIN)
+            poller.register(self.poke_r, select.POLLIN)
+            self.pump_thread = threading.get_ident()
+        try:
+            ready = {f for f, _ in poller.poll()}
+        finally:
+            self.pump_thread = None
+        with self.io_lock:
+            if self.poke_r is None:
+                return False
+            if self.poke_r in ready:
+                with self.wake_lock:
+                    self.poked = False
+                    try:
+                        os.read(self.poke_r, 4096)
+                    except BlockingIOError:
+                        pass
+            if fd not in ready:
+                return self.poke_r in ready
+            if worker not in self.workers or not worker.conn_open:
+                return False
+            try:
+                if not worker.conn.poll():
+                    return False
+            except (EOFError, OSError):
+                return False
+            self._receive(worker)
+            if self.released:
+                self._recycle()
+            if self.queue:
+                self._dispatch()
+            return True
 
     def epoch_changed(self):
         """After on_epoch_end (producer thread, every batch taken): the
@@ -458,26 +536,42 @@ class ProcessWorkers:
             error.__cause__ = e
             self.run.fail(error)
         finally:
-            self._teardown()
+            with self.io_lock:
+                self._teardown()
 
     def _loop(self):
         run = self.run
-        wait = multiprocessing.connection.wait
+        # One poll object, registered again only when the workers change
+        # (multiprocessing.connection.wait builds a selector per call).
+        poller = None
+        key = None
+        handles = {}
         while True:
-            with run.lock:
-                if run.stopping:
-                    return
-                self.queue.extend(self.pending)
-                self.pending.clear()
-            self._recycle()
-            self._dispatch()
-            handles = {self.wake_r: None}
-            for w in self.workers:
-                if w.conn_open:
-                    handles[w.conn] = w
-                handles[w.process.sentinel] = w
-            for ready in wait(list(handles)):
-                worker = handles[ready]
+            with self.io_lock:
+                with run.lock:
+                    if run.stopping:
+                        return
+                    if self.pending:
+                        self.queue.extend(self.pending)
+                        self.pending.clear()
+                if self.released:
+                    self._recycle()
+                if self.queue:
+                    self._dispatch()
+                now = tuple(self.workers)
+            if now != key:
+                key = now
+                poller = select.poll()
+                handles = {self.wake_r: (None, None)}
+                poller.register(self.wake_r, select.POLLIN)
+                for w in self.workers:
+                    # Not the pipes: get() reads them (pump()).
+                    fd = w.process.sentinel
+                    handles[fd] = (w, None)
+                    poller.register(fd, select.POLLIN)
+            events = poller.poll()
+            for fd, _ in events:
+                worker, _ = handles[fd]
                 if worker is None:
                     with self.wake_lock:
                         self.woken = False
@@ -485,11 +579,10 @@ class ProcessWorkers:
                             os.read(self.wake_r, 4096)
                         except BlockingIOError:
                             pass
-                elif ready is worker.conn:
-                    if worker.conn_open:
-                        self._receive(worker)
-                elif worker in self.workers:
-                    self._died(worker)
+                else:
+                    with self.io_lock:
+                        if worker in self.workers:
+                            self._died(worker)
 
     def _dispatch(self):
         while self.queue:
@@ -504,7 +597,10 @@ class ProcessWorkers:
             if not live:
                 return
             worker = min(live, key=lambda w: len(w.outstanding))
-            if len(worker.outstanding) >= _AHEAD:
+            # Enough tasks that the workers go on while get() is not
+            # called (it reads the results).
+            if len(worker.outstanding) >= max(_AHEAD, -(-self.run.max_queue_size
+                                                        // len(live))):
                 return
             slot = self.queue.popleft()
             self._send_task(worker, slot)
@@ -514,6 +610,11 @@ class ProcessWorkers:
         self.task_count += 1
         task = self.task_count
         worker.outstanding.append((task, slot, block))
+        slot.owner = worker
+        run = self.run
+        with run.lock:
+            if run.slots and run.slots[0] is slot:
+                run.consumer_cv.notify_all()  # get() waits on its pipe now
         try:
             worker.conn.send(("task", task, slot.index, block.name, block.size))
         except OSError:
@@ -737,11 +838,11 @@ class ProcessWorkers:
         self.blocks.clear()
         self.free_blocks.clear()
         with self.wake_lock, _registry_lock:
-            for fd in (self.wake_r, self.wake_w):
+            for fd in (self.wake_r, self.wake_w, self.poke_r, self.poke_w):
                 if fd is not None:
                     _parent_fds.discard(fd)
                     os.close(fd)
-            self.wake_r = self.wake_w = None
+            self.wake_r = self.wake_w = self.poke_r = self.poke_w = None
 
 
 def _stop_runs_at_exit():
