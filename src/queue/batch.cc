@@ -196,6 +196,38 @@ Status CheckInPlace(const std::vector<DType>& dtypes,
   return OkStatus();
 }
 
+Result<bool> StartInPlace(const std::vector<DType>& dtypes,
+                          const std::vector<PartialShape>& shapes, int64_t rows,
+                          const CallOptions& options,
+                          const std::string& queue) {
+  INFLOW_RETURN_IF_ERROR(CheckInPlace(dtypes, shapes, queue));
+  if (rows < 0) {
+    return InvalidArgumentError(queue + ": enqueue_many of " +
+                                std::to_string(rows) + " rows");
+  }
+  if (rows == 0) return false;  // even on a closed queue, as TF
+  if (options.stop.stop_requested()) {
+    return CancelledError("Enqueue operation was cancelled");
+  }
+  return true;
+}
+
+RowWriter CopyRowsOf(const Tuple& batch, int64_t rows) {
+  return [&batch, rows](std::span<char* const> dst) {
+    const size_t n = static_cast<size_t>(rows);
+    for (size_t c = 0; c < batch.size(); ++c) {
+      const char* src = static_cast<const char*>(batch[c].raw_data());
+      const size_t row_bytes = batch[c].num_bytes() / n;
+      if (row_bytes == 0) continue;
+      char* const* to = &dst[c * n];
+      for (size_t r = 0; r < n; ++r, src += row_bytes) {
+        std::memcpy(to[r], src, row_bytes);
+      }
+    }
+    return OkStatus();
+  };
+}
+
 Result<Tuple> WriteNewBatch(const std::vector<DType>& dtypes,
                             const std::vector<PartialShape>& shapes,
                             int64_t rows, const RowWriter& write) {

@@ -54,6 +54,18 @@ Status CheckInPlace(const std::vector<DType>& dtypes,
                     const std::vector<PartialShape>& shapes,
                     const std::string& queue);
 
+// EnqueueManyInPlace's checks before anything is written, in order:
+// CheckInPlace, rows >= 0 (else INVALID_ARGUMENT), then a call of 0 rows
+// succeeds with nothing to write (false) and a stopped call is CANCELLED;
+// true when the rows are to be written.
+Result<bool> StartInPlace(const std::vector<DType>& dtypes,
+                          const std::vector<PartialShape>& shapes, int64_t rows,
+                          const CallOptions& options, const std::string& queue);
+
+// A RowWriter that copies the rows of `batch` (numeric, `rows` >= 1 in
+// every component's leading dimension); `batch` must outlive it.
+RowWriter CopyRowsOf(const Tuple& batch, int64_t rows);
+
 // A new batch of `rows` (>= 1) rows of components `dtypes` and `shapes`
 // (CheckInPlace's), written by `write`; its error if it fails.
 Result<Tuple> WriteNewBatch(const std::vector<DType>& dtypes,

@@ -454,15 +454,10 @@ Status QueueCore::EnqueueSlots(int64_t rows, const RowWriter& write,
 
 Status QueueCore::EnqueueManyInPlace(int64_t rows, const RowWriter& write,
                                      const CallOptions& options) {
-  INFLOW_RETURN_IF_ERROR(CheckInPlace(spec_.dtypes, spec_.shapes, Prefix()));
-  if (rows < 0) {
-    return InvalidArgumentError(Prefix() + ": enqueue_many of " +
-                                std::to_string(rows) + " rows");
-  }
-  if (rows == 0) return OkStatus();  // even on a closed queue, as TF
-  if (options.stop.stop_requested()) {
-    return CancelledError("Enqueue operation was cancelled");
-  }
+  INFLOW_ASSIGN_OR_RETURN(
+      const bool write_rows,
+      StartInPlace(spec_.dtypes, spec_.shapes, rows, options, Prefix()));
+  if (!write_rows) return OkStatus();
   if (pooled_) return EnqueueSlots(rows, write, options);
   INFLOW_ASSIGN_OR_RETURN(
       Tuple batch, WriteNewBatch(spec_.dtypes, spec_.shapes, rows, write));
@@ -471,23 +466,8 @@ Status QueueCore::EnqueueManyInPlace(int64_t rows, const RowWriter& write,
 
 Status QueueCore::EnqueueRows(Tuple batch, int64_t rows,
                               const CallOptions& options) {
-  if (pooled_) {
-    // Each row copied into its slot.
-    const RowWriter copy = [&batch, rows](std::span<char* const> dst) {
-      for (size_t c = 0; c < batch.size(); ++c) {
-        const char* src = static_cast<const char*>(batch[c].raw_data());
-        const size_t row_bytes =
-            batch[c].num_bytes() / static_cast<size_t>(rows);
-        if (row_bytes == 0) continue;
-        char* const* to = &dst[c * static_cast<size_t>(rows)];
-        for (int64_t r = 0; r < rows; ++r, src += row_bytes) {
-          std::memcpy(to[r], src, row_bytes);
-        }
-      }
-      return OkStatus();
-    };
-    return EnqueueSlots(rows, copy, options);
-  }
+  // Each row copied into its slot.
+  if (pooled_) return EnqueueSlots(rows, CopyRowsOf(batch, rows), options);
   const auto try_locked = [&]() INFLOW_REQUIRES(mu_) -> std::optional<Status> {
     if (closed_) return ClosedError();
     if (spec_.capacity - StoredLocked() >= rows) {

@@ -14,17 +14,11 @@ namespace inflow {
 
 Status QueueInterface::EnqueueManyInPlace(int64_t rows, const RowWriter& write,
                                           const CallOptions& options) {
-  const std::string queue = "Queue '" + name() + "'";
-  INFLOW_RETURN_IF_ERROR(
-      internal::CheckInPlace(component_dtypes(), component_shapes(), queue));
-  if (rows < 0) {
-    return InvalidArgumentError(queue + ": enqueue_many of " +
-                                std::to_string(rows) + " rows");
-  }
-  if (rows == 0) return OkStatus();
-  if (options.stop.stop_requested()) {
-    return CancelledError("Enqueue operation was cancelled");
-  }
+  INFLOW_ASSIGN_OR_RETURN(
+      const bool write_rows,
+      internal::StartInPlace(component_dtypes(), component_shapes(), rows,
+                             options, "Queue '" + name() + "'"));
+  if (!write_rows) return OkStatus();
   INFLOW_ASSIGN_OR_RETURN(
       Tuple batch, internal::WriteNewBatch(component_dtypes(),
                                            component_shapes(), rows, write));
