@@ -232,3 +232,41 @@ def test_bad_batches_and_options_are_clear_errors():
     assert out["stopped"]
     assert "the enqueuer's own" in out["option"]
     assert "expected a Sequence" in out["source"]
+
+
+def test_validation_data_and_predict_take_their_own_enqueuers():
+    out = run(SEQUENCE + """
+    import keras
+
+    class Inputs(Linear):
+        # Predict's batches: x alone.
+        def __getitem__(self, i):
+            return super().__getitem__(i)[0]
+
+    keras.utils.set_random_seed(1)
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    train, val, inputs = Linear(5), Linear(3), Inputs(4)
+    with utils.to_keras(train, workers=2) as t, \\
+            utils.to_keras(val, workers=2) as v, \\
+            utils.to_keras(inputs, workers=2) as p:
+        history = model.fit(t, validation_data=v, epochs=2, verbose=0)
+        predicted = model.predict(p, verbose=0)
+    want = np.concatenate([inputs[i] for i in range(4)]) @ model.get_weights()[0] \\
+        + model.get_weights()[1]
+    print(json.dumps({
+        "val_loss": history.history["val_loss"],
+        "shape": list(predicted.shape),
+        "max_error": float(np.abs(predicted - want).max()),
+        "val_calls": sorted(set(val.calls)),
+        "running": [t.enqueuer.is_running(), v.enqueuer.is_running(),
+                    p.enqueuer.is_running()],
+    }))
+    """)
+    # Validation ran after each epoch from its own enqueuer; predict gave
+    # one row per input row, in batch order.
+    assert len(out["val_loss"]) == 2
+    assert out["val_calls"] == [0, 1, 2]
+    assert out["shape"] == [64, 1]
+    assert out["max_error"] < 1e-4
+    assert out["running"] == [False, False, False]
