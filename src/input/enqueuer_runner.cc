@@ -5,6 +5,8 @@
 #include <stop_token>
 #include <utility>
 
+#include "threads/run_catching.h"
+
 namespace inflow::internal {
 namespace {
 

@@ -2,8 +2,6 @@
 
 #include "input/enqueuer_slots.h"
 
-#include <cxxabi.h>
-
 #include <chrono>
 #include <exception>
 #include <stop_token>
@@ -174,19 +172,6 @@ void EnqueuerSlots::Stop(Status why) {
 bool EnqueuerSlots::stopped() const {
   MutexLock lock(&mu_);
   return stopped_;
-}
-
-Status RunCatching(const std::function<Status()>& fn) {
-  try {
-    return fn();
-  } catch (abi::__forced_unwind&) {
-    // pthread_exit's unwinding: it must go on, or the process aborts.
-    throw;
-  } catch (const std::exception& e) {
-    return UnknownError(std::string("exception: ") + e.what());
-  } catch (...) {
-    return UnknownError("non-standard exception");
-  }
 }
 
 }  // namespace inflow::internal

@@ -114,10 +114,6 @@ class EnqueuerSlots {
   Status stop_status_ INFLOW_GUARDED_BY(mu_);
 };
 
-// Runs `fn` (user code: a Sequence's or generator's), turning an exception
-// escaping it into UNKNOWN with what(); pthread_exit's unwinding goes on.
-Status RunCatching(const std::function<Status()>& fn);
-
 }  // namespace inflow::internal
 
 #endif  // INFLOW_SRC_INPUT_ENQUEUER_SLOTS_H_

@@ -7,6 +7,7 @@
 
 #include "input/enqueuer_runner.h"
 #include "input/enqueuer_slots.h"
+#include "threads/run_catching.h"
 
 namespace inflow {
 

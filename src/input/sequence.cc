@@ -9,6 +9,7 @@
 #include "input/enqueuer_slots.h"
 #include "input/epoch_shuffle.h"
 #include "input/seeds.h"
+#include "threads/run_catching.h"
 
 namespace inflow {
 namespace {

@@ -2,11 +2,11 @@
 
 #include "inflow/threads/queue_runner.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <exception>
 #include <utility>
+
+#include "threads/run_catching.h"
 
 namespace inflow {
 namespace {
@@ -14,17 +14,8 @@ namespace {
 // Runs one op; an exception escaping it becomes UNKNOWN, so a faulty op
 // stops the pipeline instead of the process.
 Status RunOp(const QueueOp& op, const CallOptions& options) {
-  try {
-    return op(options);
-  } catch (abi::__forced_unwind&) {
-    // pthread_exit's unwinding (Python ends daemon threads so at exit):
-    // it must go on, or the process aborts.
-    throw;
-  } catch (const std::exception& e) {
-    return UnknownError(std::string("exception in queue op: ") + e.what());
-  } catch (...) {
-    return UnknownError("non-standard exception in queue op");
-  }
+  return internal::RunCatching([&] { return op(options); },
+                               "exception in queue op");
 }
 
 }  // namespace
