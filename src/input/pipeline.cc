@@ -11,6 +11,8 @@
 #include "inflow/input/producers.h"
 
 #include "pipeline_stages.h"
+#include "queue/batch.h"
+#include "queue/batch_pool.h"
 #include "threaded_source.h"
 
 namespace inflow {
@@ -56,15 +58,8 @@ class PipelineImpl : public Pipeline {
     if (shared->in_place) {
       decode_ = &*shared->raw_to_float;
       // Buffers for the decoded batches, within a full queue of them.
-      size_t row_bytes = 0;
-      for (size_t c = 0; c < source_.dtypes().size(); ++c) {
-        row_bytes +=
-            static_cast<size_t>(
-                source_.row_shapes()[c].AsTensorShape().num_elements()) *
-            DTypeSize(source_.dtypes()[c]);
-      }
       decoded_ = std::make_unique<internal::BatchPool>(
-          row_bytes *
+          internal::RowBytes(source_.dtypes(), source_.row_shapes()) *
           static_cast<size_t>(internal::EffectiveCapacity(options.batching)));
     }
     shared_ = shared;
@@ -96,10 +91,12 @@ class PipelineImpl : public Pipeline {
       // the batches do not depend on read_batch.
       in.sparse_row_extents = true;
       in.step = [stage](const CallOptions& call) { return stage->Step(call); };
-      in.enqueue_step = [stage](QueueInterface& queue,
-                                const CallOptions& call) {
-        return stage->StepInto(queue, call);
-      };
+      if (shared->in_place) {
+        in.enqueue_step = [stage](QueueInterface& queue,
+                                  const CallOptions& call) {
+          return stage->StepInto(queue, call);
+        };
+      }
       inputs.push_back(std::move(in));
     }
     // The queue's shapes: a SparseTensor's handle is int64 [1].

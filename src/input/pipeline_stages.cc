@@ -172,11 +172,6 @@ Result<Tuple> ReadStage::Step(const CallOptions& options) {
 }
 
 Status ReadStage::StepInto(QueueInterface& queue, const CallOptions& options) {
-  if (!shared_->in_place) {
-    INFLOW_ASSIGN_OR_RETURN(Tuple rows, Step(options));
-    ScopedBlockedTimer blocked;
-    return queue.EnqueueMany(std::move(rows), options);
-  }
   INFLOW_RETURN_IF_ERROR(Read(options));
   const RawToFloat& raw_to_float = *shared_->raw_to_float;
   if (!raw_to_float.Prepare(records_, &raw_to_float_scratch_)) {

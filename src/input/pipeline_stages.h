@@ -82,11 +82,11 @@ class ReadStage {
   // queue is closed and drained (and CANCELLED on a stop) as the reader returns
   // them; any other error with its stage ("read", "parse", "map") and records.
   Result<Tuple> Step(const CallOptions& options);
-  // Step, then EnqueueMany of its rows into `queue`. With
-  // Shared::in_place, into a queue of Shared::queued: a chunk that
-  // RawToFloat::Prepare takes is written straight into the queue
-  // (EnqueueManyInPlace: the values go from the records into the queue's
-  // slots, with no batch in between); another is parsed in full.
+  // With Shared::in_place (only), a Step that enqueues into `queue`, of
+  // Shared::queued: a chunk that RawToFloat::Prepare takes is written
+  // straight into the queue (EnqueueManyInPlace: the values go from the
+  // records into the queue's slots, with no batch in between); another is
+  // parsed in full and enqueued as a batch.
   Status StepInto(QueueInterface& queue, const CallOptions& options);
 
  private:

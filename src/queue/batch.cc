@@ -196,6 +196,16 @@ Status CheckInPlace(const std::vector<DType>& dtypes,
   return OkStatus();
 }
 
+size_t RowBytes(const std::vector<DType>& dtypes,
+                const std::vector<PartialShape>& shapes) {
+  size_t bytes = 0;
+  for (size_t c = 0; c < dtypes.size(); ++c) {
+    bytes += static_cast<size_t>(shapes[c].AsTensorShape().num_elements()) *
+             DTypeSize(dtypes[c]);
+  }
+  return bytes;
+}
+
 Result<bool> StartInPlace(const std::vector<DType>& dtypes,
                           const std::vector<PartialShape>& shapes, int64_t rows,
                           const CallOptions& options,

@@ -54,6 +54,11 @@ Status CheckInPlace(const std::vector<DType>& dtypes,
                     const std::vector<PartialShape>& shapes,
                     const std::string& queue);
 
+// The bytes of one element of numeric components `dtypes` with fully
+// defined `shapes`.
+size_t RowBytes(const std::vector<DType>& dtypes,
+                const std::vector<PartialShape>& shapes);
+
 // EnqueueManyInPlace's checks before anything is written, in order:
 // CheckInPlace, rows >= 0 (else INVALID_ARGUMENT), then a call of 0 rows
 // succeeds with nothing to write (false) and a stopped call is CANCELLED;

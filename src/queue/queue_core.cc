@@ -54,12 +54,7 @@ std::vector<TensorShape> FullShapes(const std::vector<PartialShape>& shapes) {
 // The bytes of a pooled queue's storage: its capacity times an element's
 // bytes (saturating; an unbounded queue's is as good as unbounded).
 size_t StorageBytes(const QueueSpec& spec) {
-  size_t element = 0;
-  for (size_t c = 0; c < spec.dtypes.size(); ++c) {
-    element +=
-        static_cast<size_t>(spec.shapes[c].AsTensorShape().num_elements()) *
-        DTypeSize(spec.dtypes[c]);
-  }
+  const size_t element = RowBytes(spec.dtypes, spec.shapes);
   const size_t capacity = static_cast<size_t>(spec.capacity);
   if (element != 0 && capacity > std::numeric_limits<size_t>::max() / element) {
     return std::numeric_limits<size_t>::max();
