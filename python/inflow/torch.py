@@ -204,10 +204,7 @@ class SequenceDataset(IterableDataset):
         return self._source.enqueuer
 
     def __len__(self):
-        n = self._source.num_batches()
-        if n is None:
-            raise TypeError("this source has no length (a generator or an endless PyDataset)")
-        return n
+        return len(self._source)
 
     def close(self, timeout=None):
         """Stops the enqueuer when it was started here."""

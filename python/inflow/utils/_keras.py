@@ -120,10 +120,7 @@ class KerasData(_DataAdapter):
         return self.stream.enqueuer
 
     def __len__(self):
-        n = self.stream.num_batches()
-        if n is None:
-            raise TypeError("this source has no length (a generator or an endless PyDataset)")
-        return n
+        return len(self.stream)
 
     def close(self, timeout=None):
         self.stream.close(timeout)

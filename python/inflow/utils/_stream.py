@@ -61,6 +61,13 @@ class EpochStream:
             return None
         return _sequence.num_batches(self.enqueuer.sequence)
 
+    def __len__(self):
+        """num_batches(), or TypeError when there is none."""
+        n = self.num_batches()
+        if n is None:
+            raise TypeError("this source has no length (a generator or an endless PyDataset)")
+        return n
+
     def _next(self):
         """The stream's next batch; StopIteration at its end. Lock held."""
         if self._pending:
