@@ -135,6 +135,20 @@ def timed(batches_of, epochs, per_epoch):
     return total / seconds if seconds > 0 else 0.0
 
 
+def median_rates(forms, rounds, epochs, per_epoch):
+    """{name: median batches/s} of each form over `rounds` rounds, a
+    different form first each round."""
+    rates = {name: [] for name in forms}
+    for r in range(rounds):
+        names = list(forms)
+        names = names[r % len(names):] + names[:r % len(names)]
+        for name in names:
+            value = timed(forms[name], epochs, per_epoch)
+            rates[name].append(value)
+            log(f"round {r}: {name:<22} {value:8.1f} batches/s")
+    return {name: statistics.median(v) for name, v in rates.items()}
+
+
 # --- the forms ---------------------------------------------------------------
 
 def plain_form(seq):
@@ -213,15 +227,7 @@ def torch_side(args):
         return batches
 
     forms = {f"torch_workers_{w}": form(w) for w in (0, 1, 2)}
-    rates = {name: [] for name in forms}
-    for r in range(args.rounds):
-        names = list(forms)
-        names = names[r % len(names):] + names[:r % len(names)]
-        for name in names:
-            value = timed(forms[name], args.epochs, len(seq))
-            rates[name].append(value)
-            log(f"round {r}: {name:<22} {value:8.1f} batches/s")
-    print(json.dumps({name: statistics.median(v) for name, v in rates.items()}))
+    print(json.dumps(median_rates(forms, args.rounds, args.epochs, len(seq))))
     return 0
 
 
@@ -301,15 +307,8 @@ def main():
              "keras_threads_1": keras_form(seq, 1, False),
              "keras_threads_2": keras_form(seq, 2, False),
              "keras_processes_2": keras_form(seq, 2, True)}
-    rates = {name: [] for name in forms}
-    for r in range(args.rounds):
-        names = list(forms)
-        names = names[r % len(names):] + names[:r % len(names)]
-        for name in names:
-            value = timed(forms[name], args.epochs, len(seq))
-            rates[name].append(value)
-            log(f"round {r}: {name:<22} {value:8.1f} batches/s")
-    figures = {name: round(statistics.median(v), 1) for name, v in rates.items()}
+    figures = {name: round(v, 1) for name, v in
+               median_rates(forms, args.rounds, args.epochs, len(seq)).items()}
     torch, torch_reason = torch_forms(args)
     if torch is not None:
         figures.update({name: round(v, 1) for name, v in torch.items()})
