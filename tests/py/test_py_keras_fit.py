@@ -48,6 +48,18 @@ SEQUENCE = """
 
         def on_epoch_end(self):
             self.ends += 1
+
+    def record_batches(data, key):
+        # The batches the model sees, in order, as key(batch), appended to
+        # the list returned: a wrapper around the adapter's passes.
+        seen = []
+        epoch = data._epoch
+        def recording_epoch():
+            for batch in epoch():
+                seen.append(key(batch))
+                yield batch
+        data._epoch = recording_epoch
+        return seen
 """
 
 
@@ -84,16 +96,9 @@ def test_fit_trains_from_an_ordered_enqueuer_with_2_threads():
     firsts = {float(seq[i][0][0, 0]): i for i in range(5)}
     seq.calls.clear()
 
-    # The batches, in the order the model saw them: a wrapper around the
-    # adapter's passes records each batch's first value.
+    # The batches, in the order the model saw them.
     data = utils.to_keras(enqueuer, workers=2, max_queue_size=3)
-    order = []
-    epoch = data._epoch
-    def recording_epoch():
-        for batch in epoch():
-            order.append(firsts[float(batch[0][0, 0])])
-            yield batch
-    data._epoch = recording_epoch
+    order = record_batches(data, lambda batch: firsts[float(batch[0][0, 0])])
     seen = Seen()
     with data:
         history = model.fit(data, epochs=3, verbose=0, callbacks=[seen])
@@ -139,14 +144,8 @@ def test_fit_from_a_sequence_with_shuffle_and_dict_batches():
     model = keras.Model(inputs, out)
     model.compile(optimizer="sgd", loss="mse")
     seq = Named(4)
-    order = []
     data = utils.to_keras(seq, workers=2, shuffle=True, seed=7)
-    epoch = data._epoch
-    def recording_epoch():
-        for batch in epoch():
-            order.append(int(batch[0]["i"][0, 0]))
-            yield batch
-    data._epoch = recording_epoch
+    order = record_batches(data, lambda batch: int(batch[0]["i"][0, 0]))
     with data:
         model.fit(data, epochs=2, verbose=0)
     import random
@@ -171,13 +170,7 @@ def test_fit_with_steps_per_epoch_continues_the_stream():
     seq = Linear(6)
     firsts = {float(seq[i][0][0, 0]): i for i in range(6)}
     data = utils.to_keras(seq, workers=2)
-    order = []
-    epoch = data._epoch
-    def recording_epoch():
-        for batch in epoch():
-            order.append(firsts[float(batch[0][0, 0])])
-            yield batch
-    data._epoch = recording_epoch
+    order = record_batches(data, lambda batch: firsts[float(batch[0][0, 0])])
     with data:
         model.fit(data, epochs=3, steps_per_epoch=3, verbose=0)
         first = list(order)
