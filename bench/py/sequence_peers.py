@@ -10,6 +10,9 @@ and deviation 1. The consumer sums each batch (every byte is read). The
 forms, all in one run:
 
   plain                 a loop calling __getitem__ on the main thread;
+  plain_2_processes     the limit for two worker processes: two forked
+                        processes each running the plain loop over half
+                        of the batches (nothing handed anywhere);
   inflow_threads_2      inflow.utils.OrderedEnqueuer, 2 thread workers;
   inflow_processes_2    the same with use_multiprocessing=True (2 worker
                         processes, batches through shared memory);
@@ -32,7 +35,8 @@ enqueuer's start included); a side's figure is its best form. Progress
 goes to stderr; the last stdout line is
   {"bench": "sequence", "batches_per_s": {"plain": .., "inflow": ..,
    "keras": .., "torch": ..}, "ratio_vs_keras": .., "ratio_vs_torch": ..,
-   "ratio_vs_plain": .., "transfer_us_per_mb": .., "forms": {...},
+   "ratio_vs_plain": .., "processes_vs_limit": .., "transfer_us_per_mb": ..,
+   "forms": {...},
    "rounds": n}
 where "inflow" is the best of inflow's forms. --smoke: 1 round over a
 tenth of an epoch (figures that mean nothing).
@@ -156,6 +160,38 @@ def plain_form(seq):
         for _ in range(epochs):
             for i in range(len(seq)):
                 yield seq[i]
+    return batches
+
+
+def parallel_plain_form(seq, processes):
+    """The limit for `processes` worker processes: each forked process runs
+    the plain loop over its share of the epoch's batches, consuming them
+    itself (nothing is handed anywhere); the figure is the epoch's batches
+    over the wall time until the last process is done. It then yields
+    placeholders for timed() to count."""
+    import multiprocessing
+    import numpy as np
+
+    def run(lo, hi):
+        batch = None
+        for i in range(lo, hi):
+            batch = seq[i % len(seq)]  # the previous one dropped after, as in timed()
+            consume(batch)
+
+    def batches(epochs):
+        ctx = multiprocessing.get_context("fork")
+        n = epochs * len(seq)
+        shares = [(k * n // processes, (k + 1) * n // processes) for k in range(processes)]
+        procs = [ctx.Process(target=run, args=share) for share in shares]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+            if p.exitcode != 0:
+                raise RuntimeError(f"a plain-loop process exited {p.exitcode}")
+        placeholder = (np.zeros(1, np.float32),)
+        for _ in range(n):
+            yield placeholder
     return batches
 
 
@@ -302,6 +338,7 @@ def main():
     images, labels = load_fashion_mnist(args.limit)
     seq = Transform(images, labels)
     forms = {"plain": plain_form(seq),
+             "plain_2_processes": parallel_plain_form(seq, 2),
              "inflow_threads_2": inflow_form(seq, 2, False),
              "inflow_processes_2": inflow_form(seq, 2, True),
              "keras_threads_1": keras_form(seq, 1, False),
@@ -317,12 +354,15 @@ def main():
         values = [v for name, v in figures.items() if name.startswith(prefix)]
         return max(values) if values else None
 
-    sides = {"plain": figures["plain"], "inflow": best("inflow_"),
+    sides = {"plain": figures["plain"], "plain_2_processes": figures["plain_2_processes"],
+             "inflow": best("inflow_"),
              "keras": best("keras_"), "torch": best("torch_")}
     line = {"bench": "sequence", "batches_per_s": sides,
             "ratio_vs_keras": ratio(sides["inflow"], sides["keras"]),
             "ratio_vs_torch": ratio(sides["inflow"], sides["torch"]),
             "ratio_vs_plain": ratio(sides["inflow"], sides["plain"]),
+            "processes_vs_limit": ratio(figures["inflow_processes_2"],
+                                        sides["plain_2_processes"]),
             "transfer_us_per_mb": round(transfer_us_per_mb(), 1),
             "forms": figures, "rounds": args.rounds}
     if torch_reason:

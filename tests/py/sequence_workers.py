@@ -3,6 +3,7 @@ worker processes started with spawn or forkserver can import them (pickled
 by reference). Only NumPy is imported here."""
 import os
 import random
+import resource
 import signal
 import threading
 import time
@@ -67,6 +68,28 @@ class Recording(inflow.utils.Sequence):
         with self._lock:
             self.events.append(("end", self.epoch))
             self.epoch += 1
+
+
+class PageFaults(inflow.utils.Sequence):
+    """Batch i: the page faults its worker took computing it, where
+    computing is making and dropping three 4 MB NumPy temporaries (as a
+    transform does)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, index):
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        a = np.ones(1 << 20, np.float32)
+        b = a * 2
+        c = b + a
+        total = float(c[::4096].sum())
+        del a, b, c
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+        return np.array([faults, total])
 
 
 class Arrays(inflow.utils.Sequence):

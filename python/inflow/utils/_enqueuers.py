@@ -84,9 +84,19 @@ class _Run:
         self.consumer_cv = threading.Condition(self.lock)
         self.producer_cv = threading.Condition(self.lock)
         self.slots = collections.deque()
+        # Slots the producer made beyond max_queue_size: get() hands one to
+        # the workers each time it takes a batch, in its own thread, so that
+        # the workers never wait for the producer thread to be scheduled.
+        # The producer is woken to refill it when half of it is used.
+        self.staged = collections.deque()
+        self.producer_waits = None  # "room" or "drain" while it waits
         self.workers = workers
         self.max_queue_size = max_queue_size
-        self.refill_at = max_queue_size // 2
+        # Staged slots hold no batch (an index, or a place for a
+        # generator's next element): many, so that the producer thread
+        # wakes once per tens of batches.
+        self.stage_size = max(4 * max_queue_size, 64)
+        self.refill_at = self.stage_size // 2
         self.stopping = False
         self.fatal = None        # ends the run at once (a worker process died, ...)
         self.exhausted = False   # a generator's StopIteration was seen
@@ -101,31 +111,44 @@ class _Run:
     # -- producer side -------------------------------------------------------
 
     def submit(self, slot):
-        """Appends ``slot`` once there is room; False when stopping (or when
-        a generator is exhausted)."""
+        """Hands ``slot`` to the workers while fewer than max_queue_size
+        batches are in the queue, else stages it (waiting while
+        stage_size are staged); False when stopping (or when a
+        generator is exhausted)."""
         with self.lock:
+            self.producer_waits = "room"
             while (not self.stopping and not self.exhausted
-                   and len(self.slots) >= self.max_queue_size):
+                   and len(self.staged) >= self.stage_size):
                 self.producer_cv.wait()
+            self.producer_waits = None
             if self.stopping or self.exhausted:
                 return False
+            if self.staged or len(self.slots) >= self.max_queue_size:
+                self.staged.append(slot)
+                return True
             self.slots.append(slot)
             self.backend.submit(slot)
-            return True
+        # Outside the lock: process workers are sent the task now, by this
+        # thread (the lock order is the backend's lock, then this one).
+        self.backend.flush()
+        return True
 
     def wait_all_taken(self):
         """Blocks until get() has taken every submitted slot; False when
         stopping."""
         with self.lock:
-            while not self.stopping and self.slots:
+            self.producer_waits = "drain"
+            while not self.stopping and (self.slots or self.staged):
                 self.producer_cv.wait()
+            self.producer_waits = None
             return not self.stopping
 
     def producer_failed(self, error):
         """An error of the producer (len(), on_epoch_end, ...): get() raises
         it after the batches submitted before it."""
         with self.lock:
-            self.slots.append(_Slot(error=error))
+            # After the staged slots, if any (they are handed out first).
+            (self.staged if self.staged else self.slots).append(_Slot(error=error))
             self.finished = True
             self.notify_consumer()
 
@@ -139,6 +162,7 @@ class _Run:
         slot.done = True
         if end:
             self.exhausted = True
+            self.staged.clear()  # slots past the generator's end
             self.producer_cv.notify_all()
         if self.slots and self.slots[0] is slot:
             self.notify_consumer()
@@ -165,6 +189,7 @@ class _Run:
     def consume(self):
         while True:
             slot = error = None
+            handed = False
             try:
                 with self.lock:
                     while True:
@@ -172,11 +197,7 @@ class _Run:
                             return
                         if self.slots and self.slots[0].done:
                             slot = self.slots.popleft()
-                            # The producer refills in runs, from half
-                            # empty: one wake-up of it (and of the
-                            # process manager) per several batches.
-                            if len(self.slots) <= self.refill_at:
-                                self.producer_cv.notify()
+                            handed = self._hand_staged()
                             break
                         if self.fatal is not None:
                             slot, error = None, self.fatal
@@ -202,6 +223,8 @@ class _Run:
                 # for (it ends when that returns).
                 self.stop(None, wait_busy=False)
                 raise
+            if handed:
+                self.backend.flush()
             if slot is None and error is None:
                 self.stop(None)  # a finite generator's end
                 return
@@ -218,6 +241,25 @@ class _Run:
             value = slot.value
             slot.value = None
             yield value
+
+    def _hand_staged(self):
+        """(lock held; get() took a batch) The next staged slot goes to the
+        workers; True when one did (the caller flushes the backend after
+        releasing the lock). The producer is woken when the staged slots
+        are half used (it refills them in a run), or when every slot is
+        taken (the end of an epoch)."""
+        handed = False
+        if self.staged and not self.stopping and not self.exhausted:
+            slot = self.staged.popleft()
+            self.slots.append(slot)
+            if not slot.done:  # not a producer's error
+                self.backend.submit(slot)
+                handed = True
+        waits = self.producer_waits
+        if (waits == "room" and len(self.staged) <= self.refill_at) or \
+                (waits == "drain" and not self.slots and not self.staged):
+            self.producer_cv.notify()
+        return handed
 
     def annotate(self, slot):
         error = slot.error
@@ -279,6 +321,7 @@ class _Run:
                 done = self.backend.shutdown(deadline, wait_busy) and done
             with self.lock:
                 self.slots.clear()
+                self.staged.clear()
             # Until everything has ended, another stop() waits again.
             self.stopped = done
 
@@ -310,6 +353,9 @@ class _ThreadWorkers:
     def submit(self, slot):  # lock held
         self.tasks.append(slot)
         self.tasks_cv.notify()
+
+    def flush(self):
+        pass  # the threads took the task from submit()
 
     def wake_all(self):  # lock held
         self.tasks.clear()

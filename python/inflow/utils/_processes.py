@@ -1,22 +1,28 @@
 """Worker processes for the enqueuers (use_multiprocessing=True).
 
-The parent keeps one manager thread. Tasks go to each worker over its own
-pipe as small messages (task id, batch index, the name and size of a
-shared-memory block), up to max_queue_size / workers ahead (at least
-``_AHEAD``). get() reads the head batch's result from its worker's pipe
-itself (ProcessWorkers.pump: no thread between the worker and the
-consumer) and sends that worker its next task. The manager waits with one
-select.poll on the processes' sentinels and a wake-up pipe (new requests,
-stop): a worker that dies is seen at once, with the batches it was given.
-The two take turns under ``io_lock``.
+Tasks go to each worker over its own pipe as small messages (task id,
+batch index, the name and size of a shared-memory block), several in one
+message: a worker is sent tasks when it has at most half of its share of
+max_queue_size left, up to its share (at least ``_AHEAD``). The tasks are
+sent by the thread that has them, with no other thread between: the
+producer thread as it submits, get() as it takes a batch and hands the next
+staged one on (see _Run). get() reads the results from the workers' pipes
+itself (ProcessWorkers.pump), every worker's as they come, so that a worker
+ahead of the head batch's is given more work at once. One manager thread
+waits with one select.poll on the processes' sentinels and a wake-up pipe
+(stop, a new sequence after on_epoch_end): a worker that dies is seen at
+once, with the batches it was given. The threads take turns under
+``io_lock``.
 
 A worker writes the NumPy arrays of a batch into its block (a file in
 /dev/shm, grown when too small) and sends back only the batch's structure
 with offsets, dtypes and shapes (other leaves pickled in it). The parent's
 arrays are views of its own map of the block, all based on one uint8 array
 per batch; when the consumer has dropped them all a weak reference's
-callback gives the block back for reuse. The parent creates and removes
-every block: nothing is left in /dev/shm after stop().
+callback gives the block back for reuse (the most recently used first).
+The parent creates and removes every block: nothing is left in /dev/shm
+after stop(). A worker keeps the memory it frees for its next batch
+(KEEP_HEAP_MB).
 """
 
 import collections
@@ -218,6 +224,30 @@ def _write_batch(value, maps, name, known_size):
 
 # -- the worker process --------------------------------------------------------------
 
+# A worker's freed memory stays in its heap, up to this many MB (glibc's
+# M_TRIM_THRESHOLD; allocations under 32 MB come from the heap:
+# M_MMAP_THRESHOLD). By default glibc gives the memory of a batch's
+# temporaries back to the kernel when they are freed and takes fresh,
+# zeroed pages for the next batch's: half of the time of a NumPy
+# __getitem__ on 400 KB arrays went to those page faults. 0 keeps glibc's
+# defaults.
+KEEP_HEAP_MB = int(os.environ.get("INFLOW_WORKER_KEEP_HEAP_MB", "256"))
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
+
+
+def _keep_heap():
+    if KEEP_HEAP_MB <= 0:
+        return
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return  # not glibc
+    mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(_M_TRIM_THRESHOLD, KEEP_HEAP_MB << 20)
+
+
 def _exception_message(e):
     text = "".join(traceback.format_exception(e))
     try:
@@ -246,6 +276,7 @@ def _worker_main(conn, worker_id, kind, source, pickled, random_seed, forked):
     # Ctrl-C reaches every process of the terminal's foreground group: the
     # parent stops the workers.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _keep_heap()
     try:
         if pickled:
             source = pickle.loads(source)
@@ -262,13 +293,19 @@ def _worker_main(conn, worker_id, kind, source, pickled, random_seed, forked):
         conn.send(("init_error",) + _exception_message(e))
         return
     maps = _WorkerMaps()
+    tasks = collections.deque()
     while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return  # the parent is gone
+        if tasks:
+            message = ("task",) + tasks.popleft()
+        else:
+            try:
+                message = conn.recv()
+            except (EOFError, OSError):
+                return  # the parent is gone
         op = message[0]
-        if op == "task":
+        if op == "tasks":
+            tasks.extend(message[1])
+        elif op == "task":
             _, task, index, name, size = message
             try:
                 value = next(source) if kind == "generator" else source[index]
@@ -307,7 +344,7 @@ class _Block:
 
 
 class _Worker:
-    __slots__ = ("number", "process", "conn", "outstanding", "conn_open")
+    __slots__ = ("number", "process", "conn", "outstanding", "conn_open", "poller")
 
     def __init__(self, number, process, conn):
         self.number = number
@@ -315,6 +352,13 @@ class _Worker:
         self.conn = conn
         self.outstanding = collections.deque()  # (task id, slot, block)
         self.conn_open = True
+        # Connection.poll() builds a selector per call: ten times this.
+        self.poller = select.poll()
+        self.poller.register(conn.fileno(), select.POLLIN)
+
+    def readable(self):
+        """A message (or the end of the pipe) is waiting."""
+        return bool(self.poller.poll(0))
 
 
 _RESYNC = "resync"  # (_RESYNC, payload) in the queue: the sequence changed
@@ -380,7 +424,21 @@ class ProcessWorkers:
 
     def submit(self, slot):  # run.lock held
         self.pending.append(slot)
-        self._wake()
+
+    def flush(self):
+        """(run.lock not held) Sends the submitted tasks to the workers from
+        the calling thread (the producer's): no wake-up of the manager, no
+        hand-over of the GIL to it per batch."""
+        with self.io_lock:
+            with self.run.lock:
+                if not self.pending:
+                    return
+                self.queue.extend(self.pending)
+                self.pending.clear()
+            if self.released:
+                self._recycle()
+            if self.queue:
+                self._dispatch()
 
     def wake_all(self):  # run.lock held
         self._wake()
@@ -402,17 +460,22 @@ class ProcessWorkers:
 
     def pump(self, worker):
         """get()'s wait for the head batch, which ``worker`` computes
-        (run.lock not held): reads the worker's next message when it comes.
-        True when a message was read; False when get() should look again
-        after a short wait (the worker died: the manager thread reports
-        it)."""
+        (run.lock not held): reads the messages of every worker as they
+        come, so that a worker ahead of the head batch's is given its next
+        task at once. True when a message was read (or get() was poked);
+        False when get() should look again after a short wait (the head
+        batch's worker died: the manager thread reports it)."""
         with self.io_lock:
             if worker not in self.workers or not worker.conn_open or \
                     not worker.outstanding or self.poke_r is None:
                 return False
             fd = worker.conn.fileno()
             poller = select.poll()
-            poller.register(fd, select.POLLIN)
+            readers = {}
+            for w in self.workers:
+                if w.conn_open and w.outstanding:
+                    readers[w.conn.fileno()] = w
+                    poller.register(w.conn.fileno(), select.POLLIN)
             poller.register(worker.process.sentinel, select.POLLIN)
             poller.register(self.poke_r, select.POLLIN)
             self.pump_thread = threading.get_ident()
@@ -430,21 +493,26 @@ class ProcessWorkers:
                         os.read(self.poke_r, 4096)
                     except BlockingIOError:
                         pass
-            if fd not in ready:
-                return self.poke_r in ready
-            if worker not in self.workers or not worker.conn_open:
-                return False
-            try:
-                if not worker.conn.poll():
-                    return False
-            except (EOFError, OSError):
-                return False
-            self._receive(worker)
+            read = False
+            for f, w in readers.items():
+                if f in ready and self._receive_ready(w):
+                    read = True
             if self.released:
                 self._recycle()
             if self.queue:
                 self._dispatch()
-            return True
+            return read or self.poke_r in ready
+
+    def _receive_ready(self, worker):
+        """(io_lock held) Receives the messages ``worker`` has sent; True
+        when there was one."""
+        got = False
+        while worker in self.workers and worker.conn_open and worker.outstanding:
+            if got and not worker.readable():
+                break
+            self._receive(worker)
+            got = True
+        return got
 
     def epoch_changed(self):
         """After on_epoch_end (producer thread, every batch taken): the
@@ -585,28 +653,39 @@ class ProcessWorkers:
                             self._died(worker)
 
     def _dispatch(self):
-        while self.queue:
-            item = self.queue[0]
-            if isinstance(item, tuple) and item[0] == _RESYNC:
-                if any(w.outstanding for w in self.workers):
+        """Sends the queued tasks to the workers: to a worker with at most
+        half of its share left, as many as fill its share, in one message
+        (one write, and at most one wake-up of it, per several batches)."""
+        sends = {}
+        try:
+            while self.queue:
+                item = self.queue[0]
+                if isinstance(item, tuple) and item[0] == _RESYNC:
+                    if sends or any(w.outstanding for w in self.workers):
+                        return
+                    self.queue.popleft()
+                    self._resync(item[1])
+                    continue
+                live = [w for w in self.workers if w.conn_open]
+                if not live:
                     return
-                self.queue.popleft()
-                self._resync(item[1])
-                continue
-            live = [w for w in self.workers if w.conn_open]
-            if not live:
-                return
-            worker = min(live, key=lambda w: len(w.outstanding))
-            # Enough tasks that the workers go on while get() is not
-            # called (it reads the results).
-            if len(worker.outstanding) >= max(_AHEAD, -(-self.run.max_queue_size
-                                                        // len(live))):
-                return
-            slot = self.queue.popleft()
-            self._send_task(worker, slot)
+                worker = min(live, key=lambda w: len(w.outstanding))
+                # Enough tasks that the workers go on while get() is not
+                # called (it reads the results).
+                share = max(_AHEAD, -(-self.run.max_queue_size // len(live)))
+                n = len(worker.outstanding)
+                if n >= share or (n > share // 2 and worker not in sends):
+                    return
+                self._add_task(worker, self.queue.popleft(), sends)
+        finally:
+            for worker, tasks in sends.items():
+                try:
+                    worker.conn.send(("tasks", tasks))
+                except OSError:
+                    worker.conn_open = False  # it died: its sentinel says how
 
-    def _send_task(self, worker, slot):
-        block = self.free_blocks.popleft() if self.free_blocks else self._new_block()
+    def _add_task(self, worker, slot, sends):
+        block = self.free_blocks.pop() if self.free_blocks else self._new_block()
         self.task_count += 1
         task = self.task_count
         worker.outstanding.append((task, slot, block))
@@ -615,10 +694,7 @@ class ProcessWorkers:
         with run.lock:
             if run.slots and run.slots[0] is slot:
                 run.consumer_cv.notify_all()  # get() waits on its pipe now
-        try:
-            worker.conn.send(("task", task, slot.index, block.name, block.size))
-        except OSError:
-            worker.conn_open = False  # it died: its sentinel says how
+        sends.setdefault(worker, []).append((task, slot.index, block.name, block.size))
 
     def _new_block(self):
         self.block_count += 1
@@ -647,6 +723,8 @@ class ProcessWorkers:
     def _free(self, block):
         if block.name not in self.blocks:
             return
+        # Taken from the right (the block used last, still in the caches);
+        # the oldest retired from the left.
         self.free_blocks.append(block)
         while len(self.free_blocks) > self.max_free_blocks:
             self._retire(self.free_blocks.popleft())
