@@ -181,16 +181,19 @@ std::function<Status()> Setup(CLI::App& app) {
                "train (and test) on the shards present when some of a "
                "split's PREFIX-i-of-N shards are missing (a warning, not "
                "an error)");
-  app.add_option("--feed", *feed, "queue, sync or preloaded")
-      ->check(KindName(ParseFeedKind, "{queue,sync,preloaded}"))
+  app.add_option("--feed", *feed,
+                 "queue, sync, preloaded or sequence (batch i by record "
+                 "offsets through an OrderedEnqueuer)")
+      ->check(KindName(ParseFeedKind, "{queue,sync,preloaded,sequence}"))
       ->capture_default_str();
   // A flag the chosen feed would ignore is a usage error too.
   app.callback([o, feed, readers] {
-    if (readers->count() > 0 && *feed != "queue") {
+    if (readers->count() > 0 && *feed != "queue" && *feed != "sequence") {
       throw CLI::ValidationError("--reader-threads",
                                  std::to_string(o->reader_threads) +
-                                     " is for --feed queue; --feed " + *feed +
-                                     " reads in the training thread");
+                                     " is for --feed queue or sequence; "
+                                     "--feed " +
+                                     *feed + " reads in the training thread");
     }
   });
   return [=]() -> Status {

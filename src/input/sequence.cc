@@ -44,6 +44,12 @@ Status OrderedEnqueuer::Start(int workers, int64_t max_queue_size) {
       return InvalidArgumentError("OrderedEnqueuer: the Sequence is null");
     }
     INFLOW_ASSIGN_OR_RETURN(*first_size, ReadSize(1));
+    if (options_.first_index < 0 || options_.first_index >= *first_size) {
+      return InvalidArgumentError(
+          "OrderedEnqueuer: first_index " +
+          std::to_string(options_.first_index) + " is outside [0, " +
+          std::to_string(*first_size) + "), the first epoch's batches");
+    }
     return OkStatus();
   };
   return runner_->Start(
@@ -81,7 +87,9 @@ Result<int64_t> OrderedEnqueuer::ReadSize(int64_t epoch) {
 void OrderedEnqueuer::ProducerLoop(EnqueuerSlots* slots, int64_t first_size) {
   int64_t size = first_size;
   for (int64_t epoch = 1;; ++epoch) {
-    if (!SubmitEpoch(slots, size)) return;
+    if (!SubmitEpoch(slots, size, epoch == 1 ? options_.first_index : 0)) {
+      return;
+    }
     // Keras polls its queue every 0.1 s here; this waits on the consumer's
     // last Take of the epoch.
     if (!slots->WaitUntilAllTaken()) return;
@@ -103,15 +111,17 @@ void OrderedEnqueuer::ProducerLoop(EnqueuerSlots* slots, int64_t first_size) {
   }
 }
 
-bool OrderedEnqueuer::SubmitEpoch(EnqueuerSlots* slots, int64_t size) {
+bool OrderedEnqueuer::SubmitEpoch(EnqueuerSlots* slots, int64_t size,
+                                  int64_t from) {
   if (shuffle_ == nullptr) {
-    for (int64_t i = 0; i < size; ++i) {
+    for (int64_t i = from; i < size; ++i) {
       if (!slots->Submit(i)) return false;
     }
     return true;
   }
-  for (int64_t i : shuffle_->NextPermutation(size)) {
-    if (!slots->Submit(i)) return false;
+  const std::vector<int64_t> order = shuffle_->NextPermutation(size);
+  for (size_t k = static_cast<size_t>(from); k < order.size(); ++k) {
+    if (!slots->Submit(order[k])) return false;
   }
   return true;
 }

@@ -12,8 +12,11 @@
 #include <vector>
 
 #include "inflow/core/metrics.h"
+#include "inflow/example/decode_raw.h"
 #include "inflow/input/batch_source.h"
 #include "inflow/input/pipeline.h"
+#include "inflow/input/record_sequence.h"
+#include "inflow/input/sequence.h"
 
 namespace inflow::internal {
 namespace {
@@ -204,6 +207,81 @@ class SyncFeed : public TrainFeed {
   std::unique_ptr<ImageBatchReader> reader_;
 };
 
+// The images of a RecordSequence decoded: {float32 [m, 784] in [0, 1],
+// labels int64 [m]}.
+class ImageSequence final : public Sequence {
+ public:
+  explicit ImageSequence(std::unique_ptr<RecordSequence> records)
+      : records_(std::move(records)) {}
+
+  int64_t size() override { return records_->size(); }
+  Result<Tuple> Get(int64_t i, const CallOptions& options) override {
+    INFLOW_ASSIGN_OR_RETURN(Tuple parsed, records_->Get(i, options));
+    INFLOW_ASSIGN_OR_RETURN(Tensor images,
+                            DecodeRawToFloat(parsed[0], kPixelScale));
+    return Tuple{std::move(images), std::move(parsed[1])};
+  }
+  void OnEpochEnd() override { records_->OnEpochEnd(); }
+
+ private:
+  std::unique_ptr<RecordSequence> records_;
+};
+
+// Batch i of each epoch by record offsets, through an OrderedEnqueuer.
+class SequenceFeed : public TrainFeed {
+ public:
+  SequenceFeed(std::unique_ptr<OrderedEnqueuer> enqueuer, std::stop_token stop)
+      : enqueuer_(std::move(enqueuer)), stop_(std::move(stop)) {}
+  ~SequenceFeed() override { Close().IgnoreError(); }
+
+  Result<Tuple> Next() override {
+    for (;;) {
+      if (stop_.stop_requested()) return CancelledError("training stopped");
+      CallOptions call;
+      call.timeout = kStopPoll;
+      Result<Tuple> batch = enqueuer_->Get(call);
+      if (!IsDeadlineExceeded(batch.status())) return batch;
+    }
+  }
+  double QueueFill() const override { return 0; }
+  Status Close() override { return enqueuer_->Stop(); }
+
+ private:
+  std::unique_ptr<OrderedEnqueuer> enqueuer_;
+  std::stop_token stop_;
+};
+
+Result<std::unique_ptr<TrainFeed>> MakeSequenceFeed(Env& env,
+                                                    TrainFeedOptions& o) {
+  if (o.split.compression != CompressionType::kNone) {
+    return InvalidArgumentError(
+        "--feed sequence reads records by offset and needs uncompressed "
+        "shards; " +
+        o.split.pattern + " are " + o.split.compression_name +
+        "-compressed (use another feed, or convert without compression)");
+  }
+  RecordSequenceOptions r;
+  r.files = o.split.files;
+  r.batch_size = o.batch_size;
+  r.features = ImageFeatureSpecs();
+  r.shuffle = true;
+  r.seed = o.seed;
+  r.drop_remainder = true;  // whole batches, as the other feeds give
+  r.env = &env;
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<RecordSequence> records,
+                          RecordSequence::Create(std::move(r)));
+  // The order of epoch first_epoch: each OnEpochEnd draws the next.
+  for (int64_t e = 0; e < o.first_epoch; ++e) records->OnEpochEnd();
+  OrderedEnqueuerOptions q;
+  q.first_index = o.first_batch;
+  q.name = "input/sequence";
+  auto enqueuer = std::make_unique<OrderedEnqueuer>(
+      std::make_shared<ImageSequence>(std::move(records)), std::move(q));
+  INFLOW_RETURN_IF_ERROR(enqueuer->Start(o.reader_threads, kBufferedBatches));
+  return std::unique_ptr<TrainFeed>(
+      std::make_unique<SequenceFeed>(std::move(enqueuer), o.stop));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(Env& env,
@@ -216,6 +294,8 @@ Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(Env& env,
     case FeedKind::kSync:
       return std::unique_ptr<TrainFeed>(
           std::make_unique<SyncFeed>(env, std::move(options)));
+    case FeedKind::kSequence:
+      return MakeSequenceFeed(env, options);
   }
   return InvalidArgumentError("unknown FeedKind " +
                               std::to_string(static_cast<int>(options.feed)));

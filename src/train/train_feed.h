@@ -1,11 +1,13 @@
 // Copyright 2026 The inflow Authors.
 //
-// The three ways `inflow train` gets its batches (TrainOptions::feed):
+// The four ways `inflow train` gets its batches (TrainOptions::feed):
 // "queue" (the input component's Pipeline), "sync" (ImageBatchReader in
-// the training thread) and "preloaded" (the input component's Preloaded
-// over tensors decoded beforehand). Each hands out {images float32
-// [batch, 784], labels int64 [batch]} until num_epochs epochs are used,
-// then OUT_OF_RANGE; CANCELLED once `stop` is requested.
+// the training thread), "preloaded" (the input component's Preloaded
+// over tensors decoded beforehand) and "sequence" (an OrderedEnqueuer over
+// a RecordSequence of the shards, batch i of an epoch read by number).
+// Each hands out {images float32 [batch, 784], labels int64 [batch]} until
+// num_epochs epochs are used, then OUT_OF_RANGE (the sequence feed: without
+// end); CANCELLED once `stop` is requested.
 //
 // Not thread-safe: the training thread calls Next().
 
@@ -38,6 +40,10 @@ struct TrainFeedOptions {
   // "queue": every Next() waits for a full batching queue or the end of
   // input, so that one reader thread gives the same batches every run.
   bool deterministic = false;
+  // "sequence": the epoch (0-based; its order is the seed's permutation
+  // for that epoch) and the batch of it to start at.
+  int64_t first_epoch = 0;
+  int64_t first_batch = 0;
   std::stop_token stop;
 };
 

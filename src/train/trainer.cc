@@ -60,7 +60,7 @@ Status ValidateOptions(const TrainOptions& o) {
     return InvalidArgumentError("--resume needs --ckpt-dir");
   }
   if (o.feed != FeedKind::kQueue && o.feed != FeedKind::kSync &&
-      o.feed != FeedKind::kPreloaded) {
+      o.feed != FeedKind::kPreloaded && o.feed != FeedKind::kSequence) {
     return InvalidArgumentError("unknown FeedKind " +
                                 std::to_string(static_cast<int>(o.feed)));
   }
@@ -233,8 +233,33 @@ class TrainRun {
   // the same batches, and gives the same losses, as a run that was never
   // stopped. Otherwise the feed starts at the checkpoint's epoch with that
   // epoch's seed and skips the batches of the epoch already trained on.
+  // The sequence feed reads batch i of an epoch by number: it starts at
+  // the checkpoint's step, with nothing to skip, whatever reader_threads.
+  Status MakeSequenceFeed() {
+    internal::TrainFeedOptions f;
+    f.feed = o_.feed;
+    f.split = train_;
+    f.num_examples = num_train_;
+    f.batch_size = o_.batch_size;
+    f.reader_threads = o_.reader_threads;
+    f.seed = seed_;
+    f.first_epoch = start_step_ / steps_per_epoch_;
+    f.first_batch = start_step_ % steps_per_epoch_;
+    f.stop = o_.stop;
+    INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
+    if (start_step_ > 0) {
+      Message("the input starts at batch " +
+              std::to_string(start_step_ % steps_per_epoch_) + " of epoch " +
+              std::to_string(start_step_ / steps_per_epoch_) + " (step " +
+              std::to_string(start_step_) +
+              "), read by number: nothing skipped");
+    }
+    return OkStatus();
+  }
+
   Status MakeFeed() {
     if (final_step_ <= start_step_) return OkStatus();
+    if (o_.feed == FeedKind::kSequence) return MakeSequenceFeed();
     const bool deterministic =
         o_.reader_threads == 1 && (o_.seed.has_value() || latest_.has_value());
     const int64_t feed_epoch =
@@ -450,16 +475,19 @@ std::string_view FeedKindName(FeedKind kind) {
       return "sync";
     case FeedKind::kPreloaded:
       return "preloaded";
+    case FeedKind::kSequence:
+      return "sequence";
   }
   return "unknown";
 }
 
 Result<FeedKind> ParseFeedKind(std::string_view name) {
-  for (FeedKind k : {FeedKind::kQueue, FeedKind::kSync, FeedKind::kPreloaded}) {
+  for (FeedKind k : {FeedKind::kQueue, FeedKind::kSync, FeedKind::kPreloaded,
+                     FeedKind::kSequence}) {
     if (name == FeedKindName(k)) return k;
   }
   return InvalidArgumentError("unknown feed \"" + std::string(name) +
-                              "\" (want queue, sync or preloaded)");
+                              "\" (want queue, sync, preloaded or sequence)");
 }
 
 Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {

@@ -256,6 +256,56 @@ TEST(OrderedEnqueuerTest, SizeIsReadAgainEachEpoch) {
   }
 }
 
+TEST(OrderedEnqueuerTest, FirstIndexStartsTheFirstEpochThereAndOnlyIt) {
+  constexpr int64_t kSize = 9;
+  for (int workers : {1, 4}) {
+    SCOPED_TRACE(::testing::Message() << workers << " workers");
+    auto sequence = std::make_shared<RecordingSequence>(
+        std::vector<int64_t>{kSize}, 21 + workers, 100);
+    OrderedEnqueuer enqueuer(sequence, {.first_index = 6});
+    ASSERT_TRUE(enqueuer.Start(workers, 3).ok());
+    // Batches 6-8 of the first epoch, then two whole epochs.
+    const std::vector<Taken> taken =
+        TakeBatches(enqueuer, *sequence, 3 + 2 * kSize, 3);
+    ASSERT_TRUE(enqueuer.Stop(kBound).ok());
+    ASSERT_EQ(taken.size(), size_t{3 + 2 * kSize});
+    for (size_t k = 0; k < taken.size(); ++k) {
+      const int64_t position = 6 + static_cast<int64_t>(k);
+      EXPECT_EQ(taken[k].index, position % kSize) << "batch " << k;
+      EXPECT_EQ(taken[k].ends_at_request, position / kSize) << "batch " << k;
+    }
+    // Nothing before index 6 was computed for the first epoch.
+    EXPECT_EQ(sequence->gets_at_end()[0], 3);
+  }
+  // The same positions in a shuffled first epoch: its permutation's tail.
+  const std::vector<int64_t> whole = ShuffledIndices(1, 7, 12, 1);
+  auto sequence =
+      std::make_shared<RecordingSequence>(std::vector<int64_t>{12}, 5, 10);
+  OrderedEnqueuer shuffled(sequence,
+                           {.shuffle = true, .seed = 7, .first_index = 8});
+  ASSERT_TRUE(shuffled.Start(2, 4).ok());
+  const std::vector<Taken> tail = TakeBatches(shuffled, *sequence, 4, 5);
+  ASSERT_TRUE(shuffled.Stop(kBound).ok());
+  ASSERT_EQ(tail.size(), 4u);
+  for (size_t k = 0; k < tail.size(); ++k)
+    EXPECT_EQ(tail[k].index, whole[8 + k]);
+}
+
+TEST(OrderedEnqueuerTest, FirstIndexOutsideTheFirstEpochFailsStart) {
+  for (int64_t first : {int64_t{-1}, int64_t{5}, int64_t{9}}) {
+    OrderedEnqueuer enqueuer(
+        std::make_shared<RecordingSequence>(std::vector<int64_t>{5}, 1, 1),
+        {.first_index = first});
+    Status s = enqueuer.Start(2, 4);
+    EXPECT_TRUE(IsInvalidArgument(s)) << s;
+    EXPECT_NE(s.message().find("first_index " + std::to_string(first) +
+                               " is outside [0, 5)"),
+              std::string::npos)
+        << s;
+    EXPECT_FALSE(enqueuer.IsRunning());
+  }
+}
+
 // Fails Get(fail_at) with DATA_LOSS (or throws), quickly, while the
 // batches before it take longer.
 class FailingSequence : public Sequence {

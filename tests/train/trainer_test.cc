@@ -248,8 +248,8 @@ TEST_F(TrainerTest, ResumeAtTheFinalStepTrainsNothingAndReportsAccuracy) {
   EXPECT_DOUBLE_EQ(b->test_accuracy, a->test_accuracy);
 }
 
-TEST_F(TrainerTest, SyncAndPreloadedFeedsTrainToTheFinalStep) {
-  for (const char* feed : {"sync", "preloaded"}) {
+TEST_F(TrainerTest, SyncPreloadedAndSequenceFeedsTrainToTheFinalStep) {
+  for (const char* feed : {"sync", "preloaded", "sequence"}) {
     TrainOptions o = Options();
     o.feed = ParseFeedKind(feed).value();
     o.epochs = 3;
@@ -260,6 +260,82 @@ TEST_F(TrainerTest, SyncAndPreloadedFeedsTrainToTheFinalStep) {
     EXPECT_EQ(FeedKindName(s->feed), feed);
     EXPECT_GT(s->test_accuracy, 0.9) << feed;
   }
+}
+
+// The sequence feed reads batch i of an epoch by number: a run stopped at
+// step 15 (mid-epoch) and resumed, with any number of reader threads,
+// starts at the checkpoint's next batch without reading the ones before,
+// and gives the losses of an uninterrupted run with one reader.
+TEST_F(TrainerTest, TheSequenceFeedResumesAtTheExactNextBatchWithAnyReaders) {
+  TrainOptions whole = Options();
+  whole.feed = FeedKind::kSequence;
+  whole.steps = 30;
+  whole.ckpt_dir = root_ + "/whole";
+  Result<TrainSummary> a = Train(whole);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_EQ(a->losses.size(), 30u);
+
+  for (int readers : {1, 3}) {
+    SCOPED_TRACE(::testing::Message() << readers << " reader threads");
+    std::stop_source stop;
+    TrainOptions first = Options();
+    first.feed = FeedKind::kSequence;
+    first.reader_threads = readers;
+    first.steps = 30;
+    first.ckpt_dir = root_ + "/ckpt-" + std::to_string(readers);
+    first.stop = stop.get_token();
+    TrainCallbacks stop_at_15;
+    stop_at_15.on_step = [&](const StepInfo& info) {
+      if (info.step == 15) stop.request_stop();
+    };
+    Result<TrainSummary> b = Train(first, stop_at_15);
+    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_TRUE(b->interrupted);
+    ASSERT_EQ(b->steps, 15);
+    EXPECT_EQ(b->losses,
+              std::vector<float>(a->losses.begin(), a->losses.begin() + 15));
+
+    TrainOptions second = first;
+    second.stop = {};
+    second.resume = true;
+    second.seed.reset();  // the checkpoint's seed
+    std::vector<std::string> messages;
+    TrainCallbacks callbacks;
+    callbacks.on_message = [&](const std::string& m) { messages.push_back(m); };
+    Result<TrainSummary> c = Train(second, callbacks);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->start_step, 15);
+    EXPECT_EQ(c->losses,
+              std::vector<float>(a->losses.begin() + 15, a->losses.end()));
+    EXPECT_DOUBLE_EQ(c->test_accuracy, a->test_accuracy);
+    // 10 steps per epoch: step 15 is batch 5 of epoch 1.
+    EXPECT_NE(std::find_if(messages.begin(), messages.end(),
+                           [](const std::string& m) {
+                             return m.find(
+                                        "the input starts at batch 5 of "
+                                        "epoch 1 (step 15)") !=
+                                    std::string::npos;
+                           }),
+              messages.end())
+        << ::testing::PrintToString(messages);
+  }
+}
+
+TEST_F(TrainerTest, TheSequenceFeedRefusesCompressedShards) {
+  fs::create_directories(root_ + "/gz");
+  WriteSplit(Env::Default(), root_ + "/gz", "train", 640, 1,
+             CompressionType::kGzip);
+  WriteSplit(Env::Default(), root_ + "/gz", "test", 200, 1,
+             CompressionType::kGzip);
+  TrainOptions o = Options();
+  o.data_dir = root_ + "/gz";
+  o.feed = FeedKind::kSequence;
+  o.steps = 2;
+  Result<TrainSummary> s = Train(o);
+  EXPECT_TRUE(IsInvalidArgument(s.status())) << s.status();
+  EXPECT_NE(s.status().message().find("needs uncompressed shards"),
+            std::string::npos)
+      << s.status();
 }
 
 TEST_F(TrainerTest, AStopRequestEndsTheRunWithAFinalCheckpoint) {

@@ -41,12 +41,14 @@ inline Tensor SeparableImages(int64_t n, const std::vector<int64_t>& labels,
 
 // dir/NAME-0000i-of-00002.tfrecord: n examples, label (i * 7 + seed) % 10.
 inline void WriteSplit(Env& env, const std::string& dir,
-                       const std::string& name, int64_t n, uint32_t seed) {
+                       const std::string& name, int64_t n, uint32_t seed,
+                       CompressionType compression = CompressionType::kNone) {
   std::vector<int64_t> labels(n);
   for (int64_t i = 0; i < n; ++i) labels[i] = (i * 7 + seed) % 10;
   PendingFiles pending(env);
   ImageShardOptions options;
   options.num_shards = 2;
+  options.writer.compression = compression;
   auto paths = WriteImageShards(env, SeparableImages(n, labels, seed),
                                 Tensor::FromVector(labels), dir + "/" + name,
                                 options, pending);

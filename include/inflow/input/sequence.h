@@ -78,6 +78,14 @@ struct OrderedEnqueuerOptions {
   // permutations are the input producers' (TF's RandomShuffle with the op
   // seed `seed`), not NumPy's: Keras's orders are not reproduced.
   std::optional<int64_t> seed = std::nullopt;
+  // The first epoch starts at this position of its order (index order, or
+  // the epoch's permutation): the batches before it are neither computed
+  // nor handed out, and the epoch ends (OnEpochEnd) after its last batch as
+  // usual. For resuming in the middle of an epoch, with a Sequence whose
+  // epochs were advanced (OnEpochEnd) to the epoch to resume (with
+  // `shuffle`, the first epoch's permutation is still the seed's first).
+  // Start() fails with INVALID_ARGUMENT when it is outside [0, size()).
+  int64_t first_index = 0;
   // Prefix of the threads' names ("<name>/worker:<k>", "<name>/producer").
   std::string name = "ordered_enqueuer";
 };
@@ -140,7 +148,7 @@ class OrderedEnqueuer {
 
  private:
   void ProducerLoop(internal::EnqueuerSlots* slots, int64_t first_size);
-  bool SubmitEpoch(internal::EnqueuerSlots* slots, int64_t size);
+  bool SubmitEpoch(internal::EnqueuerSlots* slots, int64_t size, int64_t from);
   Result<int64_t> ReadSize(int64_t epoch);
   void WorkerLoop(internal::EnqueuerSlots* slots, const CallOptions& options);
 

@@ -10,6 +10,10 @@
 //                          -> float32 [0, 1] -> shuffle_batch  (Pipeline)
 //     --feed sync:      each batch read and parsed in the training thread
 //     --feed preloaded: every example decoded into memory first (Preloaded)
+//     --feed sequence:  batch i of the epoch by record offsets (a
+//                       RecordSequence over the shards, shuffled per
+//                       epoch from the seed, images decoded) through an
+//                       OrderedEnqueuer with reader_threads workers
 //   -> Mlp (784-625-625-10) step -> Optimizer (rmsprop, adam, sgd)
 //   -> Saver checkpoints (every save_every steps and at the end; weights,
 //      slots, global_step, "input/epoch", "input/seed") with a .meta beside
@@ -31,7 +35,11 @@
 // same batches and prints the same losses as a run that was never
 // stopped. With more reader threads (whose interleaving no run repeats)
 // it starts the input at the checkpoint's epoch with that epoch's seed and
-// skips the batches of the epoch already trained on.
+// skips the batches of the epoch already trained on. The sequence feed
+// reads batch i of an epoch by number, whatever the workers: a resumed run
+// starts at the checkpoint's next batch without reading the ones before,
+// with any reader_threads, and trains on the same batches (and gives the
+// same losses) as an uninterrupted run.
 //
 // Errors (each naming the file or tensor): NOT_FOUND for a data folder
 // without shards, or for missing shards of a split (PREFIX-i-of-N names
@@ -65,9 +73,9 @@
 namespace inflow {
 
 // The feed (--feed), as the comment above describes them.
-enum class FeedKind { kQueue, kSync, kPreloaded };
+enum class FeedKind { kQueue, kSync, kPreloaded, kSequence };
 
-// "queue", "sync", "preloaded".
+// "queue", "sync", "preloaded", "sequence".
 std::string_view FeedKindName(FeedKind kind);
 // The kind of one of those names; INVALID_ARGUMENT naming the choices for
 // any other.
