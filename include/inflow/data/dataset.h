@@ -1,0 +1,183 @@
+// Copyright 2026 The inflow Authors.
+//
+// Dataset: tf.data's model (docs/ARCHITECTURE.md, "data"): an immutable
+// description of an input pipeline, a source followed by transformations,
+// and Iterators that run it. Elements are Tuples (one tensor per
+// component).
+//
+//   Dataset ds = Dataset::TFRecord({"train-0.tfrecord", "train-1.tfrecord"})
+//                    .Map(parse, {.num_parallel_calls = 4})
+//                    .Shuffle(10000, /*seed=*/7)
+//                    .Batch(128)
+//                    .Prefetch(2);
+//   Result<Iterator> it = ds.MakeIterator();
+//   for (;;) {
+//     Result<Tuple> batch = it->Next();
+//     if (IsOutOfRange(batch.status())) break;  // the end
+//     ...
+//   }
+//   Result<std::string> position = it->Save();  // a few dozen bytes
+//
+// Order. Every transformation is deterministic by default: the elements
+// and their order do not depend on num_parallel_calls or on the threads'
+// timing. MapOptions::deterministic = false lets a finished element pass
+// one still being computed.
+//
+// Checkpoints. Iterator::Save() returns the iterator's position as bytes,
+// and Restore() puts an iterator of the same pipeline there: the elements
+// after it are those an uninterrupted iterator gives, whatever the
+// parallelism. The state holds positions, counters and seeds, never
+// elements: a shuffle buffer is refilled on restore by reading its input
+// again from the start of its pass (the input must give the same elements
+// again: files unchanged, functions deterministic), and an element being
+// computed by a parallel map or held by a prefetch buffer is computed again.
+//
+// Errors name the stage and the element: "map #2 (element 17): <the
+// function's error>", a damaged record its file and offset. A bad argument
+// (Batch(0), Shard(2, 5), ...) makes a dataset whose status() is
+// INVALID_ARGUMENT naming the stage; MakeIterator() returns it.
+//
+// Thread safety: a Dataset may be shared and used from any thread. An
+// Iterator is used by one thread at a time; destroying it stops its
+// threads (a running map function is waited for).
+
+#ifndef INFLOW_DATA_DATASET_H_
+#define INFLOW_DATA_DATASET_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inflow/core/call_options.h"
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+#include "inflow/io/env.h"
+#include "inflow/io/record_reader.h"
+
+namespace inflow::data {
+
+// Cardinality() of an endless dataset, and of one whose count is not known
+// without running it (after Filter, say).
+inline constexpr int64_t kInfinite = -1;
+inline constexpr int64_t kUnknown = -2;
+// num_parallel_calls: as many as the machine has hardware threads.
+inline constexpr int kAutotune = -1;
+
+namespace internal {
+class DatasetBase;
+class IteratorBase;
+}  // namespace internal
+
+using MapFn = std::function<Result<Tuple>(Tuple)>;
+using PredicateFn = std::function<Result<bool>(const Tuple&)>;
+
+struct MapOptions {
+  // Elements computed at once, each on a thread of the map's own; 0 or 1:
+  // in the caller's thread, one at a time. kAutotune: the hardware
+  // threads.
+  int num_parallel_calls = 0;
+  // false: an element finished early is handed out before one started
+  // earlier (the order then depends on timing).
+  bool deterministic = true;
+};
+
+struct TFRecordOptions {
+  CompressionType compression = CompressionType::kNone;
+  size_t buffer_size = 256 << 10;
+  Env* env = nullptr;  // nullptr: Env::Default()
+};
+
+class Iterator;
+
+// Copies are cheap and share the pipeline.
+class Dataset {
+ public:
+  // The integers start, start + step, ... before stop (step != 0).
+  static Dataset Range(int64_t start, int64_t stop, int64_t step = 1);
+  static Dataset Range(int64_t stop) { return Range(0, stop); }
+  // Element i: row i of each component (all of the same first dimension).
+  static Dataset FromTensorSlices(Tuple components);
+  // The records of `files`, in order: elements {string scalar}.
+  static Dataset TFRecord(std::vector<std::string> files,
+                          TFRecordOptions options = {});
+  // Element i of each, as one Tuple (their components in order); as many
+  // elements as the shortest has.
+  static Dataset Zip(std::vector<Dataset> datasets);
+
+  // fn(element). num_parallel_calls > 1 runs it on that many threads.
+  Dataset Map(MapFn fn, MapOptions options = {}) const;
+  // The elements for which fn is true.
+  Dataset Filter(PredicateFn fn) const;
+  // Each component of batch_size consecutive elements stacked on a new
+  // first dimension; the last batch short unless drop_remainder.
+  Dataset Batch(int64_t batch_size, bool drop_remainder = false) const;
+  // A buffer of buffer_size elements, each output drawn from it at random
+  // and replaced by the next input. reshuffle_each_iteration: each pass
+  // (each Repeat epoch) in a new order; seed nullopt: a random seed, drawn
+  // once for this Dataset.
+  Dataset Shuffle(int64_t buffer_size, std::optional<int64_t> seed = {},
+                  bool reshuffle_each_iteration = true) const;
+  // The input count times (kInfinite: without end).
+  Dataset Repeat(int64_t count = kInfinite) const;
+  Dataset Take(int64_t count) const;  // count < 0: all
+  Dataset Skip(int64_t count) const;  // count < 0: all
+  // Elements index, index + num_shards, ...
+  Dataset Shard(int64_t num_shards, int64_t index) const;
+  // {int64 scalar position (from start), the element's components...}.
+  Dataset Enumerate(int64_t start = 0) const;
+  // This dataset's elements, then other's (of the same structure).
+  Dataset Concatenate(const Dataset& other) const;
+  // A thread that computes up to buffer_size elements ahead (kAutotune:
+  // 2).
+  Dataset Prefetch(int64_t buffer_size) const;
+
+  // Elements in the dataset, kInfinite or kUnknown.
+  int64_t Cardinality() const;
+  // OK, or the error of a bad argument of some stage.
+  Status status() const;
+  // The stages from the source to this one, e.g. "tfrecord -> map ->
+  // batch".
+  std::string DebugString() const;
+
+  // A new iterator at the first element; the status() of a bad dataset.
+  [[nodiscard]] Result<Iterator> MakeIterator() const;
+
+ private:
+  explicit Dataset(std::shared_ptr<const internal::DatasetBase> base)
+      : base_(std::move(base)) {}
+  std::shared_ptr<const internal::DatasetBase> base_;
+};
+
+class Iterator {
+ public:
+  Iterator(Iterator&&) noexcept;
+  Iterator& operator=(Iterator&&) noexcept;
+  ~Iterator();
+
+  // The next element; OUT_OF_RANGE at the end, and on every call after it.
+  // An error of a stage is returned once, and the iterator goes on after
+  // the element that failed. options.stop cancels a wait (CANCELLED).
+  [[nodiscard]] Result<Tuple> Next(const CallOptions& options = {});
+  // The position: bytes for Restore().
+  [[nodiscard]] Result<std::string> Save();
+  // Moves to a position Save() gave on an iterator of the same pipeline:
+  // INVALID_ARGUMENT (nothing changed... the iterator is then at its
+  // start) for bytes of another pipeline or damaged bytes.
+  [[nodiscard]] Status Restore(std::string_view state);
+
+ private:
+  friend class Dataset;
+  Iterator(std::shared_ptr<const internal::DatasetBase> dataset,
+           std::unique_ptr<internal::IteratorBase> impl);
+  std::shared_ptr<const internal::DatasetBase> dataset_;
+  std::unique_ptr<internal::IteratorBase> impl_;
+};
+
+}  // namespace inflow::data
+
+#endif  // INFLOW_DATA_DATASET_H_

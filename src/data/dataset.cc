@@ -1,0 +1,145 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/data/dataset.h"
+
+#include <algorithm>
+#include <thread>
+#include <utility>
+
+#include "data/dataset_base.h"
+
+namespace inflow::data {
+namespace {
+
+using internal::DatasetPtr;
+
+int HardwareThreads() {
+  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+}
+
+// The state's first field: the format's name and version.
+constexpr std::string_view kStateTag = "inflow.data.Iterator/1";
+
+}  // namespace
+
+Dataset Dataset::Range(int64_t start, int64_t stop, int64_t step) {
+  return Dataset(internal::MakeRange(start, stop, step));
+}
+Dataset Dataset::FromTensorSlices(Tuple components) {
+  return Dataset(internal::MakeTensorSlices(std::move(components)));
+}
+Dataset Dataset::TFRecord(std::vector<std::string> files,
+                          TFRecordOptions options) {
+  return Dataset(internal::MakeTFRecord(std::move(files), options));
+}
+Dataset Dataset::Zip(std::vector<Dataset> datasets) {
+  std::vector<DatasetPtr> inputs;
+  for (Dataset& d : datasets) inputs.push_back(std::move(d.base_));
+  return Dataset(internal::MakeZip(std::move(inputs)));
+}
+
+Dataset Dataset::Map(MapFn fn, MapOptions options) const {
+  int threads = options.num_parallel_calls;
+  if (threads == kAutotune) threads = HardwareThreads();
+  if (threads == 0 || threads == 1) {
+    return Dataset(internal::MakeMap(base_, std::move(fn)));
+  }
+  return Dataset(internal::MakeParallel(base_, std::move(fn), "map", threads,
+                                        2 * static_cast<int64_t>(threads),
+                                        options.deterministic));
+}
+Dataset Dataset::Filter(PredicateFn fn) const {
+  return Dataset(internal::MakeFilter(base_, std::move(fn)));
+}
+Dataset Dataset::Batch(int64_t batch_size, bool drop_remainder) const {
+  return Dataset(internal::MakeBatch(base_, batch_size, drop_remainder));
+}
+Dataset Dataset::Shuffle(int64_t buffer_size, std::optional<int64_t> seed,
+                         bool reshuffle_each_iteration) const {
+  return Dataset(internal::MakeShuffle(base_, buffer_size, seed,
+                                       reshuffle_each_iteration));
+}
+Dataset Dataset::Repeat(int64_t count) const {
+  return Dataset(internal::MakeRepeat(base_, count));
+}
+Dataset Dataset::Take(int64_t count) const {
+  return Dataset(internal::MakeTake(base_, count));
+}
+Dataset Dataset::Skip(int64_t count) const {
+  return Dataset(internal::MakeSkip(base_, count));
+}
+Dataset Dataset::Shard(int64_t num_shards, int64_t index) const {
+  return Dataset(internal::MakeShard(base_, num_shards, index));
+}
+Dataset Dataset::Enumerate(int64_t start) const {
+  return Dataset(internal::MakeEnumerate(base_, start));
+}
+Dataset Dataset::Concatenate(const Dataset& other) const {
+  return Dataset(internal::MakeConcatenate(base_, other.base_));
+}
+Dataset Dataset::Prefetch(int64_t buffer_size) const {
+  if (buffer_size == kAutotune) buffer_size = 2;
+  return Dataset(
+      internal::MakeParallel(base_, nullptr, "prefetch", 1, buffer_size, true));
+}
+
+int64_t Dataset::Cardinality() const {
+  return base_->status().ok() ? base_->Cardinality() : kUnknown;
+}
+Status Dataset::status() const { return base_->status(); }
+
+std::string Dataset::DebugString() const {
+  std::string out;
+  for (const internal::DatasetBase* d = base_.get(); d != nullptr;
+       d = d->inputs().empty() ? nullptr : d->inputs()[0].get()) {
+    out = out.empty() ? d->kind() : d->kind() + " -> " + out;
+  }
+  return out;
+}
+
+Result<Iterator> Dataset::MakeIterator() const {
+  INFLOW_RETURN_IF_ERROR(base_->status());
+  INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<internal::IteratorBase> impl,
+                          base_->MakeIterator({}));
+  return Iterator(base_, std::move(impl));
+}
+
+Iterator::Iterator(std::shared_ptr<const internal::DatasetBase> dataset,
+                   std::unique_ptr<internal::IteratorBase> impl)
+    : dataset_(std::move(dataset)), impl_(std::move(impl)) {}
+Iterator::Iterator(Iterator&&) noexcept = default;
+Iterator& Iterator::operator=(Iterator&&) noexcept = default;
+Iterator::~Iterator() = default;
+
+Result<Tuple> Iterator::Next(const CallOptions& options) {
+  INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, impl_->Next(options));
+  if (!e) return OutOfRangeError("end of the dataset");
+  return std::move(*e);
+}
+
+Result<std::string> Iterator::Save() {
+  internal::StateWriter w;
+  w.Tag(kStateTag);
+  INFLOW_RETURN_IF_ERROR(impl_->Save(w));
+  return w.Take();
+}
+
+Status Iterator::Restore(std::string_view state) {
+  internal::StateReader r(state);
+  Status s = r.Tag(kStateTag);
+  if (s.ok()) s = impl_->Restore(r);
+  if (s.ok() && !r.done()) {
+    s = InvalidArgumentError(
+        "dataset iterator state: " +
+        std::to_string(state.size() - r.position()) +
+        " bytes left over (the state of another pipeline)");
+  }
+  if (s.ok()) return s;
+  // Back at the start, so that the iterator is never half restored.
+  Result<std::unique_ptr<internal::IteratorBase>> fresh =
+      dataset_->MakeIterator({});
+  if (fresh.ok()) impl_ = std::move(fresh).value();
+  return s;
+}
+
+}  // namespace inflow::data

@@ -1,0 +1,141 @@
+// Copyright 2026 The inflow Authors.
+//
+// The internals of data/dataset.h: every stage is a DatasetBase (immutable,
+// shared by the Datasets built on it) that makes IteratorBases. An
+// iterator's state is written with StateWriter as a stream of tagged
+// fields: each stage writes its tag, its counters and then its input's
+// state, so that Restore finds a stage of another kind at once (the bytes
+// of another pipeline) and a damaged stream is INVALID_ARGUMENT, never a
+// crash. The format is docs/formats.md's "Dataset iterator state".
+
+#ifndef INFLOW_SRC_DATA_DATASET_BASE_H_
+#define INFLOW_SRC_DATA_DATASET_BASE_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inflow/core/call_options.h"
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+#include "inflow/data/dataset.h"
+
+namespace inflow::data::internal {
+
+class StateWriter {
+ public:
+  // The start of a stage's fields.
+  void Tag(std::string_view stage);
+  void Int(int64_t value);  // zigzag varint
+  void Bytes(std::string_view bytes);
+  const std::string& bytes() const { return out_; }
+  std::string Take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class StateReader {
+ public:
+  explicit StateReader(std::string_view in) : in_(in) {}
+  // INVALID_ARGUMENT unless the next field is the tag of `stage`.
+  [[nodiscard]] Status Tag(std::string_view stage);
+  [[nodiscard]] Result<int64_t> Int();
+  // A view into the reader's input.
+  [[nodiscard]] Result<std::string_view> Bytes();
+  // An Int in [lo, hi], or INVALID_ARGUMENT naming `what`.
+  [[nodiscard]] Result<int64_t> IntIn(std::string_view what, int64_t lo,
+                                      int64_t hi);
+  bool done() const { return pos_ == in_.size(); }
+  size_t position() const { return pos_; }
+
+ private:
+  Status Damaged(std::string_view what) const;
+  std::string_view in_;
+  size_t pos_ = 0;
+};
+
+struct IteratorContext {
+  // The pass over this stage's input (Repeat's epoch), for Shuffle's
+  // reshuffle_each_iteration.
+  int64_t iteration = 0;
+};
+
+class IteratorBase {
+ public:
+  virtual ~IteratorBase() = default;
+  // The next element; nullopt at the end.
+  [[nodiscard]] virtual Result<std::optional<Tuple>> Next(
+      const CallOptions& options) = 0;
+  [[nodiscard]] virtual Status Save(StateWriter& w) = 0;
+  // On an iterator made by the same DatasetBase with the same context.
+  [[nodiscard]] virtual Status Restore(StateReader& r) = 0;
+};
+
+class DatasetBase {
+ public:
+  // `kind`: "map", "batch", ...; `inputs`: the stages it reads.
+  DatasetBase(std::string kind,
+              std::vector<std::shared_ptr<const DatasetBase>> inputs,
+              Status status = OkStatus());
+  virtual ~DatasetBase() = default;
+  DatasetBase(const DatasetBase&) = delete;
+  DatasetBase& operator=(const DatasetBase&) = delete;
+
+  const std::string& kind() const { return kind_; }
+  // "map (stage 3)": the stage's kind and its place from the source (0).
+  const std::string& label() const { return label_; }
+  // This stage's bad argument, else its inputs'.
+  const Status& status() const { return status_; }
+  const std::vector<std::shared_ptr<const DatasetBase>>& inputs() const {
+    return inputs_;
+  }
+  virtual int64_t Cardinality() const = 0;
+  [[nodiscard]] virtual Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext& context) const = 0;
+
+ protected:
+  // Input 0 (most stages have one).
+  const DatasetBase& input() const { return *inputs_[0]; }
+
+ private:
+  const std::string kind_;
+  const std::vector<std::shared_ptr<const DatasetBase>> inputs_;
+  int depth_ = 0;  // 0 for a source, else 1 + the deepest input's
+  std::string label_;
+  Status status_;
+};
+
+using DatasetPtr = std::shared_ptr<const DatasetBase>;
+
+// The stages (sources.cc, transforms.cc, shuffle.cc, parallel.cc).
+DatasetPtr MakeRange(int64_t start, int64_t stop, int64_t step);
+DatasetPtr MakeTensorSlices(Tuple components);
+DatasetPtr MakeTFRecord(std::vector<std::string> files,
+                        TFRecordOptions options);
+DatasetPtr MakeZip(std::vector<DatasetPtr> inputs);
+DatasetPtr MakeMap(DatasetPtr input, MapFn fn);
+DatasetPtr MakeFilter(DatasetPtr input, PredicateFn fn);
+DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size, bool drop_remainder);
+DatasetPtr MakeShuffle(DatasetPtr input, int64_t buffer_size,
+                       std::optional<int64_t> seed, bool reshuffle);
+DatasetPtr MakeRepeat(DatasetPtr input, int64_t count);
+DatasetPtr MakeTake(DatasetPtr input, int64_t count);
+DatasetPtr MakeSkip(DatasetPtr input, int64_t count);
+DatasetPtr MakeShard(DatasetPtr input, int64_t num_shards, int64_t index);
+DatasetPtr MakeEnumerate(DatasetPtr input, int64_t start);
+DatasetPtr MakeConcatenate(DatasetPtr first, DatasetPtr second);
+// fn null: a prefetch (the work is pulling the input).
+DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
+                        int threads, int64_t buffer_size, bool deterministic);
+
+// "stage: element k: " context for an error of a stage's k-th element.
+Status ElementError(const Status& s, const DatasetBase& stage, int64_t k);
+
+}  // namespace inflow::data::internal
+
+#endif  // INFLOW_SRC_DATA_DATASET_BASE_H_

@@ -1,0 +1,165 @@
+// Copyright 2026 The inflow Authors.
+//
+// Shuffle: tf.data's buffer algorithm (fill buffer_size elements; each
+// output is drawn uniformly from the buffer and its place taken by the next
+// input). The state is one number, the outputs handed out in this pass:
+// the draws come from a generator seeded by (seed, pass), so Restore makes
+// the input again from its start and replays that many outputs, reading
+// the input again instead of storing the buffer.
+
+#include <cstdint>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "data/dataset_base.h"
+
+namespace inflow::data::internal {
+namespace {
+
+uint64_t SplitMix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+class ShuffleDataset final : public DatasetBase {
+ public:
+  ShuffleDataset(DatasetPtr input, int64_t buffer_size, int64_t seed,
+                 bool reshuffle)
+      : DatasetBase("shuffle", {std::move(input)},
+                    buffer_size >= 1
+                        ? OkStatus()
+                        : InvalidArgumentError("buffer_size " +
+                                               std::to_string(buffer_size) +
+                                               " is not >= 1")),
+        buffer_size_(buffer_size),
+        seed_(seed),
+        reshuffle_(reshuffle) {}
+
+  int64_t Cardinality() const override { return input().Cardinality(); }
+  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext& c) const override {
+    return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this, c));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const ShuffleDataset& d, IteratorContext c) : d_(d), context_(c) {}
+
+    Result<std::optional<Tuple>> Next(const CallOptions& o) override {
+      if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
+      INFLOW_RETURN_IF_ERROR(Fill(o));
+      if (buffer_.empty()) return std::optional<Tuple>();
+      const size_t j = Draw();
+      Tuple out = std::move(buffer_[j]);
+      ++consumed_;
+      if (!input_end_) {
+        Result<std::optional<Tuple>> next = in_->Next(o);
+        if (next.ok() && next->has_value()) {
+          buffer_[j] = std::move(**next);
+          return std::optional<Tuple>(std::move(out));
+        }
+        if (next.ok()) input_end_ = true;
+        // An error: the place is given up (the element is lost), the
+        // output still goes out; the error comes with the next Fill.
+        if (!next.ok()) pending_error_ = next.status();
+      }
+      buffer_[j] = std::move(buffer_.back());
+      buffer_.pop_back();
+      return std::optional<Tuple>(std::move(out));
+    }
+
+    Status Save(StateWriter& w) override {
+      w.Tag("shuffle");
+      w.Int(consumed_);
+      return OkStatus();
+    }
+
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("shuffle"));
+      INFLOW_ASSIGN_OR_RETURN(int64_t consumed,
+                              r.IntIn("outputs", 0, INT64_MAX / 4));
+      INFLOW_RETURN_IF_ERROR(Start());
+      // Replays the pass: the same inputs, the same draws.
+      for (int64_t k = 0; k < consumed; ++k) {
+        INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, Next({}));
+        if (!e) {
+          return InvalidArgumentError(
+              d_.label() + ": the state says " + std::to_string(consumed) +
+              " outputs were handed out, but the input gives only " +
+              std::to_string(k) + " (the input changed since the save)");
+        }
+      }
+      return OkStatus();
+    }
+
+   private:
+    Status Start() {
+      INFLOW_ASSIGN_OR_RETURN(in_, d_.input().MakeIterator(context_));
+      const uint64_t pass =
+          d_.reshuffle_ ? static_cast<uint64_t>(context_.iteration) : 0;
+      rng_.seed(SplitMix(static_cast<uint64_t>(d_.seed_) ^ SplitMix(pass)));
+      buffer_.clear();
+      input_end_ = false;
+      consumed_ = 0;
+      pending_error_ = OkStatus();
+      return OkStatus();
+    }
+
+    Status Fill(const CallOptions& o) {
+      if (!pending_error_.ok()) {
+        Status s = std::move(pending_error_);
+        pending_error_ = OkStatus();
+        return s;
+      }
+      while (!input_end_ &&
+             static_cast<int64_t>(buffer_.size()) < d_.buffer_size_) {
+        INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, in_->Next(o));
+        if (!e) {
+          input_end_ = true;
+          break;
+        }
+        buffer_.push_back(std::move(*e));
+      }
+      return OkStatus();
+    }
+
+    // Uniform in [0, buffer size) (Lemire's multiply-shift).
+    size_t Draw() {
+      const unsigned __int128 m =
+          static_cast<unsigned __int128>(rng_()) * buffer_.size();
+      return static_cast<size_t>(m >> 64);
+    }
+
+    const ShuffleDataset& d_;
+    const IteratorContext context_;
+    std::unique_ptr<IteratorBase> in_;
+    std::vector<Tuple> buffer_;
+    std::mt19937_64 rng_;
+    bool input_end_ = false;
+    int64_t consumed_ = 0;
+    Status pending_error_;
+  };
+
+  const int64_t buffer_size_;
+  const int64_t seed_;
+  const bool reshuffle_;
+};
+
+}  // namespace
+
+DatasetPtr MakeShuffle(DatasetPtr input, int64_t buffer_size,
+                       std::optional<int64_t> seed, bool reshuffle) {
+  const int64_t s =
+      seed.has_value()
+          ? *seed
+          : static_cast<int64_t>(std::random_device()() >> 1) ^
+                (static_cast<int64_t>(std::random_device()()) << 31);
+  return std::make_shared<ShuffleDataset>(std::move(input), buffer_size, s,
+                                          reshuffle);
+}
+
+}  // namespace inflow::data::internal

@@ -1,0 +1,582 @@
+// Copyright 2026 The inflow Authors.
+//
+// The transformations without threads or buffers: Map (num_parallel_calls
+// <= 1), Filter, Batch, Repeat, Take, Skip, Shard, Enumerate, Zip,
+// Concatenate. Each one's state is its counters and then its input's.
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/dataset_base.h"
+
+namespace inflow::data::internal {
+namespace {
+
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max() / 4;
+
+using ItPtr = std::unique_ptr<IteratorBase>;
+using Element = std::optional<Tuple>;
+
+class MapDataset final : public DatasetBase {
+ public:
+  MapDataset(DatasetPtr input, MapFn fn)
+      : DatasetBase("map", {std::move(input)},
+                    fn ? OkStatus() : InvalidArgumentError("no function")),
+        fn_(std::move(fn)) {}
+  int64_t Cardinality() const override { return input().Cardinality(); }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
+    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const MapDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+      if (!e) return Element();
+      const int64_t k = count_++;
+      Result<Tuple> out = d_.fn_(std::move(*e));
+      if (!out.ok()) return ElementError(out.status(), d_, k);
+      return Element(std::move(out).value());
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("map");
+      w.Int(count_);
+      return in_->Save(w);
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("map"));
+      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
+      return in_->Restore(r);
+    }
+
+   private:
+    const MapDataset& d_;
+    ItPtr in_;
+    int64_t count_ = 0;
+  };
+  const MapFn fn_;
+};
+
+class FilterDataset final : public DatasetBase {
+ public:
+  FilterDataset(DatasetPtr input, PredicateFn fn)
+      : DatasetBase("filter", {std::move(input)},
+                    fn ? OkStatus() : InvalidArgumentError("no predicate")),
+        fn_(std::move(fn)) {}
+  int64_t Cardinality() const override {
+    const int64_t c = input().Cardinality();
+    return c == 0 || c == kInfinite ? c : kUnknown;
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
+    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const FilterDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      for (;;) {
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (!e) return Element();
+        const int64_t k = count_++;
+        Result<bool> keep = d_.fn_(*e);
+        if (!keep.ok()) return ElementError(keep.status(), d_, k);
+        if (*keep) return e;
+      }
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("filter");
+      w.Int(count_);
+      return in_->Save(w);
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("filter"));
+      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
+      return in_->Restore(r);
+    }
+
+   private:
+    const FilterDataset& d_;
+    ItPtr in_;
+    int64_t count_ = 0;
+  };
+  const PredicateFn fn_;
+};
+
+class BatchDataset final : public DatasetBase {
+ public:
+  BatchDataset(DatasetPtr input, int64_t batch_size, bool drop_remainder)
+      : DatasetBase("batch", {std::move(input)},
+                    batch_size >= 1
+                        ? OkStatus()
+                        : InvalidArgumentError("batch_size " +
+                                               std::to_string(batch_size) +
+                                               " is not >= 1")),
+        batch_size_(batch_size),
+        drop_remainder_(drop_remainder) {}
+  int64_t Cardinality() const override {
+    const int64_t c = input().Cardinality();
+    if (c < 0) return c;
+    return drop_remainder_ ? c / batch_size_
+                           : (c + batch_size_ - 1) / batch_size_;
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
+    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const BatchDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      std::vector<Tuple> rows;
+      rows.reserve(
+          static_cast<size_t>(std::min<int64_t>(d_.batch_size_, 4096)));
+      while (static_cast<int64_t>(rows.size()) < d_.batch_size_) {
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (!e) break;
+        rows.push_back(std::move(*e));
+      }
+      if (rows.empty()) return Element();
+      if (d_.drop_remainder_ &&
+          static_cast<int64_t>(rows.size()) < d_.batch_size_) {
+        return Element();
+      }
+      const int64_t k = count_++;
+      Tuple out;
+      const size_t components = rows[0].size();
+      std::vector<Tensor> column(rows.size());
+      for (size_t c = 0; c < components; ++c) {
+        for (size_t i = 0; i < rows.size(); ++i) {
+          if (rows[i].size() != components) {
+            return ElementError(
+                InvalidArgumentError(
+                    "element " + std::to_string(i) + " of the batch has " +
+                    std::to_string(rows[i].size()) + " components, element 0 " +
+                    std::to_string(components)),
+                d_, k);
+          }
+          column[i] = std::move(rows[i][c]);
+        }
+        Result<Tensor> stacked = Tensor::Stack(column);
+        if (!stacked.ok()) {
+          return ElementError(
+              stacked.status().WithContext("component " + std::to_string(c)),
+              d_, k);
+        }
+        out.push_back(std::move(stacked).value());
+      }
+      return Element(std::move(out));
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("batch");
+      w.Int(count_);
+      return in_->Save(w);
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("batch"));
+      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
+      return in_->Restore(r);
+    }
+
+   private:
+    const BatchDataset& d_;
+    ItPtr in_;
+    int64_t count_ = 0;
+  };
+  const int64_t batch_size_;
+  const bool drop_remainder_;
+};
+
+class RepeatDataset final : public DatasetBase {
+ public:
+  RepeatDataset(DatasetPtr input, int64_t count)
+      : DatasetBase("repeat", {std::move(input)},
+                    count >= kInfinite ? OkStatus()
+                                       : InvalidArgumentError(
+                                             "count " + std::to_string(count) +
+                                             " is below -1")),
+        count_(count) {}
+  int64_t Cardinality() const override {
+    const int64_t c = input().Cardinality();
+    if (count_ == 0 || c == 0) return 0;
+    if (count_ == kInfinite || c == kInfinite) return kInfinite;
+    if (c == kUnknown) return kUnknown;
+    return c * count_;
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    return ItPtr(std::make_unique<It>(*this, c));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const RepeatDataset& d, IteratorContext c) : d_(d), context_(c) {}
+    Result<Element> Next(const CallOptions& o) override {
+      for (;;) {
+        if (d_.count_ != kInfinite && epoch_ >= d_.count_) return Element();
+        if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(MakeInput());
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (e) {
+          produced_ = true;
+          return e;
+        }
+        // An input that gives nothing ends an endless repeat (as tf.data).
+        if (!produced_) return Element();
+        in_.reset();
+        ++epoch_;
+        produced_ = false;
+      }
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("repeat");
+      w.Int(epoch_);
+      w.Int(produced_ ? 1 : 0);
+      w.Int(in_ != nullptr ? 1 : 0);
+      return in_ != nullptr ? in_->Save(w) : OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("repeat"));
+      INFLOW_ASSIGN_OR_RETURN(epoch_, r.IntIn("epoch", 0, kMaxCount));
+      INFLOW_ASSIGN_OR_RETURN(int64_t produced, r.IntIn("produced", 0, 1));
+      INFLOW_ASSIGN_OR_RETURN(int64_t has_input, r.IntIn("input", 0, 1));
+      produced_ = produced == 1;
+      in_.reset();
+      if (has_input == 0) return OkStatus();
+      INFLOW_RETURN_IF_ERROR(MakeInput());
+      return in_->Restore(r);
+    }
+
+   private:
+    Status MakeInput() {
+      IteratorContext c = context_;
+      c.iteration = context_.iteration * 1000003 + epoch_;
+      INFLOW_ASSIGN_OR_RETURN(in_, d_.input().MakeIterator(c));
+      return OkStatus();
+    }
+    const RepeatDataset& d_;
+    const IteratorContext context_;
+    ItPtr in_;
+    int64_t epoch_ = 0;
+    bool produced_ = false;
+  };
+  const int64_t count_;
+};
+
+// Take (skip = false) and Skip.
+class TakeSkipDataset final : public DatasetBase {
+ public:
+  TakeSkipDataset(DatasetPtr input, int64_t count, bool skip)
+      : DatasetBase(skip ? "skip" : "take", {std::move(input)}),
+        count_(count < 0 ? kMaxCount : count),
+        skip_(skip) {}
+  int64_t Cardinality() const override {
+    const int64_t c = input().Cardinality();
+    if (skip_) {
+      if (count_ == kMaxCount) return c == kInfinite ? kInfinite : 0;
+      return c < 0 ? c : std::max<int64_t>(0, c - count_);
+    }
+    if (count_ == kMaxCount) return c;
+    if (c == kInfinite) return count_;
+    return c == kUnknown ? kUnknown : std::min(c, count_);
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
+    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const TakeSkipDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      if (!d_.skip_) {
+        if (done_ >= d_.count_) return Element();
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (e) ++done_;
+        return e;
+      }
+      while (done_ < d_.count_) {
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (!e) return Element();
+        ++done_;
+      }
+      return in_->Next(o);
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag(d_.kind());
+      w.Int(done_);
+      return in_->Save(w);
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag(d_.kind()));
+      INFLOW_ASSIGN_OR_RETURN(done_, r.IntIn("count", 0, d_.count_));
+      return in_->Restore(r);
+    }
+
+   private:
+    const TakeSkipDataset& d_;
+    ItPtr in_;
+    int64_t done_ = 0;
+  };
+  const int64_t count_;
+  const bool skip_;
+};
+
+Status CheckShard(int64_t num_shards, int64_t index) {
+  if (num_shards < 1) {
+    return InvalidArgumentError("num_shards " + std::to_string(num_shards) +
+                                " is not >= 1");
+  }
+  if (index < 0 || index >= num_shards) {
+    return InvalidArgumentError("index " + std::to_string(index) +
+                                " is outside [0, " +
+                                std::to_string(num_shards) + ")");
+  }
+  return OkStatus();
+}
+
+class ShardDataset final : public DatasetBase {
+ public:
+  ShardDataset(DatasetPtr input, int64_t num_shards, int64_t index)
+      : DatasetBase("shard", {std::move(input)}, CheckShard(num_shards, index)),
+        n_(num_shards),
+        index_(index) {}
+  int64_t Cardinality() const override {
+    const int64_t c = input().Cardinality();
+    if (c < 0) return c;
+    return c > index_ ? (c - index_ + n_ - 1) / n_ : 0;
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
+    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const ShardDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      for (;;) {
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (!e) return Element();
+        if (position_++ % d_.n_ == d_.index_) return e;
+      }
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("shard");
+      w.Int(position_);
+      return in_->Save(w);
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("shard"));
+      INFLOW_ASSIGN_OR_RETURN(position_, r.IntIn("position", 0, kMaxCount));
+      return in_->Restore(r);
+    }
+
+   private:
+    const ShardDataset& d_;
+    ItPtr in_;
+    int64_t position_ = 0;
+  };
+  const int64_t n_, index_;
+};
+
+class EnumerateDataset final : public DatasetBase {
+ public:
+  EnumerateDataset(DatasetPtr input, int64_t start)
+      : DatasetBase("enumerate", {std::move(input)}), start_(start) {}
+  int64_t Cardinality() const override { return input().Cardinality(); }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
+    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const EnumerateDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+      if (!e) return Element();
+      Tuple out;
+      out.reserve(e->size() + 1);
+      out.push_back(Tensor::Scalar<int64_t>(d_.start_ + count_++));
+      for (Tensor& t : *e) out.push_back(std::move(t));
+      return Element(std::move(out));
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("enumerate");
+      w.Int(count_);
+      return in_->Save(w);
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("enumerate"));
+      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
+      return in_->Restore(r);
+    }
+
+   private:
+    const EnumerateDataset& d_;
+    ItPtr in_;
+    int64_t count_ = 0;
+  };
+  const int64_t start_;
+};
+
+class ZipDataset final : public DatasetBase {
+ public:
+  explicit ZipDataset(std::vector<DatasetPtr> inputs)
+      : DatasetBase("zip", inputs,
+                    inputs.empty() ? InvalidArgumentError("nothing to zip")
+                                   : OkStatus()) {}
+  int64_t Cardinality() const override {
+    int64_t n = kInfinite;
+    for (const DatasetPtr& in : inputs()) {
+      const int64_t c = in->Cardinality();
+      if (c == kUnknown) return kUnknown;
+      if (c != kInfinite) n = n == kInfinite ? c : std::min(n, c);
+    }
+    return n;
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    std::vector<ItPtr> ins;
+    for (const DatasetPtr& in : inputs()) {
+      INFLOW_ASSIGN_OR_RETURN(ItPtr it, in->MakeIterator(c));
+      ins.push_back(std::move(it));
+    }
+    return ItPtr(std::make_unique<It>(std::move(ins)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    explicit It(std::vector<ItPtr> ins) : ins_(std::move(ins)) {}
+    Result<Element> Next(const CallOptions& o) override {
+      Tuple out;
+      for (ItPtr& in : ins_) {
+        INFLOW_ASSIGN_OR_RETURN(Element e, in->Next(o));
+        if (!e) return Element();
+        for (Tensor& t : *e) out.push_back(std::move(t));
+      }
+      return Element(std::move(out));
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("zip");
+      for (ItPtr& in : ins_) INFLOW_RETURN_IF_ERROR(in->Save(w));
+      return OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("zip"));
+      for (ItPtr& in : ins_) INFLOW_RETURN_IF_ERROR(in->Restore(r));
+      return OkStatus();
+    }
+
+   private:
+    std::vector<ItPtr> ins_;
+  };
+};
+
+class ConcatenateDataset final : public DatasetBase {
+ public:
+  ConcatenateDataset(DatasetPtr first, DatasetPtr second)
+      : DatasetBase("concatenate", {std::move(first), std::move(second)}) {}
+  int64_t Cardinality() const override {
+    const int64_t a = inputs()[0]->Cardinality();
+    const int64_t b = inputs()[1]->Cardinality();
+    if (a == kInfinite || b == kInfinite) return kInfinite;
+    if (a == kUnknown || b == kUnknown) return kUnknown;
+    return a + b;
+  }
+  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+    return ItPtr(std::make_unique<It>(*this, c));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    It(const ConcatenateDataset& d, IteratorContext c) : d_(d), context_(c) {}
+    Result<Element> Next(const CallOptions& o) override {
+      while (phase_ < 2) {
+        if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(MakeInput());
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (e) return e;
+        in_.reset();
+        ++phase_;
+      }
+      return Element();
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("concatenate");
+      w.Int(phase_);
+      w.Int(in_ != nullptr ? 1 : 0);
+      return in_ != nullptr ? in_->Save(w) : OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("concatenate"));
+      INFLOW_ASSIGN_OR_RETURN(phase_, r.IntIn("phase", 0, 2));
+      INFLOW_ASSIGN_OR_RETURN(int64_t has_input, r.IntIn("input", 0, 1));
+      in_.reset();
+      if (has_input == 0 || phase_ == 2) return OkStatus();
+      INFLOW_RETURN_IF_ERROR(MakeInput());
+      return in_->Restore(r);
+    }
+
+   private:
+    Status MakeInput() {
+      INFLOW_ASSIGN_OR_RETURN(in_, d_.inputs()[phase_]->MakeIterator(context_));
+      return OkStatus();
+    }
+    const ConcatenateDataset& d_;
+    const IteratorContext context_;
+    ItPtr in_;
+    int64_t phase_ = 0;
+  };
+};
+
+}  // namespace
+
+DatasetPtr MakeMap(DatasetPtr input, MapFn fn) {
+  return std::make_shared<MapDataset>(std::move(input), std::move(fn));
+}
+DatasetPtr MakeFilter(DatasetPtr input, PredicateFn fn) {
+  return std::make_shared<FilterDataset>(std::move(input), std::move(fn));
+}
+DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size,
+                     bool drop_remainder) {
+  return std::make_shared<BatchDataset>(std::move(input), batch_size,
+                                        drop_remainder);
+}
+DatasetPtr MakeRepeat(DatasetPtr input, int64_t count) {
+  return std::make_shared<RepeatDataset>(std::move(input), count);
+}
+DatasetPtr MakeTake(DatasetPtr input, int64_t count) {
+  return std::make_shared<TakeSkipDataset>(std::move(input), count, false);
+}
+DatasetPtr MakeSkip(DatasetPtr input, int64_t count) {
+  return std::make_shared<TakeSkipDataset>(std::move(input), count, true);
+}
+DatasetPtr MakeShard(DatasetPtr input, int64_t num_shards, int64_t index) {
+  return std::make_shared<ShardDataset>(std::move(input), num_shards, index);
+}
+DatasetPtr MakeEnumerate(DatasetPtr input, int64_t start) {
+  return std::make_shared<EnumerateDataset>(std::move(input), start);
+}
+DatasetPtr MakeZip(std::vector<DatasetPtr> inputs) {
+  return std::make_shared<ZipDataset>(std::move(inputs));
+}
+DatasetPtr MakeConcatenate(DatasetPtr first, DatasetPtr second) {
+  return std::make_shared<ConcatenateDataset>(std::move(first),
+                                              std::move(second));
+}
+
+}  // namespace inflow::data::internal

@@ -1,0 +1,281 @@
+// Copyright 2026 The inflow Authors.
+//
+// Each Dataset stage: its elements, their order, its cardinality, empty
+// input, remainders, bad arguments, errors naming the stage and element.
+
+#include "inflow/data/dataset.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "inflow/io/record_writer.h"
+
+#include "dataset_test_util.h"
+
+namespace inflow::data {
+namespace {
+
+using testing::All;
+using testing::Scalars;
+using testing::Values;
+
+MapFn Times(int64_t k) {
+  return [k](Tuple e) -> Result<Tuple> {
+    return Tuple{Tensor::Scalar<int64_t>(e[0].flat<int64_t>()[0] * k)};
+  };
+}
+
+TEST(DatasetTest, RangeCountsAndHasACardinality) {
+  EXPECT_EQ(All(Dataset::Range(5)), Scalars({0, 1, 2, 3, 4}));
+  EXPECT_EQ(All(Dataset::Range(2, 9, 3)), Scalars({2, 5, 8}));
+  EXPECT_EQ(All(Dataset::Range(5, 0, -2)), Scalars({5, 3, 1}));
+  EXPECT_EQ(All(Dataset::Range(3, 3)), Scalars({}));
+  EXPECT_EQ(Dataset::Range(2, 9, 3).Cardinality(), 3);
+  EXPECT_EQ(Dataset::Range(5, 0, -2).Cardinality(), 3);
+  EXPECT_EQ(Dataset::Range(9, 2).Cardinality(), 0);
+  EXPECT_TRUE(IsInvalidArgument(Dataset::Range(0, 5, 0).status()));
+}
+
+TEST(DatasetTest, FromTensorSlicesGivesRows) {
+  Dataset d =
+      Dataset::FromTensorSlices({Tensor::FromVector<int64_t>({1, 2, 3}),
+                                 Tensor::FromVector<int64_t>({10, 20, 30})});
+  EXPECT_EQ(All(d),
+            (std::vector<std::vector<int64_t>>{{1, 10}, {2, 20}, {3, 30}}));
+  EXPECT_EQ(d.Cardinality(), 3);
+  Dataset bad = Dataset::FromTensorSlices(
+      {Tensor::FromVector<int64_t>({1, 2}), Tensor::FromVector<int64_t>({1})});
+  EXPECT_TRUE(IsInvalidArgument(bad.status()));
+  EXPECT_NE(bad.status().message().find("from_tensor_slices (stage 0)"),
+            std::string::npos)
+      << bad.status();
+  EXPECT_TRUE(IsInvalidArgument(bad.MakeIterator().status()));
+}
+
+TEST(DatasetTest, MapFilterTakeSkip) {
+  EXPECT_EQ(All(Dataset::Range(4).Map(Times(10))), Scalars({0, 10, 20, 30}));
+  Dataset even = Dataset::Range(10).Filter([](const Tuple& e) -> Result<bool> {
+    return e[0].flat<int64_t>()[0] % 2 == 0;
+  });
+  EXPECT_EQ(All(even), Scalars({0, 2, 4, 6, 8}));
+  EXPECT_EQ(even.Cardinality(), kUnknown);
+  EXPECT_EQ(All(Dataset::Range(10).Take(3)), Scalars({0, 1, 2}));
+  EXPECT_EQ(All(Dataset::Range(10).Skip(7)), Scalars({7, 8, 9}));
+  EXPECT_EQ(All(Dataset::Range(3).Take(-1)), Scalars({0, 1, 2}));
+  EXPECT_EQ(All(Dataset::Range(3).Skip(-1)), Scalars({}));
+  EXPECT_EQ(Dataset::Range(10).Take(3).Cardinality(), 3);
+  EXPECT_EQ(Dataset::Range(2).Take(3).Cardinality(), 2);
+  EXPECT_EQ(Dataset::Range(10).Skip(7).Cardinality(), 3);
+  EXPECT_EQ(Dataset::Range(10).Skip(70).Cardinality(), 0);
+  EXPECT_EQ(Dataset::Range(10).Repeat().Take(4).Cardinality(), 4);
+}
+
+TEST(DatasetTest, BatchStacksWithAShortLastBatchUnlessDropped) {
+  EXPECT_EQ(All(Dataset::Range(7).Batch(3)),
+            (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}, {6}}));
+  EXPECT_EQ(All(Dataset::Range(7).Batch(3, true)),
+            (std::vector<std::vector<int64_t>>{{0, 1, 2}, {3, 4, 5}}));
+  EXPECT_EQ(Dataset::Range(7).Batch(3).Cardinality(), 3);
+  EXPECT_EQ(Dataset::Range(7).Batch(3, true).Cardinality(), 2);
+  EXPECT_EQ(All(Dataset::Range(0).Batch(3)).size(), 0u);
+  Result<Iterator> it = Dataset::Range(4).Batch(2).MakeIterator();
+  ASSERT_TRUE(it.ok());
+  Result<Tuple> first = it->Next();
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ((*first)[0].shape(), TensorShape({2}));
+  EXPECT_TRUE(IsInvalidArgument(Dataset::Range(4).Batch(0).status()));
+  // Elements of different shapes: the stage and the batch named.
+  Dataset ragged = Dataset::Range(4).Map([](Tuple e) -> Result<Tuple> {
+    const int64_t n = e[0].flat<int64_t>()[0];
+    return Tuple{
+        Tensor::FromVector<int64_t>(std::vector<int64_t>(n % 2 + 1, n))};
+  });
+  Result<Iterator> r = ragged.Batch(2).MakeIterator();
+  ASSERT_TRUE(r.ok());
+  Status s = r->Next().status();
+  EXPECT_TRUE(IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("batch (stage 2), element 0"), std::string::npos)
+      << s;
+}
+
+TEST(DatasetTest, RepeatShardEnumerateZipConcatenate) {
+  EXPECT_EQ(All(Dataset::Range(3).Repeat(2)), Scalars({0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(Dataset::Range(3).Repeat(2).Cardinality(), 6);
+  EXPECT_EQ(Dataset::Range(3).Repeat().Cardinality(), kInfinite);
+  EXPECT_EQ(All(Dataset::Range(3).Repeat(), 7), Scalars({0, 1, 2, 0, 1, 2, 0}));
+  EXPECT_EQ(All(Dataset::Range(0).Repeat()).size(), 0u);  // ends, as tf.data
+  EXPECT_EQ(Dataset::Range(0).Repeat().Cardinality(), 0);
+  // Shards that do not divide evenly.
+  EXPECT_EQ(All(Dataset::Range(10).Shard(3, 0)), Scalars({0, 3, 6, 9}));
+  EXPECT_EQ(All(Dataset::Range(10).Shard(3, 2)), Scalars({2, 5, 8}));
+  EXPECT_EQ(Dataset::Range(10).Shard(3, 0).Cardinality(), 4);
+  EXPECT_EQ(Dataset::Range(10).Shard(3, 2).Cardinality(), 3);
+  EXPECT_EQ(Dataset::Range(2).Shard(3, 2).Cardinality(), 0);
+  EXPECT_TRUE(IsInvalidArgument(Dataset::Range(3).Shard(2, 2).status()));
+  EXPECT_TRUE(IsInvalidArgument(Dataset::Range(3).Shard(0, 0).status()));
+  EXPECT_EQ(All(Dataset::Range(3).Map(Times(5)).Enumerate(10)),
+            (std::vector<std::vector<int64_t>>{{10, 0}, {11, 5}, {12, 10}}));
+  Dataset zipped = Dataset::Zip({Dataset::Range(5), Dataset::Range(10, 13)});
+  EXPECT_EQ(All(zipped),
+            (std::vector<std::vector<int64_t>>{{0, 10}, {1, 11}, {2, 12}}));
+  EXPECT_EQ(zipped.Cardinality(), 3);
+  Dataset both = Dataset::Range(2).Concatenate(Dataset::Range(5, 7));
+  EXPECT_EQ(All(both), Scalars({0, 1, 5, 6}));
+  EXPECT_EQ(both.Cardinality(), 4);
+  EXPECT_EQ(
+      Dataset::Range(2).Repeat().Concatenate(Dataset::Range(1)).Cardinality(),
+      kInfinite);
+}
+
+TEST(DatasetTest, ShuffleIsAPermutationReproducibleWithASeed) {
+  const std::vector<std::vector<int64_t>> a =
+      All(Dataset::Range(100).Shuffle(10, 7));
+  ASSERT_EQ(a.size(), 100u);
+  std::vector<int64_t> sorted;
+  for (const auto& e : a) sorted.push_back(e[0]);
+  std::sort(sorted.begin(), sorted.end());
+  for (int64_t i = 0; i < 100; ++i) EXPECT_EQ(sorted[i], i);
+  EXPECT_EQ(All(Dataset::Range(100).Shuffle(10, 7)), a);
+  EXPECT_NE(All(Dataset::Range(100).Shuffle(10, 8)), a);
+  EXPECT_NE(a, All(Dataset::Range(100)));
+  // A buffer of 10: no element moves earlier by more than 9 places.
+  for (size_t k = 0; k < a.size(); ++k) EXPECT_LE(a[k][0], int64_t(k) + 9);
+  // Each Repeat epoch in a new order, unless reshuffle_each_iteration is
+  // off; either way the same for the same seed.
+  const auto two = All(Dataset::Range(20).Shuffle(20, 3).Repeat(2));
+  EXPECT_NE(std::vector(two.begin(), two.begin() + 20),
+            std::vector(two.begin() + 20, two.end()));
+  const auto same = All(Dataset::Range(20).Shuffle(20, 3, false).Repeat(2));
+  EXPECT_EQ(std::vector(same.begin(), same.begin() + 20),
+            std::vector(same.begin() + 20, same.end()));
+  EXPECT_TRUE(IsInvalidArgument(Dataset::Range(3).Shuffle(0).status()));
+}
+
+TEST(DatasetTest, ParallelMapGivesTheSameOrderAtEveryParallelism) {
+  const auto want = All(Dataset::Range(200).Map(Times(3)));
+  for (int p = 1; p <= 8; ++p) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(All(Dataset::Range(200).Map(Times(3), {.num_parallel_calls = p})),
+              want);
+    EXPECT_EQ(All(Dataset::Range(200)
+                      .Prefetch(p)
+                      .Map(Times(3), {.num_parallel_calls = p})
+                      .Prefetch(2)),
+              want);
+  }
+  // Not deterministic: every element once, in some order.
+  auto any = All(Dataset::Range(200).Map(
+      Times(3), {.num_parallel_calls = 4, .deterministic = false}));
+  std::sort(any.begin(), any.end());
+  EXPECT_EQ(any, want);
+}
+
+TEST(DatasetTest, AMapErrorNamesTheStageAndElementAndTheIteratorGoesOn) {
+  Dataset d = Dataset::Range(6).Map(Times(1)).Map(
+      [](Tuple e) -> Result<Tuple> {
+        if (e[0].flat<int64_t>()[0] == 3) return DataLossError("bad pixel");
+        return e;
+      },
+      {.num_parallel_calls = 3});
+  Result<Iterator> it = d.MakeIterator();
+  ASSERT_TRUE(it.ok());
+  std::vector<int64_t> got;
+  for (int k = 0; k < 6; ++k) {
+    Result<Tuple> e = it->Next();
+    if (k == 3) {
+      EXPECT_TRUE(IsDataLoss(e.status())) << e.status();
+      EXPECT_EQ(e.status().message(), "map (stage 2), element 3: bad pixel");
+      continue;
+    }
+    ASSERT_TRUE(e.ok()) << e.status();
+    got.push_back(Values(*e)[0]);
+  }
+  EXPECT_EQ(got, (std::vector<int64_t>{0, 1, 2, 4, 5}));
+  EXPECT_TRUE(IsOutOfRange(it->Next().status()));
+  EXPECT_TRUE(IsOutOfRange(it->Next().status()));
+}
+
+// Writes n records "r<i>" to each of `files` files; returns their names.
+std::vector<std::string> WriteFiles(const std::string& dir, int files, int n) {
+  std::vector<std::string> names;
+  for (int f = 0; f < files; ++f) {
+    names.push_back(dir + "/part-" + std::to_string(f) + ".tfrecord");
+    auto w = RecordWriter::Create(Env::Default(), names.back());
+    EXPECT_TRUE(w.ok()) << w.status();
+    for (int i = 0; i < n; ++i) {
+      EXPECT_TRUE(
+          (*w)->WriteRecord("f" + std::to_string(f) + "r" + std::to_string(i))
+              .ok());
+    }
+    EXPECT_TRUE((*w)->Close().ok());
+  }
+  return names;
+}
+
+std::vector<std::string> Strings(Iterator& it) {
+  std::vector<std::string> out;
+  for (;;) {
+    Result<Tuple> e = it.Next();
+    if (!e.ok()) {
+      EXPECT_TRUE(IsOutOfRange(e.status())) << e.status();
+      return out;
+    }
+    out.push_back((*e)[0].flat<std::string>()[0]);
+  }
+}
+
+TEST(DatasetTest, TFRecordReadsTheFilesInOrderAndNamesADamagedRecord) {
+  const std::string dir = ::testing::TempDir();
+  std::vector<std::string> files = WriteFiles(dir, 2, 3);
+  Result<Iterator> it = Dataset::TFRecord(files).MakeIterator();
+  ASSERT_TRUE(it.ok());
+  EXPECT_EQ(Strings(*it), (std::vector<std::string>{"f0r0", "f0r1", "f0r2",
+                                                    "f1r0", "f1r1", "f1r2"}));
+  // A flipped byte in the second file's second record.
+  {
+    std::FILE* f = std::fopen(files[1].c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::fseek(f, 12 + 4 + 4 + 12 + 1, SEEK_SET);  // record 1's data
+    std::fputc('X', f);
+    std::fclose(f);
+  }
+  Result<Iterator> bad = Dataset::TFRecord(files).MakeIterator();
+  ASSERT_TRUE(bad.ok());
+  for (int k = 0; k < 4; ++k) ASSERT_TRUE(bad->Next().ok()) << k;
+  Status s = bad->Next().status();
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find("tfrecord (stage 0)"), std::string::npos) << s;
+  EXPECT_NE(s.message().find(files[1]), std::string::npos) << s;
+  EXPECT_NE(s.message().find("offset 20"), std::string::npos) << s;
+  EXPECT_TRUE(IsNotFound(Dataset::TFRecord({dir + "/none.tfrecord"})
+                             .MakeIterator()
+                             .value()
+                             .Next()
+                             .status()));
+}
+
+TEST(DatasetTest, DestroyingAnIteratorMidStreamStopsItsThreads) {
+  std::atomic<int> calls{0};
+  Dataset d = Dataset::Range(1000000)
+                  .Map(
+                      [&calls](Tuple e) -> Result<Tuple> {
+                        calls.fetch_add(1);
+                        return e;
+                      },
+                      {.num_parallel_calls = 4})
+                  .Prefetch(8);
+  {
+    Result<Iterator> it = d.MakeIterator();
+    ASSERT_TRUE(it.ok());
+    for (int k = 0; k < 10; ++k) ASSERT_TRUE(it->Next().ok());
+  }  // joins every thread
+  // Every thread joined: the calls made are bounded by the buffers (10
+  // taken, 8 prefetched, 8 map slots, one in the prefetch's hands).
+  EXPECT_LE(calls.load(), 10 + 8 + 8 + 1);
+}
+
+}  // namespace
+}  // namespace inflow::data
