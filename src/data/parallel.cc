@@ -149,7 +149,10 @@ class ParallelIterator final : public IteratorBase {
       skip.insert(s);
     }
     StateReader inner(snapshot);
-    INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
+    {
+      MutexLock in(&in_mu_);
+      INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
+    }
     if (!inner.done()) {
       return InvalidArgumentError(d_.label() +
                                   ": the input's state has bytes left over");
