@@ -6,6 +6,8 @@
 #include <thread>
 #include <utility>
 
+#include "inflow/io/crc32c.h"
+
 #include "data/dataset_base.h"
 
 namespace inflow::data {
@@ -121,12 +123,41 @@ Result<std::string> Iterator::Save() {
   internal::StateWriter w;
   w.Tag(kStateTag);
   INFLOW_RETURN_IF_ERROR(impl_->Save(w));
-  return w.Take();
+  std::string out = w.Take();
+  const uint32_t crc = crc32c::Mask(crc32c::Value(out.data(), out.size()));
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>(crc >> (8 * i)));
+  return out;
 }
 
+namespace {
+
+// The state without its checksum; INVALID_ARGUMENT when it does not match.
+Result<std::string_view> CheckedBody(std::string_view state) {
+  if (state.size() < 4) {
+    return InvalidArgumentError(
+        "dataset iterator state: " + std::to_string(state.size()) +
+        " bytes, too short to be one");
+  }
+  const std::string_view body = state.substr(0, state.size() - 4);
+  uint32_t stored = 0;
+  for (int i = 0; i < 4; ++i) {
+    stored |=
+        static_cast<uint32_t>(static_cast<uint8_t>(state[body.size() + i]))
+        << (8 * i);
+  }
+  if (stored != crc32c::Mask(crc32c::Value(body.data(), body.size()))) {
+    return InvalidArgumentError(
+        "dataset iterator state: its checksum does not match (damaged)");
+  }
+  return body;
+}
+
+}  // namespace
+
 Status Iterator::Restore(std::string_view state) {
-  internal::StateReader r(state);
-  Status s = r.Tag(kStateTag);
+  Result<std::string_view> body = CheckedBody(state);
+  internal::StateReader r(body.ok() ? *body : std::string_view());
+  Status s = body.ok() ? r.Tag(kStateTag) : body.status();
   if (s.ok()) s = impl_->Restore(r);
   if (s.ok() && !r.done()) {
     s = InvalidArgumentError(

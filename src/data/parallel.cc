@@ -141,7 +141,7 @@ class ParallelIterator final : public IteratorBase {
     INFLOW_ASSIGN_OR_RETURN(int64_t base,
                             r.IntIn("position", 0, INT64_MAX / 4));
     INFLOW_ASSIGN_OR_RETURN(std::string_view snapshot, r.Bytes());
-    INFLOW_ASSIGN_OR_RETURN(int64_t n, r.IntIn("handed-out count", 0, 1 << 20));
+    INFLOW_ASSIGN_OR_RETURN(int64_t n, r.IntIn("handed-out count", 0, 1 << 16));
     std::set<int64_t> skip;
     for (int64_t k = 0; k < n; ++k) {
       INFLOW_ASSIGN_OR_RETURN(int64_t s,

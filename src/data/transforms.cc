@@ -259,7 +259,10 @@ class RepeatDataset final : public DatasetBase {
    private:
     Status MakeInput() {
       IteratorContext c = context_;
-      c.iteration = context_.iteration * 1000003 + epoch_;
+      // Wraps (unsigned): nested Repeats give each pass its own number.
+      c.iteration = static_cast<int64_t>(
+          static_cast<uint64_t>(context_.iteration) * 1000003u +
+          static_cast<uint64_t>(epoch_));
       INFLOW_ASSIGN_OR_RETURN(in_, d_.input().MakeIterator(c));
       return OkStatus();
     }

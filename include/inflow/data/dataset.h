@@ -165,9 +165,9 @@ class Iterator {
   [[nodiscard]] Result<Tuple> Next(const CallOptions& options = {});
   // The position: bytes for Restore().
   [[nodiscard]] Result<std::string> Save();
-  // Moves to a position Save() gave on an iterator of the same pipeline:
-  // INVALID_ARGUMENT (nothing changed... the iterator is then at its
-  // start) for bytes of another pipeline or damaged bytes.
+  // Moves to a position Save() gave on an iterator of the same pipeline.
+  // INVALID_ARGUMENT for the bytes of another pipeline or damaged bytes
+  // (they carry a checksum); the iterator is then back at its start.
   [[nodiscard]] Status Restore(std::string_view state);
 
  private:
