@@ -53,22 +53,22 @@ class ShuffleDataset final : public DatasetBase {
       if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
       INFLOW_RETURN_IF_ERROR(Fill(o));
       if (buffer_.empty()) return std::optional<Tuple>();
+      // The replacement is pulled before the draw: an error or a timeout
+      // of the input leaves the buffer and the generator as they were.
+      std::optional<Tuple> next;
+      if (!input_end_) {
+        INFLOW_ASSIGN_OR_RETURN(next, in_->Next(o));
+        if (!next) input_end_ = true;
+      }
       const size_t j = Draw();
       Tuple out = std::move(buffer_[j]);
       ++consumed_;
-      if (!input_end_) {
-        Result<std::optional<Tuple>> next = in_->Next(o);
-        if (next.ok() && next->has_value()) {
-          buffer_[j] = std::move(**next);
-          return std::optional<Tuple>(std::move(out));
-        }
-        if (next.ok()) input_end_ = true;
-        // An error: the place is given up (the element is lost), the
-        // output still goes out; the error comes with the next Fill.
-        if (!next.ok()) pending_error_ = next.status();
+      if (next) {
+        buffer_[j] = std::move(*next);
+      } else {
+        buffer_[j] = std::move(buffer_.back());
+        buffer_.pop_back();
       }
-      buffer_[j] = std::move(buffer_.back());
-      buffer_.pop_back();
       return std::optional<Tuple>(std::move(out));
     }
 
@@ -105,16 +105,11 @@ class ShuffleDataset final : public DatasetBase {
       buffer_.clear();
       input_end_ = false;
       consumed_ = 0;
-      pending_error_ = OkStatus();
       return OkStatus();
     }
 
+    // Up to buffer_size elements; what a failed pull leaves stays.
     Status Fill(const CallOptions& o) {
-      if (!pending_error_.ok()) {
-        Status s = std::move(pending_error_);
-        pending_error_ = OkStatus();
-        return s;
-      }
       while (!input_end_ &&
              static_cast<int64_t>(buffer_.size()) < d_.buffer_size_) {
         INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, in_->Next(o));
@@ -141,7 +136,6 @@ class ShuffleDataset final : public DatasetBase {
     std::mt19937_64 rng_;
     bool input_end_ = false;
     int64_t consumed_ = 0;
-    Status pending_error_;
   };
 
   const int64_t buffer_size_;

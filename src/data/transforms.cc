@@ -138,14 +138,21 @@ class BatchDataset final : public DatasetBase {
    public:
     It(const BatchDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
     Result<Element> Next(const CallOptions& o) override {
-      std::vector<Tuple> rows;
-      rows.reserve(
-          static_cast<size_t>(std::min<int64_t>(d_.batch_size_, 4096)));
-      while (static_cast<int64_t>(rows.size()) < d_.batch_size_) {
+      // A batch cut short by a timeout (or another error of the input) is
+      // kept and completed by the next call; its input's state from before
+      // its first element is what Save writes meanwhile.
+      if (rows_.empty()) {
+        StateWriter w;
+        INFLOW_RETURN_IF_ERROR(in_->Save(w));
+        start_ = w.Take();
+      }
+      while (static_cast<int64_t>(rows_.size()) < d_.batch_size_) {
         INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
         if (!e) break;
-        rows.push_back(std::move(*e));
+        rows_.push_back(std::move(*e));
       }
+      std::vector<Tuple> rows = std::move(rows_);
+      rows_.clear();
       if (rows.empty()) return Element();
       if (d_.drop_remainder_ &&
           static_cast<int64_t>(rows.size()) < d_.batch_size_) {
@@ -180,18 +187,35 @@ class BatchDataset final : public DatasetBase {
     Status Save(StateWriter& w) override {
       w.Tag("batch");
       w.Int(count_);
+      w.Int(rows_.empty() ? 0 : 1);
+      if (!rows_.empty()) {
+        w.Bytes(start_);
+        return OkStatus();
+      }
       return in_->Save(w);
     }
     Status Restore(StateReader& r) override {
       INFLOW_RETURN_IF_ERROR(r.Tag("batch"));
       INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
-      return in_->Restore(r);
+      INFLOW_ASSIGN_OR_RETURN(int64_t partial, r.IntIn("partial", 0, 1));
+      rows_.clear();
+      if (partial == 0) return in_->Restore(r);
+      INFLOW_ASSIGN_OR_RETURN(std::string_view start, r.Bytes());
+      StateReader inner(start);
+      INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
+      if (!inner.done()) {
+        return InvalidArgumentError(d_.label() +
+                                    ": the input's state has bytes left over");
+      }
+      return OkStatus();
     }
 
    private:
     const BatchDataset& d_;
     ItPtr in_;
     int64_t count_ = 0;
+    std::vector<Tuple> rows_;  // of a batch not yet complete
+    std::string start_;        // the input's state before rows_[0]
   };
   const int64_t batch_size_;
   const bool drop_remainder_;
@@ -463,29 +487,69 @@ class ZipDataset final : public DatasetBase {
  private:
   class It final : public IteratorBase {
    public:
-    explicit It(std::vector<ItPtr> ins) : ins_(std::move(ins)) {}
+    explicit It(std::vector<ItPtr> ins)
+        : ins_(std::move(ins)), starts_(ins_.size()) {}
+    // An element whose inputs were cut short by a timeout (or another
+    // error) keeps the parts it has; Save then writes, for those inputs,
+    // their states from before their part.
     Result<Element> Next(const CallOptions& o) override {
-      Tuple out;
-      for (ItPtr& in : ins_) {
-        INFLOW_ASSIGN_OR_RETURN(Element e, in->Next(o));
-        if (!e) return Element();
-        for (Tensor& t : *e) out.push_back(std::move(t));
+      while (parts_.size() < ins_.size()) {
+        const size_t j = parts_.size();
+        StateWriter w;
+        INFLOW_RETURN_IF_ERROR(ins_[j]->Save(w));
+        starts_[j] = w.Take();
+        INFLOW_ASSIGN_OR_RETURN(Element e, ins_[j]->Next(o));
+        if (!e) {
+          parts_.clear();
+          return Element();
+        }
+        parts_.push_back(std::move(*e));
       }
+      Tuple out;
+      for (Tuple& part : parts_) {
+        for (Tensor& t : part) out.push_back(std::move(t));
+      }
+      parts_.clear();
       return Element(std::move(out));
     }
     Status Save(StateWriter& w) override {
       w.Tag("zip");
-      for (ItPtr& in : ins_) INFLOW_RETURN_IF_ERROR(in->Save(w));
+      w.Int(static_cast<int64_t>(parts_.size()));
+      for (size_t j = 0; j < ins_.size(); ++j) {
+        if (j < parts_.size()) {
+          w.Bytes(starts_[j]);
+        } else {
+          INFLOW_RETURN_IF_ERROR(ins_[j]->Save(w));
+        }
+      }
       return OkStatus();
     }
     Status Restore(StateReader& r) override {
       INFLOW_RETURN_IF_ERROR(r.Tag("zip"));
-      for (ItPtr& in : ins_) INFLOW_RETURN_IF_ERROR(in->Restore(r));
+      INFLOW_ASSIGN_OR_RETURN(
+          int64_t parts,
+          r.IntIn("parts", 0, static_cast<int64_t>(ins_.size()) - 1));
+      parts_.clear();
+      for (size_t j = 0; j < ins_.size(); ++j) {
+        if (static_cast<int64_t>(j) < parts) {
+          INFLOW_ASSIGN_OR_RETURN(std::string_view start, r.Bytes());
+          StateReader inner(start);
+          INFLOW_RETURN_IF_ERROR(ins_[j]->Restore(inner));
+          if (!inner.done()) {
+            return InvalidArgumentError(
+                "zip: an input's state has bytes left over");
+          }
+        } else {
+          INFLOW_RETURN_IF_ERROR(ins_[j]->Restore(r));
+        }
+      }
       return OkStatus();
     }
 
    private:
     std::vector<ItPtr> ins_;
+    std::vector<Tuple> parts_;         // of an element not yet complete
+    std::vector<std::string> starts_;  // each input's state before its part
   };
 };
 

@@ -6,7 +6,9 @@
 // position; the state stays small (no element in it); states of another
 // pipeline or damaged bytes are INVALID_ARGUMENT, never a crash.
 
+#include <chrono>
 #include <functional>
+#include <future>
 #include <random>
 #include <string>
 #include <vector>
@@ -154,6 +156,52 @@ TEST(DatasetCheckpointTest, RestoredIteratorsGiveTheRestOfAnUninterruptedRun) {
       }
     }
   }
+}
+
+// A Next that times out in the middle of a batch, of a zip's element and
+// of a shuffle's pull loses nothing: the iterator goes on with the
+// uninterrupted run's elements, and a Save taken then restores there.
+TEST(DatasetCheckpointTest, ATimeoutLosesNothingAndASaveThenRestoresThere) {
+  std::promise<void> open;
+  std::shared_future<void> gate = open.get_future().share();
+  auto gated = [gate](Tuple e) -> Result<Tuple> {
+    if (e[0].flat<int64_t>()[0] >= 5) gate.wait();
+    return e;
+  };
+  auto make = [&](MapFn fn) {
+    return Dataset::Zip({Dataset::Range(30),
+                         Dataset::Range(30).Map(fn, {.num_parallel_calls = 2})})
+        .Shuffle(4, 9)
+        .Batch(3);
+  };
+  const auto want = All(make(AddOne()));
+  ASSERT_EQ(want.size(), 10u);
+  Result<Iterator> it = make(gated).MakeIterator();
+  ASSERT_TRUE(it.ok());
+  std::vector<std::vector<int64_t>> got;
+  Status timed_out;
+  for (int k = 0; k < 20 && timed_out.ok(); ++k) {
+    Result<Tuple> e = it->Next({.timeout = std::chrono::milliseconds(20)});
+    if (e.ok()) {
+      got.push_back(testing::Values(*e));
+    } else {
+      timed_out = e.status();
+    }
+  }
+  ASSERT_TRUE(IsDeadlineExceeded(timed_out)) << timed_out;
+  Result<std::string> state = it->Save();
+  ASSERT_TRUE(state.ok()) << state.status();
+  open.set_value();
+  std::vector<std::vector<int64_t>> rest = Drain(*it);
+  got.insert(got.end(), rest.begin(), rest.end());
+  // AddOne changed the second component; the gated map did not.
+  std::vector<std::vector<int64_t>> plain =
+      All(make([](Tuple e) -> Result<Tuple> { return e; }));
+  EXPECT_EQ(got, plain);
+  Result<Iterator> again = make(gated).MakeIterator();
+  ASSERT_TRUE(again.ok());
+  ASSERT_TRUE(again->Restore(*state).ok());
+  EXPECT_EQ(Drain(*again), rest);
 }
 
 TEST(DatasetCheckpointTest, AShuffleBufferOfLargeElementsSavesInAFewBytes) {
