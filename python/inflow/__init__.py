@@ -20,6 +20,7 @@ from inflow._steps import *  # noqa: F401,F403  Node, run, cast, one_hot, ...
 from inflow._pipeline import *  # noqa: F401,F403  Pipeline
 # keras.utils's names: Sequence, OrderedEnqueuer, GeneratorEnqueuer, ...
 from inflow import utils
+from inflow import data
 
 __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0"
 

@@ -53,6 +53,8 @@ void BindRecordSequence(nanobind::module_& m);
 // bind_checkpoint.cc, inflow.train._checkpoint: Saver, latest_checkpoint,
 // get_checkpoint_state, load_checkpoint.
 void BindCheckpoint(nanobind::module_& m);
+// bind_data.cc: inflow.data's native Dataset and its iterator.
+void BindData(nanobind::module_& m);
 
 }  // namespace inflow::py
 

@@ -30,4 +30,5 @@ NB_MODULE(_inflow, m) {
   inflow::py::BindPipeline(m);
   inflow::py::BindRecordSequence(m);
   inflow::py::BindCheckpoint(m);
+  inflow::py::BindData(m);
 }

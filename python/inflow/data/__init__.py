@@ -1,0 +1,379 @@
+"""inflow.data: tf.data's Dataset API over inflow's C++ Datasets.
+
+    ds = (inflow.data.TFRecordDataset(files)
+          .map(parse, num_parallel_calls=inflow.data.AUTOTUNE)
+          .shuffle(10000, seed=7)
+          .batch(128)
+          .prefetch(inflow.data.AUTOTUNE))
+    it = iter(ds)
+    for images, labels in it: ...
+    state = it.save()        # a few dozen bytes, whatever the buffers hold
+    it2 = iter(ds); it2.restore(state)   # the same elements from there
+
+Elements are NumPy values in the structure the source or the map function
+gives (tuples, lists, dicts, namedtuples of arrays; 0-d values as NumPy
+scalars and bytes, as tf.data's as_numpy_iterator gives them). Each stage
+runs in C++; a Python function given to map or filter runs with the GIL
+taken for each call (tf.py_function's way), on the map's own threads when
+num_parallel_calls > 1. docs/python.md says what differs from tf.data.
+"""
+
+import numpy as np
+
+from inflow import _inflow
+from inflow import errors
+from inflow._validate import check_int
+
+__all__ = ["Dataset", "Iterator", "TFRecordDataset", "AUTOTUNE",
+           "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+
+AUTOTUNE = -1
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+
+# -- structures -----------------------------------------------------------------
+#
+# A structure is None (one component), a tuple, list or dict of structures,
+# or ("namedtuple", type, [structures]). Elements cross to C++ as the flat
+# list of their components.
+
+class _Later:
+    """The structure of a map function's result, known at its first call."""
+
+    def __init__(self):
+        self.value = None
+        self.known = False
+
+    def set(self, structure):
+        if not self.known:
+            self.value, self.known = structure, True
+        elif structure != self.value:
+            raise TypeError(
+                f"the map function returned {_describe(structure)} for one element "
+                f"and {_describe(self.value)} for another: every element must have "
+                f"the same structure")
+
+
+def _resolve(structure):
+    if isinstance(structure, _Later):
+        return structure.value
+    return structure
+
+
+def _describe(structure):
+    if structure is None:
+        return "one value"
+    return f"a structure {structure!r}"
+
+
+def _structure_of(value, lists=True):
+    """``lists`` False: a list is one value (from_tensor_slices' rule, as
+    tf.data's)."""
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):
+        return ("namedtuple", type(value), [_structure_of(v, lists) for v in value])
+    if isinstance(value, tuple):
+        return tuple(_structure_of(v, lists) for v in value)
+    if isinstance(value, list) and lists:
+        return [_structure_of(v, lists) for v in value]
+    if isinstance(value, dict):
+        return {k: _structure_of(v, lists) for k, v in sorted(value.items())}
+    return None
+
+
+def _flatten(value, out, lists=True):
+    if isinstance(value, tuple) or (isinstance(value, list) and lists):
+        for v in value:
+            _flatten(v, out, lists)
+    elif isinstance(value, dict):
+        for k in sorted(value):
+            _flatten(value[k], out, lists)
+    else:
+        out.append(value)
+    return out
+
+
+def _unflatten(structure, leaves, pos=0):
+    """(value, next position)."""
+    structure = _resolve(structure)
+    if structure is None:
+        return leaves[pos], pos + 1
+    if isinstance(structure, tuple) and len(structure) == 3 and \
+            structure[0] == "namedtuple" and isinstance(structure[1], type):
+        values = []
+        for s in structure[2]:
+            v, pos = _unflatten(s, leaves, pos)
+            values.append(v)
+        return structure[1](*values), pos
+    if isinstance(structure, (tuple, list)):
+        values = []
+        for s in structure:
+            v, pos = _unflatten(s, leaves, pos)
+            values.append(v)
+        return (tuple(values) if isinstance(structure, tuple) else values), pos
+    out = {}
+    for k, s in structure.items():
+        out[k], pos = _unflatten(s, leaves, pos)
+    return out, pos
+
+
+def _to_array(value):
+    """A component as inflow takes it: Python floats as float32 and ints as
+    int64 (tf.data's conversions), str and bytes as strings."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    if isinstance(value, bool):
+        return np.asarray(value)
+    if isinstance(value, int):
+        return np.asarray(value, np.int64)
+    if isinstance(value, float):
+        return np.asarray(value, np.float32)
+    if isinstance(value, (str, bytes)):
+        return np.asarray(value.encode() if isinstance(value, str) else value, object)
+    array = np.asarray(value)
+    if array.dtype == np.float64 and not isinstance(value, np.ndarray):
+        array = array.astype(np.float32)
+    return array
+
+
+def _to_user(array):
+    """A component as the consumer gets it: 0-d as a NumPy scalar (bytes for
+    a string)."""
+    if isinstance(array, np.ndarray) and array.ndim == 0:
+        return array[()]
+    return array
+
+
+def _call(fn, element):
+    """fn(*element) for a tuple, fn(element) otherwise (tf.data's rule)."""
+    if isinstance(element, tuple) and not hasattr(type(element), "_fields"):
+        return fn(*element)
+    return fn(element)
+
+
+# -- Dataset ----------------------------------------------------------------------
+
+class Dataset:
+    """A pipeline of stages run in C++ (tf.data.Dataset's names)."""
+
+    def __init__(self, native, structure):
+        self._native = native
+        self._structure = structure
+
+    # sources
+
+    @staticmethod
+    def range(*args):
+        """range(stop), range(start, stop[, step]): int64 scalars."""
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"range takes 1 to 3 arguments, got {len(args)}")
+        args = [check_int("Dataset.range", f"argument {i}", a) for i, a in enumerate(args)]
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else \
+            (args[0], args[1], args[2] if len(args) == 3 else 1)
+        if step == 0:
+            raise ValueError("Dataset.range: step must not be 0")
+        return Dataset(_inflow._data_range(start, stop, step), None)
+
+    @staticmethod
+    def from_tensor_slices(tensors):
+        """Element i: row i of every array of `tensors` (any structure)."""
+        leaves = [_to_array(v) for v in _flatten(tensors, [], lists=False)]
+        if not leaves:
+            raise ValueError("from_tensor_slices: nothing to slice")
+        for a in leaves:
+            if a.ndim == 0:
+                raise ValueError("from_tensor_slices: a 0-d value has no rows to slice")
+        if len({a.shape[0] for a in leaves}) != 1:
+            raise ValueError("from_tensor_slices: the arrays have different numbers "
+                             f"of rows: {[a.shape[0] for a in leaves]}")
+        return Dataset(_inflow._data_from_tensor_slices(leaves),
+                       _structure_of(tensors, lists=False))
+
+    @staticmethod
+    def zip(*datasets):
+        """Element i of each: a tuple of their elements (or a dict, given a
+        dict of datasets); as many as the shortest."""
+        if len(datasets) == 1 and isinstance(datasets[0], (tuple, list, dict)):
+            datasets = datasets[0]
+        if isinstance(datasets, dict):
+            keys = sorted(datasets)
+            parts = [datasets[k] for k in keys]
+            structure = {k: d._structure for k, d in zip(keys, parts)}
+        else:
+            parts = list(datasets)
+            structure = tuple(d._structure for d in parts)
+        for d in parts:
+            if not isinstance(d, Dataset):
+                raise TypeError(f"zip: {type(d).__name__} is not a Dataset")
+        if not parts:
+            raise ValueError("zip: no datasets")
+        return Dataset(_inflow._data_zip([d._native for d in parts]), structure)
+
+    # transformations
+
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """map_func(element) for each element; num_parallel_calls > 1 (or
+        AUTOTUNE) runs that many calls at once on threads of the map's."""
+        if not callable(map_func):
+            raise TypeError("map: map_func is not callable")
+        calls = 0 if num_parallel_calls is None else \
+            check_int("Dataset.map", "num_parallel_calls", num_parallel_calls)
+        if calls < AUTOTUNE:
+            raise ValueError(f"map: num_parallel_calls {calls} is below -1 (AUTOTUNE)")
+        in_structure = self._structure
+        out_structure = _Later()
+
+        def flat_call(leaves):
+            element, _ = _unflatten(in_structure, [_to_user(a) for a in leaves])
+            result = _call(map_func, element)
+            out_structure.set(_structure_of(result))
+            return [_to_array(v) for v in _flatten(result, [])]
+
+        native = self._native.map_py(flat_call, calls,
+                                     True if deterministic is None else bool(deterministic))
+        return Dataset(native, out_structure)
+
+    def filter(self, predicate, name=None):
+        """The elements for which predicate(element) is true."""
+        if not callable(predicate):
+            raise TypeError("filter: predicate is not callable")
+        structure = self._structure
+
+        def flat_call(leaves):
+            element, _ = _unflatten(structure, [_to_user(a) for a in leaves])
+            return bool(_call(predicate, element))
+
+        return Dataset(self._native.filter_py(flat_call), structure)
+
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
+              deterministic=None, name=None):
+        n = check_int("Dataset.batch", "batch_size", batch_size)
+        if n < 1:
+            raise ValueError(f"batch: batch_size {n} is not >= 1")
+        return Dataset(self._native.batch(n, bool(drop_remainder)), self._structure)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        n = check_int("Dataset.shuffle", "buffer_size", buffer_size)
+        if n < 1:
+            raise ValueError(f"shuffle: buffer_size {n} is not >= 1")
+        if seed is not None:
+            seed = check_int("Dataset.shuffle", "seed", seed)
+        return Dataset(self._native.shuffle(n, seed, bool(reshuffle_each_iteration)),
+                       self._structure)
+
+    def repeat(self, count=None, name=None):
+        n = -1 if count is None else check_int("Dataset.repeat", "count", count)
+        if n < -1:
+            raise ValueError(f"repeat: count {n} is below -1")
+        return Dataset(self._native.repeat(n), self._structure)
+
+    def take(self, count, name=None):
+        return Dataset(self._native.take(check_int("Dataset.take", "count", count)),
+                       self._structure)
+
+    def skip(self, count, name=None):
+        return Dataset(self._native.skip(check_int("Dataset.skip", "count", count)),
+                       self._structure)
+
+    def shard(self, num_shards, index, name=None):
+        n = check_int("Dataset.shard", "num_shards", num_shards)
+        i = check_int("Dataset.shard", "index", index)
+        if n < 1 or not 0 <= i < n:
+            raise ValueError(f"shard: index {i} is not in [0, num_shards {n})")
+        return Dataset(self._native.shard(n, i), self._structure)
+
+    def enumerate(self, start=0, name=None):
+        """(int64 position from start, element) pairs."""
+        return Dataset(self._native.enumerate(check_int("Dataset.enumerate", "start", start)),
+                       (None, self._structure))
+
+    def concatenate(self, dataset, name=None):
+        if not isinstance(dataset, Dataset):
+            raise TypeError(f"concatenate: {type(dataset).__name__} is not a Dataset")
+        return Dataset(self._native.concatenate(dataset._native), self._structure)
+
+    def prefetch(self, buffer_size, name=None):
+        n = check_int("Dataset.prefetch", "buffer_size", buffer_size)
+        if n == AUTOTUNE:
+            n = 2
+        if n < 1:
+            raise ValueError(f"prefetch: buffer_size {n} is not >= 1 (or AUTOTUNE)")
+        return Dataset(self._native.prefetch(n), self._structure)
+
+    # running it
+
+    def cardinality(self):
+        """The number of elements, INFINITE_CARDINALITY or
+        UNKNOWN_CARDINALITY (as tf.data's, a Python int here)."""
+        return self._native.cardinality()
+
+    def __len__(self):
+        n = self.cardinality()
+        if n == INFINITE_CARDINALITY:
+            raise TypeError("the dataset is infinite")
+        if n == UNKNOWN_CARDINALITY:
+            raise TypeError("the dataset's length is unknown")
+        return n
+
+    def __iter__(self):
+        return Iterator(self)
+
+    def as_numpy_iterator(self):
+        return Iterator(self)
+
+    def __repr__(self):
+        return f"<inflow.data.Dataset {self._native.debug_string()}>"
+
+
+class Iterator:
+    """One pass over a Dataset; save() and restore() its position."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+        self._native = dataset._native.make_iterator()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        try:
+            leaves = self._native.next()
+        except errors.OutOfRangeError:
+            raise StopIteration from None
+        value, _ = _unflatten(self._dataset._structure, [_to_user(a) for a in leaves])
+        return value
+
+    def get_next(self, timeout=None):
+        """The next element; OutOfRangeError at the end (TF1's get_next),
+        DeadlineExceededError after `timeout` seconds (nothing is lost)."""
+        leaves = self._native.next(timeout)
+        value, _ = _unflatten(self._dataset._structure, [_to_user(a) for a in leaves])
+        return value
+
+    def save(self):
+        """The position, as bytes for restore()."""
+        return self._native.save()
+
+    def restore(self, state):
+        """Moves to a position save() gave on an iterator of the same
+        pipeline; InvalidArgumentError for any other bytes."""
+        if not isinstance(state, (bytes, bytearray, memoryview)):
+            raise TypeError(f"restore: the state must be bytes, not {type(state).__name__}")
+        self._native.restore(bytes(state))
+
+
+class TFRecordDataset(Dataset):
+    """The records of `filenames`, in order: bytes scalars."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        if isinstance(filenames, (str, bytes)):
+            filenames = [filenames]
+        files = [f.decode() if isinstance(f, bytes) else str(f) for f in filenames]
+        if not files:
+            raise ValueError("TFRecordDataset: no files")
+        size = 0 if buffer_size is None else check_int("TFRecordDataset", "buffer_size",
+                                                       buffer_size)
+        super().__init__(_inflow._data_tfrecord(files, compression_type or "", size), None)

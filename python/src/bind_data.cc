@@ -1,0 +1,209 @@
+// Copyright 2026 The inflow Authors.
+//
+// BindData: the native objects under inflow.data (python/inflow/data/):
+// _Dataset over the C++ data::Dataset, whose elements are flat lists of
+// arrays (the Python side keeps their structure), and _DatasetIterator.
+// Python functions given to map and filter run with the GIL taken for the
+// call, on whichever thread runs the stage (a parallel map's own threads
+// included); every other stage runs without the GIL. next() blocks with
+// the GIL released and Ctrl-C interrupts it (CallBlocking: a wait cut
+// short loses no element, docs/python.md).
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inflow/data/dataset.h"
+
+#include "bindings.h"
+#include "py_blocking.h"
+#include "py_interpreter.h"
+#include "py_tensors.h"
+
+namespace inflow::py {
+
+namespace {
+
+struct PyDataset {
+  data::Dataset ds;
+};
+
+struct PyDatasetIterator {
+  data::Iterator it;
+};
+
+std::unique_ptr<PyDataset> Wrap(data::Dataset ds) {
+  return std::make_unique<PyDataset>(PyDataset{std::move(ds)});
+}
+
+// fn(list of arrays) -> list of arrays, run with the GIL taken.
+data::MapFn PythonMap(nb::handle fn) {
+  return [func = ShareObject(fn)](Tuple element) -> Result<Tuple> {
+    PyGILState_STATE state;
+    if (!AcquireGil(&state)) {
+      return CancelledError("map: the Python interpreter is exiting");
+    }
+    Result<Tuple> out = [&]() -> Result<Tuple> {
+      try {
+        nb::object result = (*func)(TupleToPython(element));
+        return TupleFromPython(result);
+      } catch (nb::python_error& e) {
+        return StatusFromPythonError(e, "the map function");
+      } catch (const std::exception& e) {
+        return InvalidArgumentError(std::string("the map function: ") +
+                                    e.what());
+      }
+    }();
+    ReleaseGil(state);
+    return out;
+  };
+}
+
+data::PredicateFn PythonPredicate(nb::handle fn) {
+  return [func = ShareObject(fn)](const Tuple& element) -> Result<bool> {
+    PyGILState_STATE state;
+    if (!AcquireGil(&state)) {
+      return CancelledError("filter: the Python interpreter is exiting");
+    }
+    Result<bool> out = [&]() -> Result<bool> {
+      try {
+        return nb::cast<bool>((*func)(TupleToPython(element)));
+      } catch (nb::python_error& e) {
+        return StatusFromPythonError(e, "the filter predicate");
+      } catch (const std::exception& e) {
+        return InvalidArgumentError(std::string("the filter predicate: ") +
+                                    e.what());
+      }
+    }();
+    ReleaseGil(state);
+    return out;
+  };
+}
+
+Result<CompressionType> CompressionFromName(const std::string& name) {
+  if (name.empty()) return CompressionType::kNone;
+  if (name == "GZIP") return CompressionType::kGzip;
+  if (name == "ZLIB") return CompressionType::kZlib;
+  return InvalidArgumentError("compression_type must be \"\", \"GZIP\" or "
+                              "\"ZLIB\", got \"" +
+                              name + "\"");
+}
+
+}  // namespace
+
+void BindData(nb::module_& m) {
+  nb::class_<PyDatasetIterator>(m, "_DatasetIterator")
+      .def(
+          "next",
+          [](PyDatasetIterator& self, nb::handle timeout) {
+            Result<Tuple> e = CallBlocking(
+                timeout,
+                [&](const CallOptions& o) { return self.it.Next(o); });
+            return TupleToPython(ValueOrThrow(std::move(e)));
+          },
+          nb::arg("timeout").none() = nb::none())
+      .def("save",
+           [](PyDatasetIterator& self) {
+             Result<std::string> s = [&] {
+               nb::gil_scoped_release release;
+               return self.it.Save();
+             }();
+             std::string bytes = ValueOrThrow(std::move(s));
+             return nb::bytes(bytes.data(), bytes.size());
+           })
+      .def(
+          "restore",
+          [](PyDatasetIterator& self, nb::bytes state) {
+            std::string bytes(state.c_str(), state.size());
+            Status s = [&] {
+              nb::gil_scoped_release release;
+              return self.it.Restore(bytes);
+            }();
+            ThrowIfError(s);
+          },
+          nb::arg("state"));
+
+  nb::class_<PyDataset>(m, "_Dataset")
+      .def("map_py",
+           [](const PyDataset& d, nb::handle fn, int num_parallel_calls,
+              bool deterministic) {
+             return Wrap(d.ds.Map(PythonMap(fn),
+                                  {.num_parallel_calls = num_parallel_calls,
+                                   .deterministic = deterministic}));
+           })
+      .def("filter_py",
+           [](const PyDataset& d, nb::handle fn) {
+             return Wrap(d.ds.Filter(PythonPredicate(fn)));
+           })
+      .def("batch",
+           [](const PyDataset& d, int64_t n, bool drop) {
+             return Wrap(d.ds.Batch(n, drop));
+           })
+      .def("shuffle",
+           [](const PyDataset& d, int64_t n, std::optional<int64_t> seed,
+              bool reshuffle) { return Wrap(d.ds.Shuffle(n, seed, reshuffle)); })
+      .def("repeat",
+           [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Repeat(n)); })
+      .def("take",
+           [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Take(n)); })
+      .def("skip",
+           [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Skip(n)); })
+      .def("shard",
+           [](const PyDataset& d, int64_t n, int64_t i) {
+             return Wrap(d.ds.Shard(n, i));
+           })
+      .def("enumerate",
+           [](const PyDataset& d, int64_t start) {
+             return Wrap(d.ds.Enumerate(start));
+           })
+      .def("concatenate",
+           [](const PyDataset& d, const PyDataset& other) {
+             return Wrap(d.ds.Concatenate(other.ds));
+           })
+      .def("prefetch",
+           [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Prefetch(n)); })
+      .def("cardinality",
+           [](const PyDataset& d) { return d.ds.Cardinality(); })
+      .def("check", [](const PyDataset& d) { ThrowIfError(d.ds.status()); })
+      .def("debug_string",
+           [](const PyDataset& d) { return d.ds.DebugString(); })
+      .def("make_iterator", [](const PyDataset& d) {
+        Result<data::Iterator> it = [&] {
+          nb::gil_scoped_release release;
+          return d.ds.MakeIterator();
+        }();
+        return std::make_unique<PyDatasetIterator>(
+            PyDatasetIterator{ValueOrThrow(std::move(it))});
+      });
+
+  m.def("_data_range", [](int64_t start, int64_t stop, int64_t step) {
+    return Wrap(data::Dataset::Range(start, stop, step));
+  });
+  m.def("_data_from_tensor_slices", [](nb::handle components) {
+    return Wrap(data::Dataset::FromTensorSlices(TupleFromPython(components)));
+  });
+  m.def("_data_tfrecord", [](std::vector<std::string> files,
+                             const std::string& compression,
+                             int64_t buffer_size) {
+    data::TFRecordOptions o;
+    o.compression = ValueOrThrow(CompressionFromName(compression));
+    if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
+    return Wrap(data::Dataset::TFRecord(std::move(files), o));
+  });
+  m.def("_data_zip", [](std::vector<const PyDataset*> inputs) {
+    std::vector<data::Dataset> ds;
+    for (const PyDataset* d : inputs) ds.push_back(d->ds);
+    return Wrap(data::Dataset::Zip(std::move(ds)));
+  });
+}
+
+}  // namespace inflow::py

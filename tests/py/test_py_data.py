@@ -1,0 +1,256 @@
+"""inflow.data against tf.data: the same pipelines give the same elements
+(where tf.data is deterministic), in the same structures; iterator
+save/restore at random positions; errors naming the stage and element;
+TFRecordDataset over files TensorFlow wrote; Ctrl-C during iteration."""
+import collections
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import inflow
+from inflow import data
+from inflow.errors import InvalidArgumentError, OutOfRangeError
+
+from conftest import BUILD
+
+TIMEOUT = 120
+
+
+def same(a, b):
+    """Nested equality of elements (NumPy values in tuples, lists, dicts)."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(same, a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+
+
+def assert_like_tf(ours, theirs):
+    ours, theirs = list(ours), list(theirs.as_numpy_iterator())
+    assert len(ours) == len(theirs), (len(ours), len(theirs))
+    for k, (a, b) in enumerate(zip(ours, theirs)):
+        assert same(a, b), (k, a, b)
+
+
+PIPELINES = {
+    "range": lambda D: D.range(3, 20, 4),
+    "range_negative": lambda D: D.range(10, 0, -3),
+    "map": lambda D: D.range(10).map(lambda x: x * 3 + 1),
+    "map_parallel": lambda D: D.range(50).map(lambda x: x * 2, num_parallel_calls=4),
+    "map_tuple": lambda D: D.range(6).map(lambda x: (x, x * 10)).map(lambda a, b: a + b),
+    "batch": lambda D: D.range(10).batch(4),
+    "batch_drop": lambda D: D.range(10).batch(4, drop_remainder=True),
+    "shard": lambda D: D.range(17).shard(5, 3),
+    "take_skip": lambda D: D.range(30).skip(4).take(9),
+    "take_all": lambda D: D.range(5).take(-1),
+    "zip": lambda D: D.zip((D.range(5), D.range(10, 20).batch(2))),
+    "zip_dict": lambda D: D.zip({"a": D.range(4), "b": D.range(3)}),
+    "concatenate": lambda D: D.range(3).concatenate(D.range(7, 9)),
+    "enumerate": lambda D: D.range(4).map(lambda x: x * x).enumerate(5),
+    "repeat": lambda D: D.range(3).repeat(3),
+    "filter": lambda D: D.range(20).filter(lambda x: x % 3 != 0),
+    "slices_dict": lambda D: D.from_tensor_slices(
+        {"x": np.arange(12, dtype=np.float32).reshape(4, 3),
+         "y": np.array([1, 2, 3, 4], np.int32)}).batch(3),
+    "everything": lambda D: D.range(100).shard(2, 1).map(lambda x: x + 1).filter(
+        lambda x: x % 5 != 0).batch(3, drop_remainder=True).skip(2).take(8).enumerate(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_the_same_pipeline_gives_what_tf_data_gives(name):
+    make = PIPELINES[name]
+    assert_like_tf(make(data.Dataset), make(tf.data.Dataset))
+    ours, theirs = make(data.Dataset), make(tf.data.Dataset)
+    assert ours.cardinality() == int(theirs.cardinality()), name
+
+
+def test_cardinality_constants_are_tf_datas():
+    assert data.INFINITE_CARDINALITY == tf.data.INFINITE_CARDINALITY
+    assert data.UNKNOWN_CARDINALITY == tf.data.UNKNOWN_CARDINALITY
+    assert data.Dataset.range(3).repeat().cardinality() == data.INFINITE_CARDINALITY
+    assert data.Dataset.range(3).filter(lambda x: True).cardinality() == \
+        data.UNKNOWN_CARDINALITY
+    assert len(data.Dataset.range(7).batch(2)) == 4
+    with pytest.raises(TypeError, match="infinite"):
+        len(data.Dataset.range(3).repeat())
+
+
+def test_structures_come_back_as_given():
+    Point = collections.namedtuple("Point", "x y")
+    ds = data.Dataset.from_tensor_slices(
+        (np.arange(3), {"b": np.arange(3) * 2.0, "a": [b"p", b"q", b"r"]})
+    ).map(lambda i, d: Point(i, [d["a"], d["b"]]))
+    got = list(ds)
+    assert got[1] == Point(np.int64(1), [b"q", np.float64(2.0)])
+    assert isinstance(got[0], Point) and isinstance(got[0].y, list)
+
+
+def test_shuffle_is_a_seeded_permutation_new_each_epoch():
+    a = [int(x) for x in data.Dataset.range(50).shuffle(8, seed=4)]
+    assert sorted(a) == list(range(50)) and a != list(range(50))
+    assert a == [int(x) for x in data.Dataset.range(50).shuffle(8, seed=4)]
+    two = [int(x) for x in data.Dataset.range(20).shuffle(20, seed=1).repeat(2)]
+    assert sorted(two[:20]) == sorted(two[20:]) == list(range(20)) and two[:20] != two[20:]
+
+
+@pytest.mark.parametrize("parallel", [1, 3, 8])
+def test_save_and_restore_at_random_positions(parallel):
+    def make():
+        return (data.Dataset.range(300).map(lambda x: x * 2, num_parallel_calls=parallel)
+                .shuffle(20, seed=9).batch(7).prefetch(3).enumerate())
+    want = list(make())
+    rng = random.Random(parallel)
+    for _ in range(4):
+        at = rng.randrange(len(want) + 1)
+        it = iter(make())
+        for _ in range(at):
+            next(it)
+        state = it.save()
+        assert isinstance(state, bytes) and len(state) < 200, len(state)
+        again = iter(make())
+        again.restore(state)
+        rest = list(again)
+        assert len(rest) == len(want) - at
+        assert all(same(a, b) for a, b in zip(rest, want[at:]))
+
+
+def test_a_state_of_another_pipeline_is_invalid_argument():
+    it = iter(data.Dataset.range(10).batch(2))
+    next(it)
+    state = it.save()
+    other = iter(data.Dataset.range(10).map(lambda x: x))
+    with pytest.raises(InvalidArgumentError, match='"batch" where this pipeline has "map"'):
+        other.restore(state)
+    with pytest.raises(InvalidArgumentError, match="checksum"):
+        other.restore(state[:-1] + bytes([state[-1] ^ 1]))
+    with pytest.raises(TypeError):
+        other.restore("not bytes")
+
+
+def test_a_map_error_names_the_stage_and_element_and_iteration_goes_on():
+    def fail_on_3(x):
+        if x == 3:
+            raise ValueError("three is bad")
+        return x
+    for parallel in (None, 3):
+        it = iter(data.Dataset.range(6).map(fail_on_3, num_parallel_calls=parallel))
+        got = [next(it) for _ in range(3)]
+        with pytest.raises(InvalidArgumentError) as e:
+            next(it)
+        assert "map (stage 1), element 3" in str(e.value)
+        assert "three is bad" in str(e.value) and "fail_on_3" in str(e.value)
+        got += list(it)
+        assert got == [0, 1, 2, 4, 5]
+
+
+def test_bad_arguments_are_python_errors():
+    with pytest.raises(ValueError):
+        data.Dataset.range(3).batch(0)
+    with pytest.raises(ValueError):
+        data.Dataset.range(3).shard(2, 2)
+    with pytest.raises(TypeError):
+        data.Dataset.range(3).map(3)
+    with pytest.raises(ValueError):
+        data.Dataset.range(0, 3, 0)
+    with pytest.raises(ValueError, match="different numbers of rows"):
+        data.Dataset.from_tensor_slices((np.arange(3), np.arange(4)))
+    # Raised in the map function's call: an error in that element's place.
+    with pytest.raises(InvalidArgumentError, match="must have the same structure"):
+        list(data.Dataset.range(4).map(lambda x: x if x < 2 else (x, x)))
+
+
+def test_get_next_times_out_without_losing_an_element():
+    import threading
+    gate = threading.Event()
+
+    def slow(x):
+        if x >= 2:
+            gate.wait()
+        return x
+    it = iter(data.Dataset.range(6).map(slow, num_parallel_calls=2).batch(3))
+    with pytest.raises(inflow.errors.DeadlineExceededError):
+        it.get_next(timeout=0.05)
+    state = it.save()
+    gate.set()
+    assert [list(b) for b in it] == [[0, 1, 2], [3, 4, 5]]
+    again = iter(data.Dataset.range(6).map(slow, num_parallel_calls=2).batch(3))
+    again.restore(state)
+    assert [list(b) for b in again] == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(OutOfRangeError):
+        it.get_next()
+
+
+@pytest.mark.parametrize("compression", [None, "GZIP", "ZLIB"])
+def test_tfrecord_dataset_reads_what_tensorflow_wrote(tmp_path, compression):
+    files = []
+    for f in range(2):
+        path = str(tmp_path / f"part-{f}.tfrecord")
+        options = tf.io.TFRecordOptions(compression_type=compression or "")
+        with tf.io.TFRecordWriter(path, options) as w:
+            for i in range(5):
+                w.write(f"file {f} record {i}".encode() * (i + 1))
+        files.append(path)
+    ours = data.TFRecordDataset(files, compression_type=compression)
+    theirs = tf.data.TFRecordDataset(files, compression_type=compression)
+    assert_like_tf(ours, theirs)
+    assert_like_tf(ours.batch(3), theirs.batch(3))
+
+
+def test_a_damaged_record_names_the_file_and_offset(tmp_path):
+    path = str(tmp_path / "d.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(3):
+            w.write(b"abcd")
+    raw = bytearray(open(path, "rb").read())
+    raw[20 + 12 + 1] ^= 0xFF  # record 1's data
+    open(path, "wb").write(raw)
+    it = iter(data.TFRecordDataset(path))
+    assert next(it) == b"abcd"
+    with pytest.raises(inflow.errors.DataLossError) as e:
+        next(it)
+    assert path in str(e.value) and "offset 20" in str(e.value)
+    assert "tfrecord (stage 0)" in str(e.value)
+
+
+CTRL_C_CHILD = textwrap.dedent("""
+    import sys, threading
+    sys.path.insert(0, {build!r})
+    from inflow import data
+    gate = threading.Event()
+    def stuck(x):
+        if x >= 1:
+            gate.wait()
+        return x
+    it = iter(data.Dataset.range(10).map(stuck, num_parallel_calls=2))
+    next(it)
+    try:
+        print("ready", flush=True)
+        next(it)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        gate.set()
+        raise
+""")
+
+
+def test_ctrl_c_interrupts_an_iteration():
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C_CHILD.format(build=str(BUILD / "python"))],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "ready\n", proc.stderr.read()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=TIMEOUT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "interrupted" in out and "KeyboardInterrupt" in err, (out, err)
