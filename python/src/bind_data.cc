@@ -93,9 +93,10 @@ Result<CompressionType> CompressionFromName(const std::string& name) {
   if (name.empty()) return CompressionType::kNone;
   if (name == "GZIP") return CompressionType::kGzip;
   if (name == "ZLIB") return CompressionType::kZlib;
-  return InvalidArgumentError("compression_type must be \"\", \"GZIP\" or "
-                              "\"ZLIB\", got \"" +
-                              name + "\"");
+  return InvalidArgumentError(
+      "compression_type must be \"\", \"GZIP\" or "
+      "\"ZLIB\", got \"" +
+      name + "\"");
 }
 
 }  // namespace
@@ -106,8 +107,7 @@ void BindData(nb::module_& m) {
           "next",
           [](PyDatasetIterator& self, nb::handle timeout) {
             Result<Tuple> e = CallBlocking(
-                timeout,
-                [&](const CallOptions& o) { return self.it.Next(o); });
+                timeout, [&](const CallOptions& o) { return self.it.Next(o); });
             return TupleToPython(ValueOrThrow(std::move(e)));
           },
           nb::arg("timeout").none() = nb::none())
@@ -144,23 +144,20 @@ void BindData(nb::module_& m) {
            [](const PyDataset& d, nb::handle fn) {
              return Wrap(d.ds.Filter(PythonPredicate(fn)));
            })
-      .def("batch",
-           [](const PyDataset& d, int64_t n, bool drop) {
-             return Wrap(d.ds.Batch(n, drop));
-           })
-      .def("shuffle",
-           [](const PyDataset& d, int64_t n, std::optional<int64_t> seed,
-              bool reshuffle) { return Wrap(d.ds.Shuffle(n, seed, reshuffle)); })
+      .def("batch", [](const PyDataset& d, int64_t n,
+                       bool drop) { return Wrap(d.ds.Batch(n, drop)); })
+      .def(
+          "shuffle",
+          [](const PyDataset& d, int64_t n, std::optional<int64_t> seed,
+             bool reshuffle) { return Wrap(d.ds.Shuffle(n, seed, reshuffle)); })
       .def("repeat",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Repeat(n)); })
       .def("take",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Take(n)); })
       .def("skip",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Skip(n)); })
-      .def("shard",
-           [](const PyDataset& d, int64_t n, int64_t i) {
-             return Wrap(d.ds.Shard(n, i));
-           })
+      .def("shard", [](const PyDataset& d, int64_t n,
+                       int64_t i) { return Wrap(d.ds.Shard(n, i)); })
       .def("enumerate",
            [](const PyDataset& d, int64_t start) {
              return Wrap(d.ds.Enumerate(start));
@@ -171,8 +168,7 @@ void BindData(nb::module_& m) {
            })
       .def("prefetch",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Prefetch(n)); })
-      .def("cardinality",
-           [](const PyDataset& d) { return d.ds.Cardinality(); })
+      .def("cardinality", [](const PyDataset& d) { return d.ds.Cardinality(); })
       .def("check", [](const PyDataset& d) { ThrowIfError(d.ds.status()); })
       .def("debug_string",
            [](const PyDataset& d) { return d.ds.DebugString(); })
@@ -191,14 +187,14 @@ void BindData(nb::module_& m) {
   m.def("_data_from_tensor_slices", [](nb::handle components) {
     return Wrap(data::Dataset::FromTensorSlices(TupleFromPython(components)));
   });
-  m.def("_data_tfrecord", [](std::vector<std::string> files,
-                             const std::string& compression,
-                             int64_t buffer_size) {
-    data::TFRecordOptions o;
-    o.compression = ValueOrThrow(CompressionFromName(compression));
-    if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
-    return Wrap(data::Dataset::TFRecord(std::move(files), o));
-  });
+  m.def("_data_tfrecord",
+        [](std::vector<std::string> files, const std::string& compression,
+           int64_t buffer_size) {
+          data::TFRecordOptions o;
+          o.compression = ValueOrThrow(CompressionFromName(compression));
+          if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
+          return Wrap(data::Dataset::TFRecord(std::move(files), o));
+        });
   m.def("_data_zip", [](std::vector<const PyDataset*> inputs) {
     std::vector<data::Dataset> ds;
     for (const PyDataset* d : inputs) ds.push_back(d->ds);

@@ -1,16 +1,21 @@
 // Copyright 2026 The inflow Authors.
 //
-// Map with num_parallel_calls > 1, and Prefetch: worker threads take the
-// input's elements one at a time (in_mu_ orders the pulls), compute them
-// (a map's function; a prefetch has none) outside every lock, and the
-// consumer takes them in order (or, not deterministic, as they finish).
+// Map with num_parallel_calls > 1, and Prefetch. Worker threads take the
+// input's elements in chunks (one worker at a time: in_mu_ orders the
+// pulls), compute them (a map's function; a prefetch has none) outside
+// every lock, and the consumer takes whole chunks, in order (or, not
+// deterministic, as they finish), then hands their elements out without
+// a lock. A map's chunk is up to 16 elements, fewer for large ones
+// (about 512 KB a chunk), so that a thread wakes once per chunk, not per
+// element; a prefetch's is one element.
 //
-// The state: before each pull a worker saves the input's state (a few
-// bytes: positions and counters), and the iterator's state is the one
-// saved before the oldest element not yet handed out, plus, when not
-// deterministic, which later elements were handed out before it. Restore
-// puts the input there and computes those elements again: a checkpoint
-// never holds an element.
+// The state: before each chunk a worker saves the input's state (a few
+// bytes: positions and counters). The iterator's state is the position of
+// the oldest element not handed out, the input state saved before its
+// chunk with the count of the chunk's elements before it, and, when not
+// deterministic, which later elements were handed out already. Restore
+// puts the input there, skips those elements (pulled, not computed) and
+// drops the ones handed out: a checkpoint never holds an element.
 
 #include <algorithm>
 #include <deque>
@@ -30,6 +35,9 @@
 namespace inflow::data::internal {
 namespace {
 
+constexpr int64_t kMaxChunk = 16;
+constexpr int64_t kChunkBytes = 512 << 10;
+
 class ParallelDataset final : public DatasetBase {
  public:
   ParallelDataset(DatasetPtr input, MapFn fn, std::string kind, int threads,
@@ -46,122 +54,130 @@ class ParallelDataset final : public DatasetBase {
 
   const MapFn fn_;
   const int threads_;
-  const int64_t buffer_size_;
+  const int64_t buffer_size_;  // chunks
   const bool deterministic_;
 };
+
+size_t ElementBytes(const Tuple& t) {
+  size_t n = 0;
+  for (const Tensor& x : t) n += x.num_bytes();
+  return n;
+}
 
 class ParallelIterator final : public IteratorBase {
  public:
   ParallelIterator(const ParallelDataset& d, std::unique_ptr<IteratorBase> in)
-      : d_(d), in_(std::move(in)) {}
+      : d_(d), in_(std::move(in)), chunk_(d.fn_ ? kMaxChunk : 1) {}
   ~ParallelIterator() override { StopThreads(); }
 
   Result<std::optional<Tuple>> Next(const CallOptions& o) override {
-    INFLOW_RETURN_IF_ERROR(StartThreads());
-    std::unique_ptr<Slot> slot;
-    {
-      // Before the lock: a token already stopped runs it at once.
-      std::stop_callback wake(o.stop, [this] {
-        MutexLock w(&mu_);
-        cv_.SignalAll();
-      });
-      MutexLock l(&mu_);
-      const auto deadline = o.timeout.has_value()
-                                ? CondVar::Clock::now() + *o.timeout
-                                : CondVar::Clock::time_point::max();
-      for (;;) {
-        auto it = Ready();
-        if (it != slots_.end()) {
-          slot = std::move(*it);
-          if (it != slots_.begin()) handed_.insert(slot->seq);
-          slots_.erase(it);
-          --reserved_;
-          if (!slots_.empty()) {
-            handed_.erase(handed_.begin(),
-                          handed_.lower_bound(slots_.front()->seq));
-          } else {
-            handed_.clear();
-          }
-          cv_.SignalAll();
-          if (skip_.erase(slot->seq) > 0)
-            continue;  // handed out before a restore
-          break;
-        }
-        if (o.stop.stop_requested())
-          return CancelledError(d_.label() + ": cancelled");
-        if (deadline == CondVar::Clock::time_point::max()) {
-          cv_.Wait(&mu_);
-        } else if (!cv_.WaitUntil(&mu_, deadline)) {
-          return DeadlineExceededError(d_.label() + ": no element in time");
-        }
+    for (;;) {
+      // Elements of the chunk taken last: no lock.
+      if (current_ != nullptr && handed_in_current_ < current_->values.size()) {
+        const size_t i = handed_in_current_++;
+        const int64_t position = current_->start + static_cast<int64_t>(i);
+        if (skip_.erase(position) > 0) continue;  // handed out before a save
+        Result<Tuple>& v = current_->values[i];
+        if (!v.ok()) return v.status();
+        return std::optional<Tuple>(std::move(v).value());
       }
+      if (current_ != nullptr && current_->end) {
+        return std::optional<Tuple>();  // and again on later calls
+      }
+      INFLOW_RETURN_IF_ERROR(TakeChunk(o));
     }
-    if (slot->end) {
-      // Handed out again by later calls.
-      MutexLock l(&mu_);
-      slots_.push_front(std::move(slot));
-      ++reserved_;
-      return std::optional<Tuple>();
-    }
-    if (!slot->value.ok()) return std::move(slot->value).status();
-    return std::optional<Tuple>(std::move(slot->value).value());
   }
 
   Status Save(StateWriter& w) override {
     MutexLock in(&in_mu_);
     MutexLock l(&mu_);
     w.Tag(d_.kind());
-    if (!slots_.empty()) {
-      const Slot& front = *slots_.front();
-      w.Int(base_ + front.seq);
-      w.Bytes(front.snapshot);
-      std::vector<int64_t> later;
-      for (int64_t s : handed_) {
-        if (s > front.seq) later.push_back(s - front.seq);
-      }
-      for (int64_t s : skip_) {
-        if (s > front.seq) later.push_back(s - front.seq);
-      }
-      std::sort(later.begin(), later.end());
-      w.Int(static_cast<int64_t>(later.size()));
-      for (int64_t s : later) w.Int(s);
-      return OkStatus();
+    // The oldest element not handed out: in the current chunk, or the
+    // first of the oldest chunk waiting.
+    const Chunk* base = nullptr;
+    int64_t offset = 0;
+    if (current_ != nullptr && handed_in_current_ < current_->values.size()) {
+      base = current_.get();
+      offset = static_cast<int64_t>(handed_in_current_);
     }
-    StateWriter now;
-    INFLOW_RETURN_IF_ERROR(in_->Save(now));
-    w.Int(base_ + next_seq_);
-    w.Bytes(now.bytes());
-    w.Int(0);
+    if (!slots_.empty() &&
+        (base == nullptr || slots_.front()->seq < base->seq)) {
+      base = slots_.front().get();
+      offset = 0;
+    }
+    std::string now;
+    int64_t position;
+    if (base != nullptr) {
+      position = base->start + offset;
+    } else {
+      StateWriter s;
+      INFLOW_RETURN_IF_ERROR(in_->Save(s));
+      now = s.Take();
+      position = next_start_;
+    }
+    w.Int(position);
+    w.Bytes(base != nullptr ? std::string_view(base->snapshot)
+                            : std::string_view(now));
+    w.Int(offset);
+    // Not deterministic: the elements after it handed out already.
+    std::vector<int64_t> later;
+    for (int64_t p : handed_) {
+      if (p > position) later.push_back(p - position);
+    }
+    for (int64_t p : skip_) {
+      if (p > position) later.push_back(p - position);
+    }
+    if (current_ != nullptr && current_.get() != base) {
+      for (size_t i = 0; i < handed_in_current_; ++i) {
+        const int64_t p = current_->start + static_cast<int64_t>(i);
+        if (p > position) later.push_back(p - position);
+      }
+    }
+    std::sort(later.begin(), later.end());
+    later.erase(std::unique(later.begin(), later.end()), later.end());
+    w.Int(static_cast<int64_t>(later.size()));
+    for (int64_t p : later) w.Int(p);
     return OkStatus();
   }
 
   Status Restore(StateReader& r) override {
     StopThreads();
     INFLOW_RETURN_IF_ERROR(r.Tag(d_.kind()));
-    INFLOW_ASSIGN_OR_RETURN(int64_t base,
+    INFLOW_ASSIGN_OR_RETURN(int64_t position,
                             r.IntIn("position", 0, INT64_MAX / 4));
     INFLOW_ASSIGN_OR_RETURN(std::string_view snapshot, r.Bytes());
+    INFLOW_ASSIGN_OR_RETURN(int64_t offset, r.IntIn("offset", 0, position));
     INFLOW_ASSIGN_OR_RETURN(int64_t n, r.IntIn("handed-out count", 0, 1 << 16));
     std::set<int64_t> skip;
     for (int64_t k = 0; k < n; ++k) {
       INFLOW_ASSIGN_OR_RETURN(int64_t s,
                               r.IntIn("handed-out element", 1, INT64_MAX / 4));
-      skip.insert(s);
+      skip.insert(position + s);
     }
-    StateReader inner(snapshot);
     {
       MutexLock in(&in_mu_);
+      StateReader inner(snapshot);
       INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
-    }
-    if (!inner.done()) {
-      return InvalidArgumentError(d_.label() +
-                                  ": the input's state has bytes left over");
+      if (!inner.done()) {
+        return InvalidArgumentError(d_.label() +
+                                    ": the input's state has bytes left over");
+      }
+      // The chunk's elements before the position: pulled, not computed.
+      for (int64_t k = 0; k < offset; ++k) {
+        INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, in_->Next({}));
+        if (!e) {
+          return InvalidArgumentError(
+              d_.label() + ": the input ended before the saved position");
+        }
+      }
     }
     MutexLock l(&mu_);
     slots_.clear();
     handed_.clear();
+    current_.reset();
+    handed_in_current_ = 0;
     skip_ = std::move(skip);
-    base_ = base;
+    next_start_ = position;
     next_seq_ = 0;
     reserved_ = 0;
     input_end_ = false;
@@ -169,16 +185,73 @@ class ParallelIterator final : public IteratorBase {
   }
 
  private:
-  struct Slot {
+  struct Chunk {
     int64_t seq = 0;
-    std::string snapshot;  // the input's state before this element
+    int64_t start = 0;     // the position of its first element
+    std::string snapshot;  // the input's state before it
+    std::vector<Result<Tuple>> values;
+    bool end = false;  // the input ended after these
     bool done = false;
-    bool end = false;
-    Result<Tuple> value = InternalError("not computed");
   };
 
-  // The slot to hand out next, or end().
-  std::deque<std::unique_ptr<Slot>>::iterator Ready() INFLOW_REQUIRES(mu_) {
+  // Waits for the next chunk (the oldest, or any done one when not
+  // deterministic) and makes it current_.
+  Status TakeChunk(const CallOptions& o) {
+    INFLOW_RETURN_IF_ERROR(StartThreads());
+    // Before the lock: a token already stopped runs it at once.
+    std::stop_callback wake(o.stop, [this] {
+      MutexLock w(&mu_);
+      ready_cv_.SignalAll();
+    });
+    MutexLock l(&mu_);
+    const auto deadline = o.timeout.has_value()
+                              ? CondVar::Clock::now() + *o.timeout
+                              : CondVar::Clock::time_point::max();
+    for (;;) {
+      auto it = Ready();
+      if (it != slots_.end()) {
+        if (current_ != nullptr && !d_.deterministic_) {
+          // Its elements count as handed out while older ones wait.
+          for (size_t i = 0; i < current_->values.size(); ++i) {
+            handed_.insert(current_->start + static_cast<int64_t>(i));
+          }
+        }
+        current_ = std::move(*it);
+        handed_in_current_ = 0;
+        slots_.erase(it);
+        --reserved_;
+        if (!slots_.empty()) {
+          handed_.erase(handed_.begin(),
+                        handed_.lower_bound(
+                            std::min(slots_.front()->start, current_->start)));
+        } else {
+          handed_.erase(handed_.begin(), handed_.lower_bound(current_->start));
+        }
+        if (workers_waiting_ > 0) room_cv_.Signal();
+        if (current_->end) {
+          // Handed out again by later calls; nothing is pulled after it.
+          input_end_ = true;
+        }
+        return OkStatus();
+      }
+      if (o.stop.stop_requested()) {
+        return CancelledError(d_.label() + ": cancelled");
+      }
+      ++consumer_waiting_;
+      bool in_time = true;
+      if (deadline == CondVar::Clock::time_point::max()) {
+        ready_cv_.Wait(&mu_);
+      } else {
+        in_time = ready_cv_.WaitUntil(&mu_, deadline);
+      }
+      --consumer_waiting_;
+      if (!in_time) {
+        return DeadlineExceededError(d_.label() + ": no element in time");
+      }
+    }
+  }
+
+  std::deque<std::unique_ptr<Chunk>>::iterator Ready() INFLOW_REQUIRES(mu_) {
     if (slots_.empty()) return slots_.end();
     if (d_.deterministic_ || slots_.front()->end) {
       return slots_.front()->done ? slots_.begin() : slots_.end();
@@ -186,6 +259,7 @@ class ParallelIterator final : public IteratorBase {
     for (auto it = slots_.begin(); it != slots_.end(); ++it) {
       if ((*it)->done && !(*it)->end) return it;
     }
+    // Only the end is left to hand out once every chunk before it is.
     return slots_.end();
   }
 
@@ -213,7 +287,8 @@ class ParallelIterator final : public IteratorBase {
     {
       MutexLock l(&mu_);
       stopping_ = true;
-      cv_.SignalAll();
+      room_cv_.SignalAll();
+      ready_cv_.SignalAll();
     }
     for (auto& t : threads_) t->RequestStop();
     threads_.clear();  // joins
@@ -226,61 +301,94 @@ class ParallelIterator final : public IteratorBase {
       {
         MutexLock l(&mu_);
         while (!stopping_ && (input_end_ || reserved_ >= d_.buffer_size_)) {
-          cv_.Wait(&mu_);
+          ++workers_waiting_;
+          room_cv_.Wait(&mu_);
+          --workers_waiting_;
         }
         if (stopping_) return;
         ++reserved_;
       }
-      Slot* slot = nullptr;
-      std::optional<Tuple> element;
+      Chunk* chunk = nullptr;
+      std::vector<Tuple> inputs;
       {
         MutexLock in(&in_mu_);
+        int64_t want;
         {
           MutexLock l(&mu_);
           if (stopping_ || input_end_) {
             --reserved_;
-            cv_.SignalAll();
             continue;
           }
+          want = chunk_;
         }
-        auto made = std::make_unique<Slot>();
+        auto made = std::make_unique<Chunk>();
         StateWriter w;
-        Status saved = in_->Save(w);
+        Status pulled_ok = in_->Save(w);
         made->snapshot = w.Take();
-        Result<std::optional<Tuple>> pulled =
-            saved.ok() ? in_->Next(call) : Result<std::optional<Tuple>>(saved);
+        size_t bytes = 0;
+        while (pulled_ok.ok() && static_cast<int64_t>(inputs.size()) < want) {
+          Result<std::optional<Tuple>> e = in_->Next(call);
+          if (!e.ok()) {
+            pulled_ok = e.status();
+            break;
+          }
+          if (!e->has_value()) {
+            made->end = true;
+            break;
+          }
+          bytes += ElementBytes(**e);
+          inputs.push_back(std::move(**e));
+        }
         MutexLock l(&mu_);
         if (stopping_) {
           --reserved_;
           return;
         }
         made->seq = next_seq_++;
-        if (!pulled.ok()) {
-          made->value = pulled.status();
-          made->done = true;
-        } else if (!pulled->has_value()) {
-          made->end = true;
-          made->done = true;
-          input_end_ = true;
-        } else if (!d_.fn_) {
-          made->value = std::move(**pulled);
-          made->done = true;
-        } else {
-          element = std::move(**pulled);
+        made->start = next_start_;
+        next_start_ +=
+            static_cast<int64_t>(inputs.size()) + (pulled_ok.ok() ? 0 : 1);
+        if (made->end) input_end_ = true;
+        if (!inputs.empty() && d_.fn_) {
+          // Chunks of about kChunkBytes of input.
+          const size_t each = std::max<size_t>(1, bytes / inputs.size());
+          chunk_ = std::clamp<int64_t>(static_cast<int64_t>(kChunkBytes / each),
+                                       1, kMaxChunk);
         }
-        slot = made.get();
+        made->values.reserve(inputs.size() + 1);
+        if (!d_.fn_) {
+          for (Tuple& t : inputs) made->values.emplace_back(std::move(t));
+          inputs.clear();
+        }
+        if (!pulled_ok.ok()) made->values.emplace_back(pulled_ok);
+        made->done = inputs.empty();
+        chunk = made.get();
         slots_.push_back(std::move(made));
-        cv_.SignalAll();
+        if (chunk->done && consumer_waiting_ > 0) ready_cv_.Signal();
       }
-      if (!element.has_value()) continue;
-      Result<Tuple> out = d_.fn_(std::move(*element));
+      if (inputs.empty()) continue;
+      // Outside every lock: the map function on each element; results go
+      // before a pull error the chunk may end with.
+      std::vector<Result<Tuple>> outs;
+      outs.reserve(inputs.size());
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        Result<Tuple> out = d_.fn_(std::move(inputs[i]));
+        if (!out.ok()) {
+          out = ElementError(out.status(), d_,
+                             chunk->start + static_cast<int64_t>(i));
+        }
+        outs.push_back(std::move(out));
+      }
       MutexLock l(&mu_);
-      if (!out.ok()) {
-        out = ElementError(out.status(), d_, base_ + slot->seq);
+      std::vector<Result<Tuple>> tail = std::move(chunk->values);
+      chunk->values = std::move(outs);
+      for (Result<Tuple>& t : tail) chunk->values.push_back(std::move(t));
+      chunk->done = true;
+      // The consumer waits for the oldest chunk (any, not deterministic).
+      if (consumer_waiting_ > 0 &&
+          (!d_.deterministic_ || chunk == slots_.front().get())) {
+        ready_cv_.Signal();
       }
-      slot->value = std::move(out);
-      slot->done = true;
-      cv_.SignalAll();
     }
   }
 
@@ -288,18 +396,27 @@ class ParallelIterator final : public IteratorBase {
   Mutex in_mu_;  // taken before mu_
   std::unique_ptr<IteratorBase> in_ INFLOW_GUARDED_BY(in_mu_);
   Mutex mu_;
-  CondVar cv_;
-  std::deque<std::unique_ptr<Slot>> slots_ INFLOW_GUARDED_BY(mu_);
-  int64_t reserved_ INFLOW_GUARDED_BY(mu_) = 0;  // slots + pulls under way
+  CondVar room_cv_;   // workers wait for room in the buffer
+  CondVar ready_cv_;  // the consumer waits for its chunk
+  int workers_waiting_ INFLOW_GUARDED_BY(mu_) = 0;
+  int consumer_waiting_ INFLOW_GUARDED_BY(mu_) = 0;
+  std::deque<std::unique_ptr<Chunk>> slots_ INFLOW_GUARDED_BY(mu_);
+  int64_t reserved_ INFLOW_GUARDED_BY(mu_) = 0;  // chunks + pulls under way
   int64_t next_seq_ INFLOW_GUARDED_BY(mu_) = 0;
-  int64_t base_ INFLOW_GUARDED_BY(mu_) = 0;  // the position of seq 0
+  int64_t next_start_ INFLOW_GUARDED_BY(mu_) = 0;  // the next pull's position
+  int64_t chunk_ INFLOW_GUARDED_BY(mu_);           // elements a pull takes
   bool input_end_ INFLOW_GUARDED_BY(mu_) = false;
   bool stopping_ INFLOW_GUARDED_BY(mu_) = false;
-  // Not deterministic: elements handed out while an earlier one was not.
-  std::set<int64_t> handed_ INFLOW_GUARDED_BY(mu_);
-  // After a restore: elements handed out before the save, dropped.
-  std::set<int64_t> skip_ INFLOW_GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<Thread>> threads_;  // the consumer's
+  // The consumer's own (Next, Save and Restore come from one thread at a
+  // time, the stage's consumer): the chunk it took last and how many of
+  // its elements it handed out; not deterministic, the elements handed out
+  // while an older one was not; after a restore, the elements handed out
+  // before the save, dropped when they come again.
+  std::unique_ptr<Chunk> current_;
+  size_t handed_in_current_ = 0;
+  std::set<int64_t> handed_;
+  std::set<int64_t> skip_;
+  std::vector<std::unique_ptr<Thread>> threads_;
 };
 
 Result<std::unique_ptr<IteratorBase>> ParallelDataset::MakeIterator(
