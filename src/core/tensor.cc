@@ -225,6 +225,38 @@ Result<Tensor> Tensor::Stack(std::span<const Tensor> elements) {
   return out;
 }
 
+Result<Tensor> Tensor::StackMove(std::vector<Tensor>&& elements) {
+  if (elements.empty() || elements[0].dtype() != DType::kString) {
+    return Stack(std::span<const Tensor>(elements));
+  }
+  INFLOW_RETURN_IF_ERROR(
+      Stack(std::span<const Tensor>(elements.data(), 1)).status());
+  const Tensor& first = elements[0];
+  for (size_t i = 1; i < elements.size(); ++i) {
+    if (elements[i].dtype() != first.dtype() ||
+        elements[i].shape() != first.shape()) {
+      return Stack(std::span<const Tensor>(elements));  // its error
+    }
+  }
+  Tensor out(DType::kString,
+             first.shape().Prepend(static_cast<int64_t>(elements.size())));
+  std::string* dst = static_cast<std::string*>(out.writable_data());
+  const int64_t n = first.num_elements();
+  for (Tensor& e : elements) {
+    const bool own = e.buffer_ != nullptr && e.buffer_.use_count() == 1 &&
+                     !e.read_only();
+    if (own) {
+      std::string* src = static_cast<std::string*>(e.writable_data());
+      for (int64_t i = 0; i < n; ++i) dst[i] = std::move(src[i]);
+    } else {
+      const std::string* src = e.data<std::string>();
+      for (int64_t i = 0; i < n; ++i) dst[i] = src[i];
+    }
+    dst += n;
+  }
+  return out;
+}
+
 Result<Tensor> Tensor::Concat(std::span<const Tensor> parts) {
   if (parts.empty()) {
     return InvalidArgumentError("Concat needs at least one tensor");

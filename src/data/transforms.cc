@@ -174,7 +174,9 @@ class BatchDataset final : public DatasetBase {
           }
           column[i] = std::move(rows[i][c]);
         }
-        Result<Tensor> stacked = Tensor::Stack(column);
+        // Moves the strings of rows no one else holds (records, mostly).
+        Result<Tensor> stacked = Tensor::StackMove(std::move(column));
+        column.assign(rows.size(), Tensor());
         if (!stacked.ok()) {
           return ElementError(
               stacked.status().WithContext("component " + std::to_string(c)),

@@ -108,6 +108,26 @@ TEST(TensorTest, StackCopiesOnceIntoABatch) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(b->raw_data()) % kTensorAlignment, 0u);
 }
 
+TEST(TensorTest, StackMovesTheStringsOfElementsNoOneElseHolds) {
+  Tensor shared = Tensor::FromVector<std::string>({"kept", "also kept"});
+  Tensor holder = shared;  // a second reference: copied, not moved
+  std::vector<Tensor> rows = {
+      Tensor::FromVector<std::string>({std::string(100, 'a'), "b"}), shared};
+  shared = Tensor();
+  Result<Tensor> b = Tensor::StackMove(std::move(rows));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(*b, *Tensor::FromVector<std::string>(
+                    {std::string(100, 'a'), "b", "kept", "also kept"},
+                    TensorShape({2, 2})));
+  EXPECT_EQ(rows[0].flat<std::string>()[0], "");  // moved out
+  EXPECT_EQ(holder.flat<std::string>()[0], "kept");
+  EXPECT_EQ(rows[1].flat<std::string>()[1], "also kept");
+  // Mismatches: the same errors as the copying Stack.
+  std::vector<Tensor> bad = {Tensor::FromVector<std::string>({"x"}),
+                             Tensor::FromVector<std::string>({"x", "y"})};
+  EXPECT_TRUE(IsInvalidArgument(Tensor::StackMove(std::move(bad)).status()));
+}
+
 TEST(TensorTest, StackRejectsMismatches) {
   std::vector<Tensor> rows = {Tensor::FromVector<float>({1, 2}),
                               Tensor::FromVector<float>({3})};

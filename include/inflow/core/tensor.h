@@ -224,6 +224,10 @@ class Tensor {
   // into a fresh aligned buffer. INVALID_ARGUMENT on a dtype or shape
   // mismatch or an empty list (use Tensor(dtype, shape.Prepend(0))).
   static Result<Tensor> Stack(std::span<const Tensor> elements);
+  // The same, taking the elements: the strings of a string element whose
+  // buffer no other tensor shares are moved, not copied (the element is
+  // left with empty strings).
+  static Result<Tensor> StackMove(std::vector<Tensor>&& elements);
   // Concatenates tensors of shape [n_i] + s along dimension 0.
   static Result<Tensor> Concat(std::span<const Tensor> parts);
 
