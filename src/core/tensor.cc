@@ -243,8 +243,8 @@ Result<Tensor> Tensor::StackMove(std::vector<Tensor>&& elements) {
   std::string* dst = static_cast<std::string*>(out.writable_data());
   const int64_t n = first.num_elements();
   for (Tensor& e : elements) {
-    const bool own = e.buffer_ != nullptr && e.buffer_.use_count() == 1 &&
-                     !e.read_only();
+    const bool own =
+        e.buffer_ != nullptr && e.buffer_.use_count() == 1 && !e.read_only();
     if (own) {
       std::string* src = static_cast<std::string*>(e.writable_data());
       for (int64_t i = 0; i < n; ++i) dst[i] = std::move(src[i]);

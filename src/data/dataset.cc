@@ -24,6 +24,10 @@ constexpr std::string_view kStateTag = "inflow.data.Iterator/1";
 
 }  // namespace
 
+namespace internal {
+DatasetPtr BaseOf(const Dataset& d) { return d.base_; }
+}  // namespace internal
+
 Dataset Dataset::Range(int64_t start, int64_t stop, int64_t step) {
   return Dataset(internal::MakeRange(start, stop, step));
 }
@@ -38,6 +42,41 @@ Dataset Dataset::Zip(std::vector<Dataset> datasets) {
   std::vector<DatasetPtr> inputs;
   for (Dataset& d : datasets) inputs.push_back(std::move(d.base_));
   return Dataset(internal::MakeZip(std::move(inputs)));
+}
+
+Dataset Dataset::TextLine(std::vector<std::string> files,
+                          TFRecordOptions options) {
+  return Dataset(internal::MakeTextLine(std::move(files), options));
+}
+Dataset Dataset::FixedLengthRecord(std::vector<std::string> files,
+                                   int64_t record_bytes, int64_t header_bytes,
+                                   int64_t footer_bytes,
+                                   TFRecordOptions options) {
+  return Dataset(internal::MakeFixedLength(
+      std::move(files), record_bytes, header_bytes, footer_bytes, options));
+}
+Dataset Dataset::ListFiles(std::vector<std::string> patterns, bool shuffle,
+                           std::optional<int64_t> seed, Env* env) {
+  return Dataset(
+      internal::MakeListFiles(std::move(patterns), shuffle, seed, env));
+}
+Dataset Dataset::FromGenerator(std::function<Result<Generator>()> make) {
+  return Dataset(internal::MakeGenerator(std::move(make)));
+}
+Dataset Dataset::FlatMap(DatasetFn fn) const {
+  return Dataset(internal::MakeFlatMap(base_, std::move(fn)));
+}
+Dataset Dataset::Interleave(DatasetFn fn, InterleaveOptions options) const {
+  return Dataset(internal::MakeInterleave(
+      base_, std::move(fn), options.cycle_length, options.block_length));
+}
+Dataset Dataset::Unbatch() const {
+  return Dataset(internal::MakeUnbatch(base_));
+}
+Dataset Dataset::PaddedBatch(int64_t batch_size,
+                             PaddedBatchOptions options) const {
+  return Dataset(
+      internal::MakePaddedBatch(base_, batch_size, std::move(options)));
 }
 
 Dataset Dataset::Map(MapFn fn, MapOptions options) const {

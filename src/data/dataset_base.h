@@ -129,6 +129,23 @@ DatasetPtr MakeSkip(DatasetPtr input, int64_t count);
 DatasetPtr MakeShard(DatasetPtr input, int64_t num_shards, int64_t index);
 DatasetPtr MakeEnumerate(DatasetPtr input, int64_t start);
 DatasetPtr MakeConcatenate(DatasetPtr first, DatasetPtr second);
+DatasetPtr MakePaddedBatch(DatasetPtr input, int64_t batch_size,
+                           PaddedBatchOptions options);
+DatasetPtr MakeInterleave(DatasetPtr input, DatasetFn fn, int64_t cycle,
+                          int64_t block);
+DatasetPtr MakeFlatMap(DatasetPtr input, DatasetFn fn);
+DatasetPtr MakeUnbatch(DatasetPtr input);
+DatasetPtr MakeTextLine(std::vector<std::string> files,
+                        TFRecordOptions options);
+DatasetPtr MakeFixedLength(std::vector<std::string> files, int64_t record,
+                           int64_t header, int64_t footer,
+                           TFRecordOptions options);
+DatasetPtr MakeListFiles(std::vector<std::string> patterns, bool shuffle,
+                         std::optional<int64_t> seed, Env* env);
+DatasetPtr MakeGenerator(std::function<Result<Generator>()> make);
+// The stage under a Dataset (for the stages that take Datasets from a
+// function: FlatMap, Interleave).
+DatasetPtr BaseOf(const Dataset& d);
 // fn null: a prefetch (the work is pulling the input).
 DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
                         int threads, int64_t buffer_size, bool deterministic);

@@ -5,7 +5,9 @@
 // Concatenate. Each one's state is its counters and then its input's.
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -111,17 +113,111 @@ class FilterDataset final : public DatasetBase {
   const PredicateFn fn_;
 };
 
+// Each row of `column` into a tensor of [rows] + the padded shape (the
+// largest row shape, or `spec`'s dimensions where not -1), the rest
+// `padding` (a scalar; uninitialized: zeros, "").
+Result<Tensor> PadStack(const std::vector<Tensor>& column,
+                        const std::vector<int64_t>& spec,
+                        const Tensor& padding) {
+  const Tensor& first = column[0];
+  const int rank = first.rank();
+  std::vector<int64_t> dims(rank, 0);
+  for (size_t i = 0; i < column.size(); ++i) {
+    const Tensor& t = column[i];
+    if (t.dtype() != first.dtype() || t.rank() != rank) {
+      return InvalidArgumentError("row " + std::to_string(i) +
+                                  " differs from row 0 in dtype or rank");
+    }
+    for (int d = 0; d < rank; ++d) dims[d] = std::max(dims[d], t.dim_size(d));
+  }
+  if (!spec.empty()) {
+    if (static_cast<int>(spec.size()) != rank) {
+      return InvalidArgumentError("padded shape of rank " +
+                                  std::to_string(spec.size()) +
+                                  " for rows of rank " + std::to_string(rank));
+    }
+    for (int d = 0; d < rank; ++d) {
+      if (spec[d] < 0) continue;
+      if (spec[d] < dims[d]) {
+        return InvalidArgumentError("a row's dimension " + std::to_string(d) +
+                                    " is " + std::to_string(dims[d]) +
+                                    ", above its padded size " +
+                                    std::to_string(spec[d]));
+      }
+      dims[d] = spec[d];
+    }
+  }
+  if (padding.IsInitialized() &&
+      (padding.dtype() != first.dtype() || padding.num_elements() != 1)) {
+    return InvalidArgumentError(
+        "the padding value is not a scalar of the "
+        "component's dtype");
+  }
+  std::vector<int64_t> out_dims = {static_cast<int64_t>(column.size())};
+  out_dims.insert(out_dims.end(), dims.begin(), dims.end());
+  INFLOW_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(out_dims));
+  Tensor out(first.dtype(), shape);  // zeros, ""
+  const int64_t row_elems =
+      shape.num_elements() / std::max<int64_t>(1, out_dims[0]);
+  const bool is_string = first.dtype() == DType::kString;
+  const size_t elem =
+      is_string
+          ? sizeof(std::string)
+          : first.num_bytes() / std::max<int64_t>(1, first.num_elements());
+  char* base = static_cast<char*>(out.mutable_raw_data().value());
+  // Fill with the padding value.
+  if (padding.IsInitialized()) {
+    for (int64_t k = 0; k < shape.num_elements(); ++k) {
+      if (is_string) {
+        reinterpret_cast<std::string*>(base)[k] =
+            padding.data<std::string>()[0];
+      } else {
+        std::memcpy(base + k * elem, padding.raw_data(), elem);
+      }
+    }
+  }
+  // Copy each row's runs of its last dimension into place.
+  for (size_t i = 0; i < column.size(); ++i) {
+    const Tensor& t = column[i];
+    const int64_t n = t.num_elements();
+    if (n == 0) continue;
+    const int64_t last = rank == 0 ? 1 : t.dim_size(rank - 1);
+    const char* src = static_cast<const char*>(t.raw_data());
+    for (int64_t run = 0; run < n / last; ++run) {
+      // The run's index in the row, as an offset into the padded row.
+      int64_t rest = run, offset = 0, stride = rank == 0 ? 1 : dims[rank - 1];
+      for (int d = rank - 2; d >= 0; --d) {
+        offset += (rest % t.dim_size(d)) * stride;
+        rest /= t.dim_size(d);
+        stride *= dims[d];
+      }
+      const int64_t at = static_cast<int64_t>(i) * row_elems + offset;
+      if (is_string) {
+        const std::string* from =
+            reinterpret_cast<const std::string*>(src) + run * last;
+        std::string* to = reinterpret_cast<std::string*>(base) + at;
+        for (int64_t j = 0; j < last; ++j) to[j] = from[j];
+      } else {
+        std::memcpy(base + at * elem, src + run * last * elem, last * elem);
+      }
+    }
+  }
+  return out;
+}
+
 class BatchDataset final : public DatasetBase {
  public:
-  BatchDataset(DatasetPtr input, int64_t batch_size, bool drop_remainder)
-      : DatasetBase("batch", {std::move(input)},
+  BatchDataset(DatasetPtr input, int64_t batch_size, bool drop_remainder,
+               std::optional<PaddedBatchOptions> padding = std::nullopt)
+      : DatasetBase(padding ? "padded_batch" : "batch", {std::move(input)},
                     batch_size >= 1
                         ? OkStatus()
                         : InvalidArgumentError("batch_size " +
                                                std::to_string(batch_size) +
                                                " is not >= 1")),
         batch_size_(batch_size),
-        drop_remainder_(drop_remainder) {}
+        drop_remainder_(drop_remainder),
+        padding_(std::move(padding)) {}
   int64_t Cardinality() const override {
     const int64_t c = input().Cardinality();
     if (c < 0) return c;
@@ -174,9 +270,18 @@ class BatchDataset final : public DatasetBase {
           }
           column[i] = std::move(rows[i][c]);
         }
-        // Moves the strings of rows no one else holds (records, mostly).
-        Result<Tensor> stacked = Tensor::StackMove(std::move(column));
-        column.assign(rows.size(), Tensor());
+        Result<Tensor> stacked = InternalError("not stacked");
+        if (d_.padding_) {
+          const auto& shapes = d_.padding_->padded_shapes;
+          const auto& values = d_.padding_->padding_values;
+          stacked = PadStack(
+              column, c < shapes.size() ? shapes[c] : std::vector<int64_t>{},
+              c < values.size() ? values[c] : Tensor());
+        } else {
+          // Moves the strings of rows no one else holds (records, mostly).
+          stacked = Tensor::StackMove(std::move(column));
+          column.assign(rows.size(), Tensor());
+        }
         if (!stacked.ok()) {
           return ElementError(
               stacked.status().WithContext("component " + std::to_string(c)),
@@ -187,7 +292,7 @@ class BatchDataset final : public DatasetBase {
       return Element(std::move(out));
     }
     Status Save(StateWriter& w) override {
-      w.Tag("batch");
+      w.Tag(d_.kind());
       w.Int(count_);
       w.Int(rows_.empty() ? 0 : 1);
       if (!rows_.empty()) {
@@ -197,7 +302,7 @@ class BatchDataset final : public DatasetBase {
       return in_->Save(w);
     }
     Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("batch"));
+      INFLOW_RETURN_IF_ERROR(r.Tag(d_.kind()));
       INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
       INFLOW_ASSIGN_OR_RETURN(int64_t partial, r.IntIn("partial", 0, 1));
       rows_.clear();
@@ -221,6 +326,7 @@ class BatchDataset final : public DatasetBase {
   };
   const int64_t batch_size_;
   const bool drop_remainder_;
+  const std::optional<PaddedBatchOptions> padding_;
 };
 
 class RepeatDataset final : public DatasetBase {
@@ -624,6 +730,12 @@ DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size,
                      bool drop_remainder) {
   return std::make_shared<BatchDataset>(std::move(input), batch_size,
                                         drop_remainder);
+}
+DatasetPtr MakePaddedBatch(DatasetPtr input, int64_t batch_size,
+                           PaddedBatchOptions options) {
+  const bool drop = options.drop_remainder;
+  return std::make_shared<BatchDataset>(std::move(input), batch_size, drop,
+                                        std::move(options));
 }
 DatasetPtr MakeRepeat(DatasetPtr input, int64_t count) {
   return std::make_shared<RepeatDataset>(std::move(input), count);

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>

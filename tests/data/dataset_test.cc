@@ -6,6 +6,9 @@
 #include "inflow/data/dataset.h"
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,6 +131,72 @@ TEST(DatasetTest, RepeatShardEnumerateZipConcatenate) {
   EXPECT_EQ(
       Dataset::Range(2).Repeat().Concatenate(Dataset::Range(1)).Cardinality(),
       kInfinite);
+}
+
+Result<Dataset> RangeOfItself(Tuple e) {
+  const int64_t x = e[0].flat<int64_t>()[0];
+  return Dataset::Range(x * 10, x * 10 + x);
+}
+
+TEST(DatasetTest, FlatMapInterleaveUnbatchPaddedBatch) {
+  EXPECT_EQ(All(Dataset::Range(1, 4).FlatMap(RangeOfItself)),
+            Scalars({10, 20, 21, 30, 31, 32}));
+  // tf.data's order: an exhausted input's place is refilled when the cycle
+  // comes back to it.
+  EXPECT_EQ(All(Dataset::Range(1, 4).Interleave(
+                RangeOfItself, {.cycle_length = 2, .block_length = 1})),
+            Scalars({10, 20, 21, 30, 31, 32}));
+  EXPECT_EQ(All(Dataset::Range(1, 5).Interleave(
+                RangeOfItself, {.cycle_length = 3, .block_length = 2})),
+            Scalars({10, 20, 21, 30, 31, 40, 41, 32, 42, 43}));
+  EXPECT_EQ(All(Dataset::Range(7).Batch(3).Unbatch()),
+            Scalars({0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_TRUE(
+      IsInvalidArgument(Dataset::Range(3)
+                            .Interleave(RangeOfItself, {.block_length = 0})
+                            .status()));
+  // Rows of lengths 1, 2, 3 padded to 3 with -1; then to a fixed 4.
+  Dataset rows = Dataset::Range(1, 4).Map([](Tuple e) -> Result<Tuple> {
+    const int64_t n = e[0].flat<int64_t>()[0];
+    return Tuple{Tensor::FromVector<int64_t>(std::vector<int64_t>(n, n))};
+  });
+  Result<Iterator> it =
+      rows.PaddedBatch(3, {.padding_values = {Tensor::Scalar<int64_t>(-1)}})
+          .MakeIterator();
+  ASSERT_TRUE(it.ok());
+  Result<Tuple> b = it->Next();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[0], *Tensor::FromVector<int64_t>(
+                         {1, -1, -1, 2, 2, -1, 3, 3, 3}, TensorShape({3, 3})));
+  Result<Iterator> fixed =
+      rows.PaddedBatch(2, {.padded_shapes = {{4}}}).MakeIterator();
+  ASSERT_TRUE(fixed.ok());
+  b = fixed->Next();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[0], *Tensor::FromVector<int64_t>({1, 0, 0, 0, 2, 2, 0, 0},
+                                                  TensorShape({2, 4})));
+  Result<Iterator> small =
+      rows.PaddedBatch(3, {.padded_shapes = {{2}}}).MakeIterator();
+  ASSERT_TRUE(small.ok());
+  Status s = small->Next().status();
+  EXPECT_TRUE(IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("padded_batch (stage 2), element 0"),
+            std::string::npos)
+      << s;
+}
+
+TEST(DatasetTest, FromGeneratorCallsItsFactoryEachPass) {
+  int passes = 0;
+  Dataset d = Dataset::FromGenerator([&passes]() -> Result<Generator> {
+    ++passes;
+    auto next = std::make_shared<int64_t>(0);
+    return Generator([next]() -> Result<std::optional<Tuple>> {
+      if (*next == 3) return std::optional<Tuple>();
+      return std::optional<Tuple>(Tuple{Tensor::Scalar<int64_t>((*next)++)});
+    });
+  });
+  EXPECT_EQ(All(d.Repeat(2)), Scalars({0, 1, 2, 0, 1, 2}));
+  EXPECT_EQ(passes, 2);
 }
 
 TEST(DatasetTest, ShuffleIsAPermutationReproducibleWithASeed) {
@@ -255,6 +324,37 @@ TEST(DatasetTest, TFRecordReadsTheFilesInOrderAndNamesADamagedRecord) {
                              .value()
                              .Next()
                              .status()));
+}
+
+TEST(DatasetTest, TextLineFixedLengthAndListFiles) {
+  const std::string dir = ::testing::TempDir() + "/files_test";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir + "/a.txt") << "first\nsecond\r\n\nlast";
+    std::ofstream(dir + "/b.txt") << "b1\n";
+    std::ofstream(dir + "/c.bin") << "HHabcdefghFF";
+  }
+  Result<Iterator> lines =
+      Dataset::TextLine({dir + "/a.txt", dir + "/b.txt"}).MakeIterator();
+  ASSERT_TRUE(lines.ok());
+  EXPECT_EQ(Strings(*lines),
+            (std::vector<std::string>{"first", "second", "", "last", "b1"}));
+  Result<Iterator> fixed =
+      Dataset::FixedLengthRecord({dir + "/c.bin"}, 3, 2, 2).MakeIterator();
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_EQ(Strings(*fixed),
+            (std::vector<std::string>{"abc", "def"}));  // "gh" left
+  Result<Iterator> names = Dataset::ListFiles({dir + "/*.txt"}).MakeIterator();
+  ASSERT_TRUE(names.ok());
+  EXPECT_EQ(Strings(*names),
+            (std::vector<std::string>{dir + "/a.txt", dir + "/b.txt"}));
+  Status none = Dataset::ListFiles({dir + "/*.csv"}).MakeIterator().status();
+  EXPECT_TRUE(IsInvalidArgument(none)) << none;
+  EXPECT_NE(none.message().find("no files match"), std::string::npos);
+  EXPECT_TRUE(
+      IsUnimplemented(Dataset::TextLine({dir + "/a.txt"},
+                                        {.compression = CompressionType::kGzip})
+                          .status()));
 }
 
 TEST(DatasetTest, DestroyingAnIteratorMidStreamStopsItsThreads) {

@@ -68,9 +68,11 @@ inline constexpr int64_t kUnknown = -2;
 // num_parallel_calls: as many as the machine has hardware threads.
 inline constexpr int kAutotune = -1;
 
+class Dataset;
 namespace internal {
 class DatasetBase;
 class IteratorBase;
+std::shared_ptr<const DatasetBase> BaseOf(const Dataset& d);
 }  // namespace internal
 
 using MapFn = std::function<Result<Tuple>(Tuple)>;
@@ -86,6 +88,23 @@ struct MapOptions {
   bool deterministic = true;
 };
 
+struct InterleaveOptions {
+  // Input elements whose datasets are read at once, in turn; 0: the
+  // hardware threads (tf.data's AUTOTUNE default).
+  int64_t cycle_length = 0;
+  // Elements taken from one before moving to the next.
+  int64_t block_length = 1;
+};
+
+struct PaddedBatchOptions {
+  // Per component: the padded shape, -1 for "the batch's largest" in a
+  // dimension; empty: every dimension the batch's largest.
+  std::vector<std::vector<int64_t>> padded_shapes = {};
+  // Per component, a scalar of its dtype; empty: zeros and "".
+  Tuple padding_values = {};
+  bool drop_remainder = false;
+};
+
 struct TFRecordOptions {
   CompressionType compression = CompressionType::kNone;
   size_t buffer_size = 256 << 10;
@@ -93,6 +112,11 @@ struct TFRecordOptions {
 };
 
 class Iterator;
+class Dataset;
+
+using DatasetFn = std::function<Result<Dataset>(Tuple)>;
+// A generator: the next element, nullopt at its end.
+using Generator = std::function<Result<std::optional<Tuple>>()>;
 
 // Copies are cheap and share the pipeline.
 class Dataset {
@@ -108,7 +132,39 @@ class Dataset {
   // Element i of each, as one Tuple (their components in order); as many
   // elements as the shortest has.
   static Dataset Zip(std::vector<Dataset> datasets);
+  // The lines of text `files` (without "\n" or "\r\n"): string scalars.
+  static Dataset TextLine(std::vector<std::string> files,
+                          TFRecordOptions options = {});
+  // Each file's bytes after header_bytes and before footer_bytes, in
+  // records of record_bytes: string scalars.
+  static Dataset FixedLengthRecord(std::vector<std::string> files,
+                                   int64_t record_bytes,
+                                   int64_t header_bytes = 0,
+                                   int64_t footer_bytes = 0,
+                                   TFRecordOptions options = {});
+  // The names matching `patterns` (io/glob.h), sorted, each once; with
+  // `shuffle`, in an order drawn from `seed` (random when none) each pass.
+  static Dataset ListFiles(std::vector<std::string> patterns,
+                           bool shuffle = false,
+                           std::optional<int64_t> seed = {},
+                           Env* env = nullptr);
+  // make() is called at the start of each pass for a generator whose
+  // elements the dataset gives. A restore makes a new generator and skips
+  // the elements already handed out (they are made again).
+  static Dataset FromGenerator(std::function<Result<Generator>()> make);
 
+  // The elements of fn(element)'s dataset, for each element in turn.
+  Dataset FlatMap(DatasetFn fn) const;
+  // tf.data's interleave: cycle_length of the fn(element) datasets open at
+  // once, block_length elements from each in turn; an exhausted one's
+  // place goes to the next input element when the cycle comes back to it.
+  Dataset Interleave(DatasetFn fn, InterleaveOptions options = {}) const;
+  // Each element's components split along their first dimension (all of
+  // the same size) into that many elements.
+  Dataset Unbatch() const;
+  // Batch padding each component to the padded shape.
+  Dataset PaddedBatch(int64_t batch_size,
+                      PaddedBatchOptions options = {}) const;
   // fn(element). num_parallel_calls > 1 runs it on that many threads.
   Dataset Map(MapFn fn, MapOptions options = {}) const;
   // The elements for which fn is true.
@@ -148,6 +204,8 @@ class Dataset {
   [[nodiscard]] Result<Iterator> MakeIterator() const;
 
  private:
+  friend std::shared_ptr<const internal::DatasetBase> internal::BaseOf(
+      const Dataset& d);
   explicit Dataset(std::shared_ptr<const internal::DatasetBase> base)
       : base_(std::move(base)) {}
   std::shared_ptr<const internal::DatasetBase> base_;

@@ -1,0 +1,409 @@
+// Copyright 2026 The inflow Authors.
+//
+// TextLine, FixedLengthRecord and ListFiles (tf.data's TextLineDataset,
+// FixedLengthRecordDataset, list_files), and FromGenerator. The state of
+// the file sources is (file, byte offset); of ListFiles, the position in
+// the pass's order (drawn again from the seed and the pass); of a
+// generator, the elements handed out (a restore makes a new generator and
+// skips that many).
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inflow/io/env.h"
+
+#include "data/dataset_base.h"
+
+namespace inflow::data::internal {
+namespace {
+
+Env& EnvOf(const TFRecordOptions& o) {
+  return o.env != nullptr ? *o.env : Env::Default();
+}
+
+Status Uncompressed(const TFRecordOptions& o, std::string_view what) {
+  if (o.compression == CompressionType::kNone) return OkStatus();
+  return UnimplementedError(std::string(what) +
+                            " reads uncompressed files only");
+}
+
+class TextLineDataset final : public DatasetBase {
+ public:
+  TextLineDataset(std::vector<std::string> files, TFRecordOptions options)
+      : DatasetBase("text_line", {},
+                    files.empty() ? InvalidArgumentError("no files")
+                                  : Uncompressed(options, "text_line")),
+        files_(std::move(files)),
+        options_(options) {}
+  int64_t Cardinality() const override { return kUnknown; }
+  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext&) const override {
+    return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    explicit It(const TextLineDataset& d) : d_(d) {}
+    Result<std::optional<Tuple>> Next(const CallOptions&) override {
+      while (file_ < d_.files_.size()) {
+        if (file_handle_ == nullptr) INFLOW_RETURN_IF_ERROR(Open());
+        std::string line;
+        bool got = false;
+        for (;;) {
+          const size_t nl = buffer_.find('\n', pos_);
+          if (nl != std::string::npos) {
+            line.append(buffer_, pos_, nl - pos_);
+            offset_ += nl - pos_ + 1;
+            pos_ = nl + 1;
+            got = true;
+            break;
+          }
+          line.append(buffer_, pos_, std::string::npos);
+          offset_ += buffer_.size() - pos_;
+          INFLOW_ASSIGN_OR_RETURN(bool more, Fill());
+          if (!more) {
+            got = !line.empty();
+            break;
+          }
+        }
+        if (got) {
+          if (!line.empty() && line.back() == '\r') line.pop_back();
+          return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(line))});
+        }
+        file_handle_.reset();
+        ++file_;
+        offset_ = 0;
+      }
+      return std::optional<Tuple>();
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("text_line");
+      w.Int(static_cast<int64_t>(file_));
+      w.Int(static_cast<int64_t>(offset_));
+      return OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("text_line"));
+      INFLOW_ASSIGN_OR_RETURN(
+          int64_t file,
+          r.IntIn("file", 0, static_cast<int64_t>(d_.files_.size())));
+      INFLOW_ASSIGN_OR_RETURN(int64_t offset, r.IntIn("offset", 0, INT64_MAX));
+      file_ = static_cast<size_t>(file);
+      file_handle_.reset();
+      offset_ = static_cast<uint64_t>(offset);
+      return OkStatus();
+    }
+
+   private:
+    Status Open() {
+      Result<std::unique_ptr<RandomAccessFile>> f =
+          EnvOf(d_.options_).NewRandomAccessFile(d_.files_[file_]);
+      if (!f.ok()) return f.status().WithContext(d_.label());
+      file_handle_ = std::move(f).value();
+      read_at_ = offset_;
+      buffer_.clear();
+      pos_ = 0;
+      return OkStatus();
+    }
+    // The next chunk of the file into buffer_; false at its end.
+    Result<bool> Fill() {
+      buffer_.resize(d_.options_.buffer_size);
+      Result<size_t> n =
+          file_handle_->Read(read_at_, buffer_.size(), buffer_.data());
+      if (!n.ok()) return n.status().WithContext(d_.label());
+      buffer_.resize(*n);
+      read_at_ += *n;
+      pos_ = 0;
+      return *n > 0;
+    }
+
+    const TextLineDataset& d_;
+    size_t file_ = 0;
+    uint64_t offset_ = 0;   // of the next line
+    uint64_t read_at_ = 0;  // of the byte after buffer_
+    std::unique_ptr<RandomAccessFile> file_handle_;
+    std::string buffer_;
+    size_t pos_ = 0;
+  };
+
+  const std::vector<std::string> files_;
+  const TFRecordOptions options_;
+};
+
+Status CheckFixedLength(const std::vector<std::string>& files, int64_t record,
+                        int64_t header, int64_t footer,
+                        const TFRecordOptions& o) {
+  if (files.empty()) return InvalidArgumentError("no files");
+  if (record < 1) {
+    return InvalidArgumentError("record_bytes " + std::to_string(record) +
+                                " is not >= 1");
+  }
+  if (header < 0 || footer < 0) {
+    return InvalidArgumentError("header_bytes and footer_bytes must be >= 0");
+  }
+  return Uncompressed(o, "fixed_length_record");
+}
+
+class FixedLengthDataset final : public DatasetBase {
+ public:
+  FixedLengthDataset(std::vector<std::string> files, int64_t record,
+                     int64_t header, int64_t footer, TFRecordOptions options)
+      : DatasetBase("fixed_length_record", {},
+                    CheckFixedLength(files, record, header, footer, options)),
+        files_(std::move(files)),
+        record_(record),
+        header_(header),
+        footer_(footer),
+        options_(options) {}
+  int64_t Cardinality() const override { return kUnknown; }
+  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext&) const override {
+    return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    explicit It(const FixedLengthDataset& d) : d_(d) {}
+    Result<std::optional<Tuple>> Next(const CallOptions&) override {
+      while (file_ < d_.files_.size()) {
+        if (file_handle_ == nullptr) INFLOW_RETURN_IF_ERROR(Open());
+        if (record_ < records_) {
+          std::string out(static_cast<size_t>(d_.record_), '\0');
+          const uint64_t at =
+              static_cast<uint64_t>(d_.header_ + record_ * d_.record_);
+          Result<size_t> n =
+              ReadFully(*file_handle_, at, out.size(), out.data());
+          if (!n.ok()) return n.status().WithContext(d_.label());
+          if (*n != out.size()) {
+            return DataLossError(
+                d_.label() + ": " + d_.files_[file_] + " ended inside record " +
+                std::to_string(record_) + " at offset " + std::to_string(at));
+          }
+          ++record_;
+          return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(out))});
+        }
+        file_handle_.reset();
+        ++file_;
+        record_ = 0;
+      }
+      return std::optional<Tuple>();
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("fixed_length_record");
+      w.Int(static_cast<int64_t>(file_));
+      w.Int(record_);
+      return OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("fixed_length_record"));
+      INFLOW_ASSIGN_OR_RETURN(
+          int64_t file,
+          r.IntIn("file", 0, static_cast<int64_t>(d_.files_.size())));
+      INFLOW_ASSIGN_OR_RETURN(record_, r.IntIn("record", 0, INT64_MAX / 4));
+      file_ = static_cast<size_t>(file);
+      file_handle_.reset();
+      return OkStatus();
+    }
+
+   private:
+    Status Open() {
+      Env& env = EnvOf(d_.options_);
+      Result<uint64_t> size = env.GetFileSize(d_.files_[file_]);
+      if (!size.ok()) return size.status().WithContext(d_.label());
+      Result<std::unique_ptr<RandomAccessFile>> f =
+          env.NewRandomAccessFile(d_.files_[file_]);
+      if (!f.ok()) return f.status().WithContext(d_.label());
+      file_handle_ = std::move(f).value();
+      const int64_t body =
+          static_cast<int64_t>(*size) - d_.header_ - d_.footer_;
+      records_ = body > 0 ? body / d_.record_ : 0;  // a partial tail is left
+      return OkStatus();
+    }
+
+    const FixedLengthDataset& d_;
+    size_t file_ = 0;
+    int64_t record_ = 0;
+    int64_t records_ = 0;
+    std::unique_ptr<RandomAccessFile> file_handle_;
+  };
+
+  const std::vector<std::string> files_;
+  const int64_t record_, header_, footer_;
+  const TFRecordOptions options_;
+};
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+class ListFilesDataset final : public DatasetBase {
+ public:
+  ListFilesDataset(std::vector<std::string> patterns, bool shuffle,
+                   int64_t seed, Env* env)
+      : DatasetBase("list_files", {},
+                    patterns.empty() ? InvalidArgumentError("no patterns")
+                                     : OkStatus()),
+        patterns_(std::move(patterns)),
+        shuffle_(shuffle),
+        seed_(seed),
+        env_(env != nullptr ? env : &Env::Default()) {}
+  int64_t Cardinality() const override { return kUnknown; }
+  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext& c) const override {
+    std::set<std::string> names;
+    for (const std::string& p : patterns_) {
+      Result<std::vector<std::string>> m = GetMatchingPaths(*env_, p);
+      if (!m.ok()) return m.status().WithContext(label());
+      names.insert(m->begin(), m->end());
+    }
+    if (names.empty()) {
+      std::string all;
+      for (const std::string& p : patterns_)
+        all += (all.empty() ? "" : ", ") + p;
+      return InvalidArgumentError(label() + ": no files match " + all);
+    }
+    std::vector<std::string> order(names.begin(), names.end());
+    if (shuffle_) {
+      std::mt19937_64 rng(Mix(static_cast<uint64_t>(seed_) ^
+                              Mix(static_cast<uint64_t>(c.iteration))));
+      std::shuffle(order.begin(), order.end(), rng);
+    }
+    return std::unique_ptr<IteratorBase>(
+        std::make_unique<It>(std::move(order)));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    explicit It(std::vector<std::string> names) : names_(std::move(names)) {}
+    Result<std::optional<Tuple>> Next(const CallOptions&) override {
+      if (i_ >= names_.size()) return std::optional<Tuple>();
+      return std::optional<Tuple>(Tuple{Tensor::Scalar(names_[i_++])});
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("list_files");
+      w.Int(static_cast<int64_t>(i_));
+      return OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("list_files"));
+      INFLOW_ASSIGN_OR_RETURN(
+          int64_t i,
+          r.IntIn("position", 0, static_cast<int64_t>(names_.size())));
+      i_ = static_cast<size_t>(i);
+      return OkStatus();
+    }
+
+   private:
+    const std::vector<std::string> names_;
+    size_t i_ = 0;
+  };
+
+  const std::vector<std::string> patterns_;
+  const bool shuffle_;
+  const int64_t seed_;
+  Env* const env_;
+};
+
+class GeneratorDataset final : public DatasetBase {
+ public:
+  explicit GeneratorDataset(std::function<Result<Generator>()> make)
+      : DatasetBase("from_generator", {},
+                    make ? OkStatus() : InvalidArgumentError("no generator")),
+        make_(std::move(make)) {}
+  int64_t Cardinality() const override { return kUnknown; }
+  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext&) const override {
+    return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
+  }
+
+ private:
+  class It final : public IteratorBase {
+   public:
+    explicit It(const GeneratorDataset& d) : d_(d) {}
+    Result<std::optional<Tuple>> Next(const CallOptions&) override {
+      if (!gen_) INFLOW_RETURN_IF_ERROR(Make());
+      if (done_) return std::optional<Tuple>();
+      Result<std::optional<Tuple>> e = gen_();
+      if (!e.ok()) return ElementError(e.status(), d_, count_++);
+      if (!e->has_value()) {
+        done_ = true;
+        return std::optional<Tuple>();
+      }
+      ++count_;
+      return e;
+    }
+    Status Save(StateWriter& w) override {
+      w.Tag("from_generator");
+      w.Int(count_);
+      return OkStatus();
+    }
+    Status Restore(StateReader& r) override {
+      INFLOW_RETURN_IF_ERROR(r.Tag("from_generator"));
+      INFLOW_ASSIGN_OR_RETURN(int64_t count,
+                              r.IntIn("elements", 0, INT64_MAX / 4));
+      INFLOW_RETURN_IF_ERROR(Make());
+      // The elements handed out before the save, made again and dropped.
+      for (int64_t k = 0; k < count; ++k) {
+        Result<std::optional<Tuple>> e = gen_();
+        ++count_;
+        if (e.ok() && !e->has_value()) {
+          return InvalidArgumentError(
+              d_.label() + ": the generator ended after " + std::to_string(k) +
+              " elements, before the saved position " + std::to_string(count));
+        }
+      }
+      return OkStatus();
+    }
+
+   private:
+    Status Make() {
+      Result<Generator> g = d_.make_();
+      if (!g.ok()) return g.status().WithContext(d_.label());
+      gen_ = std::move(g).value();
+      count_ = 0;
+      done_ = false;
+      return OkStatus();
+    }
+    const GeneratorDataset& d_;
+    Generator gen_;
+    int64_t count_ = 0;
+    bool done_ = false;
+  };
+  const std::function<Result<Generator>()> make_;
+};
+
+}  // namespace
+
+DatasetPtr MakeTextLine(std::vector<std::string> files,
+                        TFRecordOptions options) {
+  return std::make_shared<TextLineDataset>(std::move(files), options);
+}
+DatasetPtr MakeFixedLength(std::vector<std::string> files, int64_t record,
+                           int64_t header, int64_t footer,
+                           TFRecordOptions options) {
+  return std::make_shared<FixedLengthDataset>(std::move(files), record, header,
+                                              footer, options);
+}
+DatasetPtr MakeListFiles(std::vector<std::string> patterns, bool shuffle,
+                         std::optional<int64_t> seed, Env* env) {
+  const int64_t s = seed.has_value()
+                        ? *seed
+                        : static_cast<int64_t>(std::random_device()() >> 1);
+  return std::make_shared<ListFilesDataset>(std::move(patterns), shuffle, s,
+                                            env);
+}
+DatasetPtr MakeGenerator(std::function<Result<Generator>()> make) {
+  return std::make_shared<GeneratorDataset>(std::move(make));
+}
+
+}  // namespace inflow::data::internal
