@@ -89,6 +89,69 @@ data::PredicateFn PythonPredicate(nb::handle fn) {
   };
 }
 
+// fn(list of arrays) -> a _Dataset, run with the GIL taken.
+data::DatasetFn PythonDatasetFn(nb::handle fn) {
+  return [func = ShareObject(fn)](Tuple element) -> Result<data::Dataset> {
+    PyGILState_STATE state;
+    if (!AcquireGil(&state)) {
+      return CancelledError("the dataset function: the interpreter is exiting");
+    }
+    Result<data::Dataset> out = [&]() -> Result<data::Dataset> {
+      try {
+        nb::object result = (*func)(TupleToPython(element));
+        return nb::cast<PyDataset&>(result).ds;
+      } catch (nb::python_error& e) {
+        return StatusFromPythonError(e, "the dataset function");
+      } catch (const std::exception& e) {
+        return InvalidArgumentError(std::string("the dataset function: ") +
+                                    e.what());
+      }
+    }();
+    ReleaseGil(state);
+    return out;
+  };
+}
+
+// make() -> a Python iterator whose next() gives lists of arrays.
+std::function<Result<data::Generator>()> PythonGenerator(nb::handle make) {
+  return [func = ShareObject(make)]() -> Result<data::Generator> {
+    PyGILState_STATE state;
+    if (!AcquireGil(&state)) {
+      return CancelledError("from_generator: the interpreter is exiting");
+    }
+    Result<data::Generator> out = [&]() -> Result<data::Generator> {
+      try {
+        std::shared_ptr<nb::object> it = ShareObject((*func)());
+        return data::Generator([it]() -> Result<std::optional<Tuple>> {
+          PyGILState_STATE s;
+          if (!AcquireGil(&s)) {
+            return CancelledError("from_generator: the interpreter is exiting");
+          }
+          Result<std::optional<Tuple>> r =
+              [&]() -> Result<std::optional<Tuple>> {
+            try {
+              nb::object v = it->attr("__next__")();
+              if (v.is_none()) return std::optional<Tuple>();
+              return std::optional<Tuple>(TupleFromPython(v));
+            } catch (nb::python_error& e) {
+              return StatusFromPythonError(e, "the generator");
+            } catch (const std::exception& e) {
+              return InvalidArgumentError(std::string("the generator: ") +
+                                          e.what());
+            }
+          }();
+          ReleaseGil(s);
+          return r;
+        });
+      } catch (nb::python_error& e) {
+        return StatusFromPythonError(e, "from_generator");
+      }
+    }();
+    ReleaseGil(state);
+    return out;
+  };
+}
+
 Result<CompressionType> CompressionFromName(const std::string& name) {
   if (name.empty()) return CompressionType::kNone;
   if (name == "GZIP") return CompressionType::kGzip;
@@ -144,12 +207,37 @@ void BindData(nb::module_& m) {
            [](const PyDataset& d, nb::handle fn) {
              return Wrap(d.ds.Filter(PythonPredicate(fn)));
            })
+      .def("flat_map_py",
+           [](const PyDataset& d, nb::handle fn) {
+             return Wrap(d.ds.FlatMap(PythonDatasetFn(fn)));
+           })
+      .def("interleave_py",
+           [](const PyDataset& d, nb::handle fn, int64_t cycle, int64_t block) {
+             return Wrap(d.ds.Interleave(
+                 PythonDatasetFn(fn),
+                 {.cycle_length = cycle, .block_length = block}));
+           })
+      .def("unbatch", [](const PyDataset& d) { return Wrap(d.ds.Unbatch()); })
+      .def(
+          "padded_batch",
+          [](const PyDataset& d, int64_t n,
+             std::vector<std::vector<int64_t>> shapes, nb::handle values,
+             bool drop) {
+            data::PaddedBatchOptions o;
+            o.padded_shapes = std::move(shapes);
+            if (!values.is_none()) o.padding_values = TupleFromPython(values);
+            o.drop_remainder = drop;
+            return Wrap(d.ds.PaddedBatch(n, std::move(o)));
+          },
+          nb::arg("batch_size"), nb::arg("padded_shapes"),
+          nb::arg("padding_values").none(), nb::arg("drop_remainder"))
       .def("batch", [](const PyDataset& d, int64_t n,
                        bool drop) { return Wrap(d.ds.Batch(n, drop)); })
       .def(
           "shuffle",
           [](const PyDataset& d, int64_t n, std::optional<int64_t> seed,
-             bool reshuffle) { return Wrap(d.ds.Shuffle(n, seed, reshuffle)); })
+             bool reshuffle) { return Wrap(d.ds.Shuffle(n, seed, reshuffle)); },
+          nb::arg("buffer_size"), nb::arg("seed").none(), nb::arg("reshuffle"))
       .def("repeat",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Repeat(n)); })
       .def("take",
@@ -195,6 +283,35 @@ void BindData(nb::module_& m) {
           if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
           return Wrap(data::Dataset::TFRecord(std::move(files), o));
         });
+  m.def("_data_text_line",
+        [](std::vector<std::string> files, const std::string& compression,
+           int64_t buffer_size) {
+          data::TFRecordOptions o;
+          o.compression = ValueOrThrow(CompressionFromName(compression));
+          if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
+          return Wrap(data::Dataset::TextLine(std::move(files), o));
+        });
+  m.def(
+      "_data_fixed_length",
+      [](std::vector<std::string> files, int64_t record, int64_t header,
+         int64_t footer, const std::string& compression, int64_t buffer_size) {
+        data::TFRecordOptions o;
+        o.compression = ValueOrThrow(CompressionFromName(compression));
+        if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
+        return Wrap(data::Dataset::FixedLengthRecord(std::move(files), record,
+                                                     header, footer, o));
+      });
+  m.def(
+      "_data_list_files",
+      [](std::vector<std::string> patterns, bool shuffle,
+         std::optional<int64_t> seed) {
+        return Wrap(
+            data::Dataset::ListFiles(std::move(patterns), shuffle, seed));
+      },
+      nb::arg("patterns"), nb::arg("shuffle"), nb::arg("seed").none());
+  m.def("_data_from_generator", [](nb::handle make) {
+    return Wrap(data::Dataset::FromGenerator(PythonGenerator(make)));
+  });
   m.def("_data_zip", [](std::vector<const PyDataset*> inputs) {
     std::vector<data::Dataset> ds;
     for (const PyDataset* d : inputs) ds.push_back(d->ds);

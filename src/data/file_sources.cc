@@ -222,7 +222,18 @@ class FixedLengthDataset final : public DatasetBase {
       file_handle_ = std::move(f).value();
       const int64_t body =
           static_cast<int64_t>(*size) - d_.header_ - d_.footer_;
-      records_ = body > 0 ? body / d_.record_ : 0;  // a partial tail is left
+      if (body < 0 || body % d_.record_ != 0) {
+        // TF's error, at the same place (the file's first read).
+        file_handle_.reset();
+        return InvalidArgumentError(
+            d_.label() + ": excluding the header (" +
+            std::to_string(d_.header_) + " bytes) and footer (" +
+            std::to_string(d_.footer_) + " bytes), input file \"" +
+            d_.files_[file_] + "\" has body length " + std::to_string(body) +
+            " bytes, which is not an exact multiple of the record length (" +
+            std::to_string(d_.record_) + " bytes)");
+      }
+      records_ = body / d_.record_;
       return OkStatus();
     }
 

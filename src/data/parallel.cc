@@ -72,14 +72,19 @@ class ParallelIterator final : public IteratorBase {
 
   Result<std::optional<Tuple>> Next(const CallOptions& o) override {
     for (;;) {
-      // Elements of the chunk taken last: no lock.
-      if (current_ != nullptr && handed_in_current_ < current_->values.size()) {
+      // Elements of the chunk taken last that are computed: no lock.
+      if (current_ != nullptr && handed_in_current_ < current_ready_) {
         const size_t i = handed_in_current_++;
         const int64_t position = current_->start + static_cast<int64_t>(i);
         if (skip_.erase(position) > 0) continue;  // handed out before a save
         Result<Tuple>& v = current_->values[i];
         if (!v.ok()) return v.status();
         return std::optional<Tuple>(std::move(v).value());
+      }
+      if (current_ != nullptr && handed_in_current_ < current_->values.size()) {
+        // Its next element is being computed.
+        INFLOW_RETURN_IF_ERROR(WaitForCurrent(o));
+        continue;
       }
       if (current_ != nullptr && current_->end) {
         return std::optional<Tuple>();  // and again on later calls
@@ -189,10 +194,43 @@ class ParallelIterator final : public IteratorBase {
     int64_t seq = 0;
     int64_t start = 0;     // the position of its first element
     std::string snapshot;  // the input's state before it
+    // Sized when pulled; the first `ready` are computed (a worker fills
+    // them in order, under mu_).
     std::vector<Result<Tuple>> values;
+    size_t ready = 0;
     bool end = false;  // the input ended after these
-    bool done = false;
+    bool done() const { return ready == values.size(); }
   };
+
+  // Waits until current_'s next element is computed.
+  Status WaitForCurrent(const CallOptions& o) {
+    std::stop_callback wake(o.stop, [this] {
+      MutexLock w(&mu_);
+      ready_cv_.SignalAll();
+    });
+    MutexLock l(&mu_);
+    const auto deadline = o.timeout.has_value()
+                              ? CondVar::Clock::now() + *o.timeout
+                              : CondVar::Clock::time_point::max();
+    while (current_->ready <= handed_in_current_) {
+      if (o.stop.stop_requested()) {
+        return CancelledError(d_.label() + ": cancelled");
+      }
+      ++consumer_waiting_;
+      bool in_time = true;
+      if (deadline == CondVar::Clock::time_point::max()) {
+        ready_cv_.Wait(&mu_);
+      } else {
+        in_time = ready_cv_.WaitUntil(&mu_, deadline);
+      }
+      --consumer_waiting_;
+      if (!in_time) {
+        return DeadlineExceededError(d_.label() + ": no element in time");
+      }
+    }
+    current_ready_ = current_->ready;
+    return OkStatus();
+  }
 
   // Waits for the next chunk (the oldest, or any done one when not
   // deterministic) and makes it current_.
@@ -218,6 +256,7 @@ class ParallelIterator final : public IteratorBase {
         }
         current_ = std::move(*it);
         handed_in_current_ = 0;
+        current_ready_ = current_->ready;
         slots_.erase(it);
         --reserved_;
         if (!slots_.empty()) {
@@ -253,14 +292,18 @@ class ParallelIterator final : public IteratorBase {
 
   std::deque<std::unique_ptr<Chunk>>::iterator Ready() INFLOW_REQUIRES(mu_) {
     if (slots_.empty()) return slots_.end();
-    if (d_.deterministic_ || slots_.front()->end) {
-      return slots_.front()->done ? slots_.begin() : slots_.end();
+    // The oldest chunk as soon as its first element is computed (the rest
+    // are handed out as they come); not deterministic, any chunk computed
+    // whole first. The end only once every chunk before it is handed out.
+    const Chunk& front = *slots_.front();
+    const bool front_ready = front.ready > 0 || front.done();
+    if (d_.deterministic_ || front.end) {
+      return front_ready ? slots_.begin() : slots_.end();
     }
     for (auto it = slots_.begin(); it != slots_.end(); ++it) {
-      if ((*it)->done && !(*it)->end) return it;
+      if ((*it)->done() && !(*it)->end) return it;
     }
-    // Only the end is left to hand out once every chunk before it is.
-    return slots_.end();
+    return front_ready ? slots_.begin() : slots_.end();
   }
 
   Status StartThreads() {
@@ -359,35 +402,31 @@ class ParallelIterator final : public IteratorBase {
         if (!d_.fn_) {
           for (Tuple& t : inputs) made->values.emplace_back(std::move(t));
           inputs.clear();
+        } else {
+          made->values.assign(inputs.size(), InternalError("not computed"));
         }
         if (!pulled_ok.ok()) made->values.emplace_back(pulled_ok);
-        made->done = inputs.empty();
+        if (inputs.empty()) made->ready = made->values.size();
         chunk = made.get();
         slots_.push_back(std::move(made));
-        if (chunk->done && consumer_waiting_ > 0) ready_cv_.Signal();
+        if ((chunk->ready > 0 || chunk->done()) && consumer_waiting_ > 0) {
+          ready_cv_.SignalAll();
+        }
       }
       if (inputs.empty()) continue;
-      // Outside every lock: the map function on each element; results go
-      // before a pull error the chunk may end with.
-      std::vector<Result<Tuple>> outs;
-      outs.reserve(inputs.size());
+      // Outside every lock: the map function on each element, each result
+      // published as it comes (a pull error the chunk may end with is last).
       for (size_t i = 0; i < inputs.size(); ++i) {
         Result<Tuple> out = d_.fn_(std::move(inputs[i]));
         if (!out.ok()) {
           out = ElementError(out.status(), d_,
                              chunk->start + static_cast<int64_t>(i));
         }
-        outs.push_back(std::move(out));
-      }
-      MutexLock l(&mu_);
-      std::vector<Result<Tuple>> tail = std::move(chunk->values);
-      chunk->values = std::move(outs);
-      for (Result<Tuple>& t : tail) chunk->values.push_back(std::move(t));
-      chunk->done = true;
-      // The consumer waits for the oldest chunk (any, not deterministic).
-      if (consumer_waiting_ > 0 &&
-          (!d_.deterministic_ || chunk == slots_.front().get())) {
-        ready_cv_.Signal();
+        MutexLock l(&mu_);
+        chunk->values[i] = std::move(out);
+        ++chunk->ready;
+        if (i + 1 == inputs.size()) chunk->ready = chunk->values.size();
+        if (consumer_waiting_ > 0) ready_cv_.SignalAll();
       }
     }
   }
@@ -414,6 +453,7 @@ class ParallelIterator final : public IteratorBase {
   // before the save, dropped when they come again.
   std::unique_ptr<Chunk> current_;
   size_t handed_in_current_ = 0;
+  size_t current_ready_ = 0;  // current_->ready when last looked at
   std::set<int64_t> handed_;
   std::set<int64_t> skip_;
   std::vector<std::unique_ptr<Thread>> threads_;

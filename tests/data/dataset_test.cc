@@ -332,7 +332,8 @@ TEST(DatasetTest, TextLineFixedLengthAndListFiles) {
   {
     std::ofstream(dir + "/a.txt") << "first\nsecond\r\n\nlast";
     std::ofstream(dir + "/b.txt") << "b1\n";
-    std::ofstream(dir + "/c.bin") << "HHabcdefghFF";
+    std::ofstream(dir + "/c.bin") << "HHabcdefFF";
+    std::ofstream(dir + "/d.bin") << "HHabcdefgFF";
   }
   Result<Iterator> lines =
       Dataset::TextLine({dir + "/a.txt", dir + "/b.txt"}).MakeIterator();
@@ -342,8 +343,18 @@ TEST(DatasetTest, TextLineFixedLengthAndListFiles) {
   Result<Iterator> fixed =
       Dataset::FixedLengthRecord({dir + "/c.bin"}, 3, 2, 2).MakeIterator();
   ASSERT_TRUE(fixed.ok());
-  EXPECT_EQ(Strings(*fixed),
-            (std::vector<std::string>{"abc", "def"}));  // "gh" left
+  EXPECT_EQ(Strings(*fixed), (std::vector<std::string>{"abc", "def"}));
+  // A body that is not whole records: TF's INVALID_ARGUMENT, naming the
+  // file.
+  Result<Iterator> partial =
+      Dataset::FixedLengthRecord({dir + "/d.bin"}, 3, 2, 2).MakeIterator();
+  ASSERT_TRUE(partial.ok());
+  Status s = partial->Next().status();
+  EXPECT_TRUE(IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("has body length 7 bytes, which is not an exact "
+                             "multiple of the record length (3 bytes)"),
+            std::string::npos)
+      << s;
   Result<Iterator> names = Dataset::ListFiles({dir + "/*.txt"}).MakeIterator();
   ASSERT_TRUE(names.ok());
   EXPECT_EQ(Strings(*names),

@@ -4,7 +4,9 @@ save/restore at random positions; errors naming the stage and element;
 TFRecordDataset over files TensorFlow wrote; Ctrl-C during iteration."""
 import collections
 import random
+import select
 import signal
+import threading
 import subprocess
 import sys
 import textwrap
@@ -59,6 +61,19 @@ PIPELINES = {
     "slices_dict": lambda D: D.from_tensor_slices(
         {"x": np.arange(12, dtype=np.float32).reshape(4, 3),
          "y": np.array([1, 2, 3, 4], np.int32)}).batch(3),
+    "flat_map": lambda D: D.range(1, 5).flat_map(lambda x: D.range(x * 10, x * 10 + x)),
+    "interleave": lambda D: D.range(1, 6).interleave(
+        lambda x: D.range(x * 10, x * 10 + x), cycle_length=2, block_length=1),
+    "interleave_blocks": lambda D: D.range(1, 8).interleave(
+        lambda x: D.range(x * 10, x * 10 + x).map(lambda y: y * 2),
+        cycle_length=3, block_length=2),
+    "unbatch": lambda D: D.range(11).batch(4).unbatch(),
+    "padded_batch": lambda D: D.range(1, 8).map(
+        lambda x: tf.fill([x], x) if D is tf.data.Dataset else np.full([x], x)
+    ).padded_batch(3),
+    "padded_batch_values": lambda D: D.range(1, 6).map(
+        lambda x: (tf.fill([x], x), x) if D is tf.data.Dataset else (np.full([x], x), x)
+    ).padded_batch(2, padded_shapes=([6], []), padding_values=(np.int64(-1), np.int64(0))),
     "everything": lambda D: D.range(100).shard(2, 1).map(lambda x: x + 1).filter(
         lambda x: x % 5 != 0).batch(3, drop_remainder=True).skip(2).take(8).enumerate(),
 }
@@ -70,6 +85,49 @@ def test_the_same_pipeline_gives_what_tf_data_gives(name):
     assert_like_tf(make(data.Dataset), make(tf.data.Dataset))
     ours, theirs = make(data.Dataset), make(tf.data.Dataset)
     assert ours.cardinality() == int(theirs.cardinality()), name
+
+
+def test_file_sources_give_what_tf_data_gives(tmp_path):
+    text = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    text[0].write_bytes(b"one\ntwo\r\n\nlast line")
+    text[1].write_bytes(b"\nb\n")
+    files = [str(p) for p in text]
+    assert_like_tf(data.TextLineDataset(files), tf.data.TextLineDataset(files))
+    fixed = tmp_path / "f.bin"
+    fixed.write_bytes(b"HDR" + bytes(range(42)) + b"FT")
+    assert_like_tf(data.FixedLengthRecordDataset(str(fixed), 6, header_bytes=3,
+                                                 footer_bytes=2),
+                   tf.data.FixedLengthRecordDataset(str(fixed), 6, header_bytes=3,
+                                                    footer_bytes=2))
+    partial = tmp_path / "p.bin"
+    partial.write_bytes(bytes(10))
+    with pytest.raises(InvalidArgumentError, match="not an exact multiple"):
+        list(data.FixedLengthRecordDataset(str(partial), 4))
+    pattern = str(tmp_path / "*.txt")
+    assert_like_tf(data.Dataset.list_files(pattern, shuffle=False),
+                   tf.data.Dataset.list_files(pattern, shuffle=False))
+    shuffled = sorted(data.Dataset.list_files(pattern, seed=3))
+    assert shuffled == sorted(x.encode() for x in files)
+    with pytest.raises(InvalidArgumentError, match="no files match"):
+        list(data.Dataset.list_files(str(tmp_path / "*.csv")))
+
+
+def test_from_generator_gives_the_generators_elements_each_pass():
+    def gen(n):
+        for i in range(n):
+            yield i, {"square": np.int64(i * i)}
+    ours = data.Dataset.from_generator(gen, args=(4,)).repeat(2)
+    theirs = tf.data.Dataset.from_generator(
+        gen, args=(4,), output_signature=(tf.TensorSpec([], tf.int64),
+                                          {"square": tf.TensorSpec([], tf.int64)})).repeat(2)
+    assert_like_tf(ours, theirs)
+    # A save in the middle restores there (the generator is run again).
+    it = iter(data.Dataset.from_generator(gen, args=(6,)))
+    next(it), next(it)
+    state = it.save()
+    again = iter(data.Dataset.from_generator(gen, args=(6,)))
+    again.restore(state)
+    assert [int(x) for x, _ in again] == [2, 3, 4, 5]
 
 
 def test_cardinality_constants_are_tf_datas():
@@ -95,6 +153,8 @@ def test_structures_come_back_as_given():
 
 def test_shuffle_is_a_seeded_permutation_new_each_epoch():
     a = [int(x) for x in data.Dataset.range(50).shuffle(8, seed=4)]
+    unseeded = [int(x) for x in data.Dataset.range(50).shuffle(8)]
+    assert sorted(unseeded) == list(range(50))
     assert sorted(a) == list(range(50)) and a != list(range(50))
     assert a == [int(x) for x in data.Dataset.range(50).shuffle(8, seed=4)]
     two = [int(x) for x in data.Dataset.range(20).shuffle(20, seed=1).repeat(2)]
@@ -167,8 +227,24 @@ def test_bad_arguments_are_python_errors():
         list(data.Dataset.range(4).map(lambda x: x if x < 2 else (x, x)))
 
 
+def test_an_element_comes_before_later_ones_are_computed():
+    # Element 1 waits until the consumer has element 0: a parallel map that
+    # held element 0 back until its neighbours were computed would fail it.
+    gate = threading.Event()
+
+    def f(x):
+        if x == 1 and not gate.wait(TIMEOUT):
+            raise RuntimeError("element 0 never came out")
+        return x
+    for parallel in (2, 4):
+        gate.clear()
+        it = iter(data.Dataset.range(40).map(f, num_parallel_calls=parallel).prefetch(2))
+        assert next(it) == 0
+        gate.set()
+        assert [int(x) for x in it] == list(range(1, 40))
+
+
 def test_get_next_times_out_without_losing_an_element():
-    import threading
     gate = threading.Event()
 
     def slow(x):
@@ -246,6 +322,8 @@ def test_ctrl_c_interrupts_an_iteration():
         [sys.executable, "-c", CTRL_C_CHILD.format(build=str(BUILD / "python"))],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
+        ready, _, _ = select.select([proc.stdout], [], [], TIMEOUT)
+        assert ready, "the child printed nothing"
         assert proc.stdout.readline() == "ready\n", proc.stderr.read()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=TIMEOUT)

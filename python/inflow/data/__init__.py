@@ -24,8 +24,9 @@ from inflow import _inflow
 from inflow import errors
 from inflow._validate import check_int
 
-__all__ = ["Dataset", "Iterator", "TFRecordDataset", "AUTOTUNE",
-           "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+__all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
+           "FixedLengthRecordDataset", "AUTOTUNE", "INFINITE_CARDINALITY",
+           "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -211,7 +212,102 @@ class Dataset:
             raise ValueError("zip: no datasets")
         return Dataset(_inflow._data_zip([d._native for d in parts]), structure)
 
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None,
+                       output_signature=None, name=None):
+        """The elements `generator(*args)` yields (called again for each
+        pass). The structure is the first element's; output_types,
+        output_shapes and output_signature are accepted and not checked."""
+        if not callable(generator):
+            raise TypeError("from_generator: generator is not callable")
+        args = tuple(args or ())
+        structure = _Later()
+
+        class _Flat:
+            def __init__(self):
+                self.it = iter(generator(*args))
+
+            def __next__(self):
+                try:
+                    value = next(self.it)
+                except StopIteration:
+                    return None
+                structure.set(_structure_of(value))
+                return [_to_array(v) for v in _flatten(value, [])]
+
+        return Dataset(_inflow._data_from_generator(_Flat), structure)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The file names matching the pattern(s), each once: sorted, or
+        (shuffle, tf.data's default) in an order drawn from `seed` anew
+        each pass."""
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else \
+            list(file_pattern)
+        patterns = [p.decode() if isinstance(p, bytes) else str(p) for p in patterns]
+        if seed is not None:
+            seed = check_int("Dataset.list_files", "seed", seed)
+        return Dataset(_inflow._data_list_files(
+            patterns, True if shuffle is None else bool(shuffle), seed), None)
+
     # transformations
+
+    def flat_map(self, map_func, name=None):
+        """The elements of map_func(element) (a Dataset) for each element."""
+        return self._nested("flat_map", map_func, None, None)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None,
+                   num_parallel_calls=None, deterministic=None, name=None):
+        """tf.data's interleave: cycle_length of the map_func(element)
+        datasets read in turn, block_length elements each (the calls run in
+        turn: num_parallel_calls is accepted and not used yet)."""
+        cycle = 0 if cycle_length is None or cycle_length == AUTOTUNE else \
+            check_int("Dataset.interleave", "cycle_length", cycle_length, 1)
+        block = 1 if block_length is None else \
+            check_int("Dataset.interleave", "block_length", block_length, 1)
+        return self._nested("interleave", map_func, cycle, block)
+
+    def _nested(self, kind, map_func, cycle, block):
+        if not callable(map_func):
+            raise TypeError(f"{kind}: map_func is not callable")
+        in_structure = self._structure
+        out_structure = _Later()
+
+        def call(leaves):
+            element, _ = _unflatten(in_structure, [_to_user(a) for a in leaves])
+            result = _call(map_func, element)
+            if not isinstance(result, Dataset):
+                raise TypeError(f"{kind}: map_func must return a Dataset, "
+                                f"not {type(result).__name__}")
+            out_structure.set(_resolve(result._structure))
+            return result._native
+
+        if kind == "flat_map":
+            return Dataset(self._native.flat_map_py(call), out_structure)
+        return Dataset(self._native.interleave_py(call, cycle, block), out_structure)
+
+    def unbatch(self, name=None):
+        """Each element split along its first dimension."""
+        return Dataset(self._native.unbatch(), self._structure)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
+                     drop_remainder=False, name=None):
+        """Batches padding each component to padded_shapes (in the element's
+        structure; None or -1 for the batch's largest) with padding_values
+        (zeros and b"" by default)."""
+        n = check_int("Dataset.padded_batch", "batch_size", batch_size)
+        if n < 1:
+            raise ValueError(f"padded_batch: batch_size {n} is not >= 1")
+        shapes = []
+        if padded_shapes is not None:
+            for shape in _flatten(padded_shapes, [], lists=False):
+                shapes.append([-1 if d is None else int(d) for d in
+                               (list(shape) if shape is not None else [])])
+        values = None
+        if padding_values is not None:
+            values = [_to_array(v) for v in _flatten(padding_values, [])]
+        return Dataset(self._native.padded_batch(n, shapes, values, bool(drop_remainder)),
+                       self._structure)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """map_func(element) for each element; num_parallel_calls > 1 (or
@@ -362,6 +458,45 @@ class Iterator:
         if not isinstance(state, (bytes, bytearray, memoryview)):
             raise TypeError(f"restore: the state must be bytes, not {type(state).__name__}")
         self._native.restore(bytes(state))
+
+
+class TextLineDataset(Dataset):
+    """The lines of `filenames` (without their line ends): bytes scalars."""
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None,
+                 num_parallel_reads=None, name=None):
+        files = _file_names("TextLineDataset", filenames)
+        size = 0 if buffer_size is None else check_int("TextLineDataset", "buffer_size",
+                                                       buffer_size)
+        super().__init__(_inflow._data_text_line(files, compression_type or "", size), None)
+
+
+class FixedLengthRecordDataset(Dataset):
+    """Each file's records of record_bytes between header_bytes and
+    footer_bytes (a partial last record is left out): bytes scalars."""
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None,
+                 buffer_size=None, compression_type=None, num_parallel_reads=None,
+                 name=None):
+        files = _file_names("FixedLengthRecordDataset", filenames)
+        record = check_int("FixedLengthRecordDataset", "record_bytes", record_bytes, 1)
+        header = 0 if header_bytes is None else \
+            check_int("FixedLengthRecordDataset", "header_bytes", header_bytes, 0)
+        footer = 0 if footer_bytes is None else \
+            check_int("FixedLengthRecordDataset", "footer_bytes", footer_bytes, 0)
+        size = 0 if buffer_size is None else \
+            check_int("FixedLengthRecordDataset", "buffer_size", buffer_size)
+        super().__init__(_inflow._data_fixed_length(files, record, header, footer,
+                                                    compression_type or "", size), None)
+
+
+def _file_names(where, filenames):
+    if isinstance(filenames, (str, bytes)):
+        filenames = [filenames]
+    files = [f.decode() if isinstance(f, bytes) else str(f) for f in filenames]
+    if not files:
+        raise ValueError(f"{where}: no files")
+    return files
 
 
 class TFRecordDataset(Dataset):
