@@ -182,16 +182,20 @@ std::function<Status()> Setup(CLI::App& app) {
                "split's PREFIX-i-of-N shards are missing (a warning, not "
                "an error)");
   app.add_option("--feed", *feed,
-                 "queue, sync, preloaded or sequence (batch i by record "
-                 "offsets through an OrderedEnqueuer)")
-      ->check(KindName(ParseFeedKind, "{queue,sync,preloaded,sequence}"))
+                 "queue, sync, preloaded, sequence (batch i by record "
+                 "offsets through an OrderedEnqueuer) or dataset (a "
+                 "data::Dataset whose position the checkpoints hold)")
+      ->check(
+          KindName(ParseFeedKind, "{queue,sync,preloaded,sequence,dataset}"))
       ->capture_default_str();
   // A flag the chosen feed would ignore is a usage error too.
   app.callback([o, feed, readers] {
-    if (readers->count() > 0 && *feed != "queue" && *feed != "sequence") {
+    if (readers->count() > 0 && *feed != "queue" && *feed != "sequence" &&
+        *feed != "dataset") {
       throw CLI::ValidationError("--reader-threads",
                                  std::to_string(o->reader_threads) +
-                                     " is for --feed queue or sequence; "
+                                     " is for --feed queue, sequence or "
+                                     "dataset; "
                                      "--feed " +
                                      *feed + " reads in the training thread");
     }

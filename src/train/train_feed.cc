@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "inflow/core/metrics.h"
+#include "inflow/data/dataset.h"
 #include "inflow/example/decode_raw.h"
 #include "inflow/input/batch_source.h"
 #include "inflow/input/pipeline.h"
@@ -282,6 +283,63 @@ Result<std::unique_ptr<TrainFeed>> MakeSequenceFeed(Env& env,
       std::make_unique<SequenceFeed>(std::move(enqueuer), o.stop));
 }
 
+// A data::Dataset over the shards; its iterator's position is what a
+// checkpoint saves (a few dozen bytes) and a resumed run restores.
+class DatasetFeed : public TrainFeed {
+ public:
+  DatasetFeed(data::Iterator it, std::stop_token stop)
+      : it_(std::move(it)), stop_(std::move(stop)) {}
+
+  Result<Tuple> Next() override {
+    for (;;) {
+      if (stop_.stop_requested()) return CancelledError("training stopped");
+      CallOptions call;
+      call.timeout = kStopPoll;
+      Result<Tuple> batch = it_.Next(call);
+      if (!IsDeadlineExceeded(batch.status())) return batch;
+    }
+  }
+  double QueueFill() const override { return 0; }
+  Status Close() override { return OkStatus(); }
+  Result<std::string> SavePosition() override { return it_.Save(); }
+  Status RestorePosition(std::string_view state) override {
+    return it_.Restore(state);
+  }
+
+ private:
+  data::Iterator it_;
+  std::stop_token stop_;
+};
+
+Result<std::unique_ptr<TrainFeed>> MakeDatasetFeed(Env& env,
+                                                   TrainFeedOptions& o) {
+  INFLOW_ASSIGN_OR_RETURN(ExampleParser parser,
+                          ExampleParser::Create(ImageFeatureSpecs()));
+  data::TFRecordOptions r;
+  r.compression = o.split.compression;
+  r.env = &env;
+  const data::Dataset ds =
+      data::Dataset::TFRecord(o.split.files, r)
+          .Shuffle(kMinAfterDequeue, o.seed)
+          .Repeat(o.num_epochs)
+          .Batch(o.batch_size, /*drop_remainder=*/true)
+          .Map(
+              [parser](Tuple b) -> Result<Tuple> {
+                INFLOW_ASSIGN_OR_RETURN(
+                    ParsedFeatures p,
+                    parser.ParseBatch(b[0].flat<std::string>()));
+                INFLOW_ASSIGN_OR_RETURN(
+                    Tensor images,
+                    DecodeRawToFloat(*p.FindDense("image_raw"), kPixelScale));
+                return Tuple{std::move(images), *p.FindDense("label")};
+              },
+              {.num_parallel_calls = o.reader_threads})
+          .Prefetch(2);
+  INFLOW_ASSIGN_OR_RETURN(data::Iterator it, ds.MakeIterator());
+  return std::unique_ptr<TrainFeed>(
+      std::make_unique<DatasetFeed>(std::move(it), o.stop));
+}
+
 }  // namespace
 
 Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(Env& env,
@@ -296,6 +354,8 @@ Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(Env& env,
           std::make_unique<SyncFeed>(env, std::move(options)));
     case FeedKind::kSequence:
       return MakeSequenceFeed(env, options);
+    case FeedKind::kDataset:
+      return MakeDatasetFeed(env, options);
   }
   return InvalidArgumentError("unknown FeedKind " +
                               std::to_string(static_cast<int>(options.feed)));

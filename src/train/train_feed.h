@@ -1,10 +1,13 @@
 // Copyright 2026 The inflow Authors.
 //
-// The four ways `inflow train` gets its batches (TrainOptions::feed):
+// The five ways `inflow train` gets its batches (TrainOptions::feed):
 // "queue" (the input component's Pipeline), "sync" (ImageBatchReader in
 // the training thread), "preloaded" (the input component's Preloaded
 // over tensors decoded beforehand) and "sequence" (an OrderedEnqueuer over
-// a RecordSequence of the shards, batch i of an epoch read by number).
+// a RecordSequence of the shards, batch i of an epoch read by number) and
+// "dataset" (a data::Dataset: TFRecord -> shuffle(10000, seed) ->
+// repeat -> batch -> map(parse + decode, reader_threads threads) ->
+// prefetch(2), whose iterator position the checkpoints hold).
 // Each hands out {images float32 [batch, 784], labels int64 [batch]} until
 // num_epochs epochs are used, then OUT_OF_RANGE (the sequence feed: without
 // end); CANCELLED once `stop` is requested.
@@ -55,6 +58,14 @@ class TrainFeed {
   virtual double QueueFill() const = 0;
   // Stops and joins the feed's threads; the first error of any stage.
   virtual Status Close() = 0;
+  // "dataset": the iterator's position (Iterator::Save) and a move there;
+  // the other feeds have none (UNIMPLEMENTED).
+  [[nodiscard]] virtual Result<std::string> SavePosition() {
+    return UnimplementedError("this feed has no saved position");
+  }
+  [[nodiscard]] virtual Status RestorePosition(std::string_view) {
+    return UnimplementedError("this feed has no saved position");
+  }
 };
 
 [[nodiscard]] Result<std::unique_ptr<TrainFeed>> MakeTrainFeed(

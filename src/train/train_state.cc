@@ -71,6 +71,7 @@ Result<std::unique_ptr<TrainState>> TrainState::Create(
   for (auto& v : s->optimizer_->variables()) all.push_back(v);
   all.emplace_back("input/epoch", &s->epoch_);
   all.emplace_back("input/seed", &s->seed_);
+  if (options.input_iterator) all.emplace_back("input/iterator", &s->iterator_);
   for (auto& [name, tensor] : all) {
     INFLOW_RETURN_IF_ERROR(s->saver_->Register(name, tensor));
   }

@@ -33,6 +33,9 @@ struct TrainStateOptions {
   std::string ckpt_dir;  // empty: Save() is FAILED_PRECONDITION
   int max_to_keep = 5;
   int math_threads = 1;  // MlpOptions.math_threads; the optimizer shares them
+  // Also checkpoints "input/iterator", a string scalar: the position of
+  // the dataset feed's iterator (set_input_iterator before each Save).
+  bool input_iterator = false;
 };
 
 class TrainState {
@@ -45,6 +48,12 @@ class TrainState {
     epoch_.mutable_flat<int64_t>().value()[0] = epoch;
   }
   int64_t saved_step() const { return saved_step_; }
+  void set_input_iterator(std::string position) {
+    iterator_.mutable_flat<std::string>().value()[0] = std::move(position);
+  }
+  const std::string& input_iterator() const {
+    return iterator_.flat<std::string>()[0];
+  }
   float learning_rate() const { return optimizer_->learning_rate(); }
   Mlp& mlp() { return *mlp_; }
 
@@ -73,6 +82,7 @@ class TrainState {
   std::unique_ptr<Optimizer> optimizer_;
   Tensor epoch_ = Tensor::Scalar<int64_t>(0);
   Tensor seed_ = Tensor::Scalar<int64_t>(0);
+  Tensor iterator_ = Tensor::Scalar<std::string>("");
   std::unique_ptr<Saver> saver_;
   MlpGraph graph_;
   int64_t saved_step_ = -1;

@@ -60,7 +60,8 @@ Status ValidateOptions(const TrainOptions& o) {
     return InvalidArgumentError("--resume needs --ckpt-dir");
   }
   if (o.feed != FeedKind::kQueue && o.feed != FeedKind::kSync &&
-      o.feed != FeedKind::kPreloaded && o.feed != FeedKind::kSequence) {
+      o.feed != FeedKind::kPreloaded && o.feed != FeedKind::kSequence &&
+      o.feed != FeedKind::kDataset) {
     return InvalidArgumentError("unknown FeedKind " +
                                 std::to_string(static_cast<int>(o.feed)));
   }
@@ -200,13 +201,15 @@ class TrainRun {
               std::to_string(seed_) + " repeats the run)");
     }
     INFLOW_ASSIGN_OR_RETURN(
-        state_, TrainState::Create({.env = &env_,
-                                    .optimizer = o_.optimizer,
-                                    .learning_rate = o_.learning_rate,
-                                    .seed = seed_,
-                                    .ckpt_dir = o_.ckpt_dir,
-                                    .max_to_keep = o_.max_to_keep,
-                                    .math_threads = o_.math_threads}));
+        state_,
+        TrainState::Create({.env = &env_,
+                            .optimizer = o_.optimizer,
+                            .learning_rate = o_.learning_rate,
+                            .seed = seed_,
+                            .ckpt_dir = o_.ckpt_dir,
+                            .max_to_keep = o_.max_to_keep,
+                            .math_threads = o_.math_threads,
+                            .input_iterator = o_.feed == FeedKind::kDataset}));
     if (latest_) {
       INFLOW_RETURN_IF_ERROR(
           state_->Restore(*latest_).WithContext("resuming from " + *latest_));
@@ -257,9 +260,33 @@ class TrainRun {
     return OkStatus();
   }
 
+  // The dataset feed: the whole run's pipeline (epochs from step 0), put
+  // at the checkpoint's saved position when resuming.
+  Status MakeDatasetFeed() {
+    internal::TrainFeedOptions f;
+    f.feed = o_.feed;
+    f.split = train_;
+    f.num_examples = num_train_;
+    f.batch_size = o_.batch_size;
+    f.reader_threads = o_.reader_threads;
+    f.num_epochs = (final_step_ * o_.batch_size + num_train_ - 1) / num_train_;
+    f.seed = seed_;
+    f.stop = o_.stop;
+    INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
+    if (start_step_ == 0) return OkStatus();
+    const std::string& position = state_->input_iterator();
+    INFLOW_RETURN_IF_ERROR(feed_->RestorePosition(position).WithContext(
+        "restoring the dataset's position (input/iterator) from " + *latest_));
+    Message("the input goes on from the saved position of step " +
+            std::to_string(start_step_) + " (" +
+            std::to_string(position.size()) + " bytes)");
+    return OkStatus();
+  }
+
   Status MakeFeed() {
     if (final_step_ <= start_step_) return OkStatus();
     if (o_.feed == FeedKind::kSequence) return MakeSequenceFeed();
+    if (o_.feed == FeedKind::kDataset) return MakeDatasetFeed();
     const bool deterministic =
         o_.reader_threads == 1 && (o_.seed.has_value() || latest_.has_value());
     const int64_t feed_epoch =
@@ -368,9 +395,18 @@ class TrainRun {
       INFLOW_RETURN_IF_ERROR(Evaluate());
     }
     if (step % save_every_ == 0 && !o_.ckpt_dir.empty()) {
+      INFLOW_RETURN_IF_ERROR(NoteInputPosition());
       INFLOW_ASSIGN_OR_RETURN(summary_.checkpoint, state_->Save());
       Message("saved " + summary_.checkpoint);
     }
+    return OkStatus();
+  }
+
+  // The dataset feed's position into the state, for the next Save.
+  Status NoteInputPosition() {
+    if (o_.feed != FeedKind::kDataset || feed_ == nullptr) return OkStatus();
+    INFLOW_ASSIGN_OR_RETURN(std::string position, feed_->SavePosition());
+    state_->set_input_iterator(std::move(position));
     return OkStatus();
   }
 
@@ -402,6 +438,7 @@ class TrainRun {
   // the figures, summary.json.
   Result<TrainSummary> Finish() {
     if (feed_ != nullptr) {
+      INFLOW_RETURN_IF_ERROR(NoteInputPosition());
       Status closed = feed_->Close();
       if (!closed.ok() && !summary_.interrupted) return closed;
     }
@@ -477,17 +514,20 @@ std::string_view FeedKindName(FeedKind kind) {
       return "preloaded";
     case FeedKind::kSequence:
       return "sequence";
+    case FeedKind::kDataset:
+      return "dataset";
   }
   return "unknown";
 }
 
 Result<FeedKind> ParseFeedKind(std::string_view name) {
   for (FeedKind k : {FeedKind::kQueue, FeedKind::kSync, FeedKind::kPreloaded,
-                     FeedKind::kSequence}) {
+                     FeedKind::kSequence, FeedKind::kDataset}) {
     if (name == FeedKindName(k)) return k;
   }
-  return InvalidArgumentError("unknown feed \"" + std::string(name) +
-                              "\" (want queue, sync, preloaded or sequence)");
+  return InvalidArgumentError(
+      "unknown feed \"" + std::string(name) +
+      "\" (want queue, sync, preloaded, sequence or dataset)");
 }
 
 Result<TrainSummary> Train(const TrainOptions& o, const TrainCallbacks& cb) {

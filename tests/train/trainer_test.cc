@@ -248,8 +248,8 @@ TEST_F(TrainerTest, ResumeAtTheFinalStepTrainsNothingAndReportsAccuracy) {
   EXPECT_DOUBLE_EQ(b->test_accuracy, a->test_accuracy);
 }
 
-TEST_F(TrainerTest, SyncPreloadedAndSequenceFeedsTrainToTheFinalStep) {
-  for (const char* feed : {"sync", "preloaded", "sequence"}) {
+TEST_F(TrainerTest, SyncPreloadedSequenceAndDatasetFeedsTrainToTheFinalStep) {
+  for (const char* feed : {"sync", "preloaded", "sequence", "dataset"}) {
     TrainOptions o = Options();
     o.feed = ParseFeedKind(feed).value();
     o.epochs = 3;
@@ -319,6 +319,71 @@ TEST_F(TrainerTest, TheSequenceFeedResumesAtTheExactNextBatchWithAnyReaders) {
               messages.end())
         << ::testing::PrintToString(messages);
   }
+}
+
+// The dataset feed's checkpoints hold its iterator's position: a run
+// stopped at step 15 and resumed, with 1 or 3 reader threads, gives the
+// losses of an uninterrupted run.
+TEST_F(TrainerTest, TheDatasetFeedResumesAtItsSavedPositionWithAnyReaders) {
+  TrainOptions whole = Options();
+  whole.feed = FeedKind::kDataset;
+  whole.steps = 30;
+  whole.ckpt_dir = root_ + "/whole";
+  Result<TrainSummary> a = Train(whole);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_EQ(a->losses.size(), 30u);
+  for (int readers : {1, 3}) {
+    SCOPED_TRACE(::testing::Message() << readers << " reader threads");
+    std::stop_source stop;
+    TrainOptions first = Options();
+    first.feed = FeedKind::kDataset;
+    first.reader_threads = readers;
+    first.steps = 30;
+    first.ckpt_dir = root_ + "/ds-" + std::to_string(readers);
+    first.stop = stop.get_token();
+    TrainCallbacks stop_at_15;
+    stop_at_15.on_step = [&](const StepInfo& info) {
+      if (info.step == 15) stop.request_stop();
+    };
+    Result<TrainSummary> b = Train(first, stop_at_15);
+    ASSERT_TRUE(b.ok()) << b.status();
+    ASSERT_EQ(b->steps, 15);
+    EXPECT_EQ(b->losses,
+              std::vector<float>(a->losses.begin(), a->losses.begin() + 15));
+    TrainOptions second = first;
+    second.stop = {};
+    second.resume = true;
+    second.seed.reset();
+    std::vector<std::string> messages;
+    TrainCallbacks callbacks;
+    callbacks.on_message = [&](const std::string& m) { messages.push_back(m); };
+    Result<TrainSummary> c = Train(second, callbacks);
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_EQ(c->start_step, 15);
+    EXPECT_EQ(c->losses,
+              std::vector<float>(a->losses.begin() + 15, a->losses.end()));
+    EXPECT_NE(std::find_if(messages.begin(), messages.end(),
+                           [](const std::string& m) {
+                             return m.find(
+                                        "the input goes on from the saved "
+                                        "position of step 15") !=
+                                    std::string::npos;
+                           }),
+              messages.end())
+        << ::testing::PrintToString(messages);
+  }
+  // A checkpoint of another feed has no position to go on from.
+  TrainOptions queue = Options();
+  queue.steps = 5;
+  queue.ckpt_dir = root_ + "/queue";
+  ASSERT_TRUE(Train(queue).ok());
+  TrainOptions dataset = queue;
+  dataset.feed = FeedKind::kDataset;
+  dataset.steps = 10;
+  dataset.resume = true;
+  Status s = Train(dataset).status();
+  EXPECT_TRUE(IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find("input/iterator"), std::string::npos) << s;
 }
 
 TEST_F(TrainerTest, TheSequenceFeedRefusesCompressedShards) {

@@ -14,6 +14,10 @@
 //                       RecordSequence over the shards, shuffled per
 //                       epoch from the seed, images decoded) through an
 //                       OrderedEnqueuer with reader_threads workers
+//     --feed dataset:   a data::Dataset (TFRecord -> shuffle(10000) ->
+//                       repeat -> batch -> map(parse + decode,
+//                       reader_threads) -> prefetch); its iterator's
+//                       position is checkpointed ("input/iterator")
 //   -> Mlp (784-625-625-10) step -> Optimizer (rmsprop, adam, sgd)
 //   -> Saver checkpoints (every save_every steps and at the end; weights,
 //      slots, global_step, "input/epoch", "input/seed") with a .meta beside
@@ -39,7 +43,10 @@
 // reads batch i of an epoch by number, whatever the workers: a resumed run
 // starts at the checkpoint's next batch without reading the ones before,
 // with any reader_threads, and trains on the same batches (and gives the
-// same losses) as an uninterrupted run.
+// same losses) as an uninterrupted run. The dataset feed's checkpoints
+// hold its iterator's position ("input/iterator", a few dozen bytes): a
+// resumed run restores it and goes on with the next batch, whatever
+// reader_threads.
 //
 // Errors (each naming the file or tensor): NOT_FOUND for a data folder
 // without shards, or for missing shards of a split (PREFIX-i-of-N names
@@ -73,9 +80,9 @@
 namespace inflow {
 
 // The feed (--feed), as the comment above describes them.
-enum class FeedKind { kQueue, kSync, kPreloaded, kSequence };
+enum class FeedKind { kQueue, kSync, kPreloaded, kSequence, kDataset };
 
-// "queue", "sync", "preloaded", "sequence".
+// "queue", "sync", "preloaded", "sequence", "dataset".
 std::string_view FeedKindName(FeedKind kind);
 // The kind of one of those names; INVALID_ARGUMENT naming the choices for
 // any other.
