@@ -162,9 +162,17 @@ Result<CompressionType> CompressionFromName(const std::string& name) {
       name + "\"");
 }
 
+
+// _Dataset's methods (the transformations).
+void BindDatasetClass(nb::module_& m);
+// The sources (_data_range, _data_tfrecord, ...).
+void BindDataSources(nb::module_& m);
+
 }  // namespace
 
 void BindData(nb::module_& m) {
+  BindDatasetClass(m);
+  BindDataSources(m);
   nb::class_<PyDatasetIterator>(m, "_DatasetIterator")
       .def(
           "next",
@@ -195,6 +203,11 @@ void BindData(nb::module_& m) {
           },
           nb::arg("state"));
 
+}
+
+namespace {
+
+void BindDatasetClass(nb::module_& m) {
   nb::class_<PyDataset>(m, "_Dataset")
       .def("map_py",
            [](const PyDataset& d, nb::handle fn, int num_parallel_calls,
@@ -269,6 +282,9 @@ void BindData(nb::module_& m) {
             PyDatasetIterator{ValueOrThrow(std::move(it))});
       });
 
+}
+
+void BindDataSources(nb::module_& m) {
   m.def("_data_range", [](int64_t start, int64_t stop, int64_t step) {
     return Wrap(data::Dataset::Range(start, stop, step));
   });
@@ -318,5 +334,7 @@ void BindData(nb::module_& m) {
     return Wrap(data::Dataset::Zip(std::move(ds)));
   });
 }
+
+}  // namespace
 
 }  // namespace inflow::py

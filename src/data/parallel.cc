@@ -341,93 +341,107 @@ class ParallelIterator final : public IteratorBase {
     CallOptions call;
     call.stop = stop;
     for (;;) {
-      {
-        MutexLock l(&mu_);
-        while (!stopping_ && (input_end_ || reserved_ >= d_.buffer_size_)) {
-          ++workers_waiting_;
-          room_cv_.Wait(&mu_);
-          --workers_waiting_;
-        }
-        if (stopping_) return;
-        ++reserved_;
-      }
-      Chunk* chunk = nullptr;
+      if (!Reserve()) return;
       std::vector<Tuple> inputs;
-      {
-        MutexLock in(&in_mu_);
-        int64_t want;
-        {
-          MutexLock l(&mu_);
-          if (stopping_ || input_end_) {
-            --reserved_;
-            continue;
-          }
-          want = chunk_;
-        }
-        auto made = std::make_unique<Chunk>();
-        StateWriter w;
-        Status pulled_ok = in_->Save(w);
-        made->snapshot = w.Take();
-        size_t bytes = 0;
-        while (pulled_ok.ok() && static_cast<int64_t>(inputs.size()) < want) {
-          Result<std::optional<Tuple>> e = in_->Next(call);
-          if (!e.ok()) {
-            pulled_ok = e.status();
-            break;
-          }
-          if (!e->has_value()) {
-            made->end = true;
-            break;
-          }
-          bytes += ElementBytes(**e);
-          inputs.push_back(std::move(**e));
-        }
-        MutexLock l(&mu_);
-        if (stopping_) {
-          --reserved_;
-          return;
-        }
-        made->seq = next_seq_++;
-        made->start = next_start_;
-        next_start_ +=
-            static_cast<int64_t>(inputs.size()) + (pulled_ok.ok() ? 0 : 1);
-        if (made->end) input_end_ = true;
-        if (!inputs.empty() && d_.fn_) {
-          // Chunks of about kChunkBytes of input.
-          const size_t each = std::max<size_t>(1, bytes / inputs.size());
-          chunk_ = std::clamp<int64_t>(static_cast<int64_t>(kChunkBytes / each),
-                                       1, kMaxChunk);
-        }
-        made->values.reserve(inputs.size() + 1);
-        if (!d_.fn_) {
-          for (Tuple& t : inputs) made->values.emplace_back(std::move(t));
-          inputs.clear();
-        } else {
-          made->values.assign(inputs.size(), InternalError("not computed"));
-        }
-        if (!pulled_ok.ok()) made->values.emplace_back(pulled_ok);
-        if (inputs.empty()) made->ready = made->values.size();
-        chunk = made.get();
-        slots_.push_back(std::move(made));
-        if ((chunk->ready > 0 || chunk->done()) && consumer_waiting_ > 0) {
-          ready_cv_.SignalAll();
-        }
+      Chunk* chunk = nullptr;
+      if (!Pull(call, &inputs, &chunk)) return;
+      if (!inputs.empty()) Compute(std::move(inputs), chunk);
+    }
+  }
+
+  // Waits for room in the buffer and takes a place; false when stopping.
+  bool Reserve() {
+    MutexLock l(&mu_);
+    while (!stopping_ && (input_end_ || reserved_ >= d_.buffer_size_)) {
+      ++workers_waiting_;
+      room_cv_.Wait(&mu_);
+      --workers_waiting_;
+    }
+    if (stopping_) return false;
+    ++reserved_;
+    return true;
+  }
+
+  // Pulls the next chunk of the input (this worker alone: in_mu_) and
+  // publishes it; its elements to compute go to `inputs` (a map's).
+  // False when stopping.
+  bool Pull(const CallOptions& call, std::vector<Tuple>* inputs,
+            Chunk** chunk) {
+    MutexLock in(&in_mu_);
+    int64_t want;
+    {
+      MutexLock l(&mu_);
+      if (stopping_ || input_end_) {
+        --reserved_;  // the input ended while this worker waited
+        return !stopping_;
       }
-      if (inputs.empty()) continue;
-      // Outside every lock: the map function on each element, each result
-      // published as it comes (a pull error the chunk may end with is last).
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        Result<Tuple> out = d_.fn_(std::move(inputs[i]));
-        if (!out.ok()) {
-          out = ElementError(out.status(), d_,
-                             chunk->start + static_cast<int64_t>(i));
-        }
-        MutexLock l(&mu_);
-        chunk->values[i] = std::move(out);
-        ++chunk->ready;
-        if (i + 1 == inputs.size()) chunk->ready = chunk->values.size();
-        if (consumer_waiting_ > 0) ready_cv_.SignalAll();
+      want = chunk_;
+    }
+    auto made = std::make_unique<Chunk>();
+    StateWriter w;
+    Status pulled_ok = in_->Save(w);
+    made->snapshot = w.Take();
+    size_t bytes = 0;
+    while (pulled_ok.ok() && static_cast<int64_t>(inputs->size()) < want) {
+      Result<std::optional<Tuple>> e = in_->Next(call);
+      if (!e.ok()) {
+        pulled_ok = e.status();
+        break;
       }
+      if (!e->has_value()) {
+        made->end = true;
+        break;
+      }
+      bytes += ElementBytes(**e);
+      inputs->push_back(std::move(**e));
+    }
+    MutexLock l(&mu_);
+    if (stopping_) {
+      --reserved_;
+      return false;
+    }
+    made->seq = next_seq_++;
+    made->start = next_start_;
+    next_start_ +=
+        static_cast<int64_t>(inputs->size()) + (pulled_ok.ok() ? 0 : 1);
+    if (made->end) input_end_ = true;
+    if (!inputs->empty() && d_.fn_) {
+      // Chunks of about kChunkBytes of input.
+      const size_t each = std::max<size_t>(1, bytes / inputs->size());
+      chunk_ = std::clamp<int64_t>(static_cast<int64_t>(kChunkBytes / each), 1,
+                                   kMaxChunk);
+    }
+    made->values.reserve(inputs->size() + 1);
+    if (!d_.fn_) {
+      for (Tuple& t : *inputs) made->values.emplace_back(std::move(t));
+      inputs->clear();
+    } else {
+      made->values.assign(inputs->size(), InternalError("not computed"));
+    }
+    if (!pulled_ok.ok()) made->values.emplace_back(pulled_ok);
+    if (inputs->empty()) made->ready = made->values.size();
+    *chunk = made.get();
+    slots_.push_back(std::move(made));
+    if (((*chunk)->ready > 0 || (*chunk)->done()) && consumer_waiting_ > 0) {
+      ready_cv_.SignalAll();
+    }
+    return true;
+  }
+
+  // Outside every lock: the map function on each element, each result
+  // published as it comes (a pull error the chunk may end with is last).
+  void Compute(std::vector<Tuple> inputs, Chunk* chunk) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Result<Tuple> out = d_.fn_(std::move(inputs[i]));
+      if (!out.ok()) {
+        out = ElementError(out.status(), d_,
+                           chunk->start + static_cast<int64_t>(i));
+      }
+      MutexLock l(&mu_);
+      chunk->values[i] = std::move(out);
+      ++chunk->ready;
+      if (i + 1 == inputs.size()) chunk->ready = chunk->values.size();
+      if (consumer_waiting_ > 0) ready_cv_.SignalAll();
     }
   }
 
