@@ -162,7 +162,6 @@ Result<CompressionType> CompressionFromName(const std::string& name) {
       name + "\"");
 }
 
-
 // _Dataset's methods (the transformations).
 void BindDatasetClass(nb::module_& m);
 // The sources (_data_range, _data_tfrecord, ...).
@@ -202,7 +201,6 @@ void BindData(nb::module_& m) {
             ThrowIfError(s);
           },
           nb::arg("state"));
-
 }
 
 namespace {
@@ -281,7 +279,6 @@ void BindDatasetClass(nb::module_& m) {
         return std::make_unique<PyDatasetIterator>(
             PyDatasetIterator{ValueOrThrow(std::move(it))});
       });
-
 }
 
 void BindDataSources(nb::module_& m) {
