@@ -150,6 +150,14 @@ DatasetPtr BaseOf(const Dataset& d);
 DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
                         int threads, int64_t buffer_size, bool deterministic);
 
+// SplitMix64's finalizer: seeds of generators from (seed, pass).
+inline uint64_t MixSeed(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
 // "stage: element k: " context for an error of a stage's k-th element.
 Status ElementError(const Status& s, const DatasetBase& stage, int64_t k);
 

@@ -249,13 +249,6 @@ class FixedLengthDataset final : public DatasetBase {
   const TFRecordOptions options_;
 };
 
-uint64_t Mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 class ListFilesDataset final : public DatasetBase {
  public:
   ListFilesDataset(std::vector<std::string> patterns, bool shuffle,
@@ -284,8 +277,8 @@ class ListFilesDataset final : public DatasetBase {
     }
     std::vector<std::string> order(names.begin(), names.end());
     if (shuffle_) {
-      std::mt19937_64 rng(Mix(static_cast<uint64_t>(seed_) ^
-                              Mix(static_cast<uint64_t>(c.iteration))));
+      std::mt19937_64 rng(MixSeed(static_cast<uint64_t>(seed_) ^
+                                  MixSeed(static_cast<uint64_t>(c.iteration))));
       std::shuffle(order.begin(), order.end(), rng);
     }
     return std::unique_ptr<IteratorBase>(

@@ -202,6 +202,32 @@ class ParallelIterator final : public IteratorBase {
     bool done() const { return ready == values.size(); }
   };
 
+  static CondVar::Clock::time_point Deadline(const CallOptions& o) {
+    return o.timeout.has_value() ? CondVar::Clock::now() + *o.timeout
+                                 : CondVar::Clock::time_point::max();
+  }
+
+  // One wait of the consumer for a worker's signal: CANCELLED when `o`
+  // is stopped, DEADLINE_EXCEEDED past `deadline`.
+  Status WaitReady(const CallOptions& o, CondVar::Clock::time_point deadline)
+      INFLOW_REQUIRES(mu_) {
+    if (o.stop.stop_requested()) {
+      return CancelledError(d_.label() + ": cancelled");
+    }
+    ++consumer_waiting_;
+    bool in_time = true;
+    if (deadline == CondVar::Clock::time_point::max()) {
+      ready_cv_.Wait(&mu_);
+    } else {
+      in_time = ready_cv_.WaitUntil(&mu_, deadline);
+    }
+    --consumer_waiting_;
+    if (!in_time) {
+      return DeadlineExceededError(d_.label() + ": no element in time");
+    }
+    return OkStatus();
+  }
+
   // Waits until current_'s next element is computed.
   Status WaitForCurrent(const CallOptions& o) {
     std::stop_callback wake(o.stop, [this] {
@@ -209,24 +235,9 @@ class ParallelIterator final : public IteratorBase {
       ready_cv_.SignalAll();
     });
     MutexLock l(&mu_);
-    const auto deadline = o.timeout.has_value()
-                              ? CondVar::Clock::now() + *o.timeout
-                              : CondVar::Clock::time_point::max();
+    const CondVar::Clock::time_point deadline = Deadline(o);
     while (current_->ready <= handed_in_current_) {
-      if (o.stop.stop_requested()) {
-        return CancelledError(d_.label() + ": cancelled");
-      }
-      ++consumer_waiting_;
-      bool in_time = true;
-      if (deadline == CondVar::Clock::time_point::max()) {
-        ready_cv_.Wait(&mu_);
-      } else {
-        in_time = ready_cv_.WaitUntil(&mu_, deadline);
-      }
-      --consumer_waiting_;
-      if (!in_time) {
-        return DeadlineExceededError(d_.label() + ": no element in time");
-      }
+      INFLOW_RETURN_IF_ERROR(WaitReady(o, deadline));
     }
     current_ready_ = current_->ready;
     return OkStatus();
@@ -242,9 +253,7 @@ class ParallelIterator final : public IteratorBase {
       ready_cv_.SignalAll();
     });
     MutexLock l(&mu_);
-    const auto deadline = o.timeout.has_value()
-                              ? CondVar::Clock::now() + *o.timeout
-                              : CondVar::Clock::time_point::max();
+    const CondVar::Clock::time_point deadline = Deadline(o);
     for (;;) {
       auto it = Ready();
       if (it != slots_.end()) {
@@ -273,20 +282,7 @@ class ParallelIterator final : public IteratorBase {
         }
         return OkStatus();
       }
-      if (o.stop.stop_requested()) {
-        return CancelledError(d_.label() + ": cancelled");
-      }
-      ++consumer_waiting_;
-      bool in_time = true;
-      if (deadline == CondVar::Clock::time_point::max()) {
-        ready_cv_.Wait(&mu_);
-      } else {
-        in_time = ready_cv_.WaitUntil(&mu_, deadline);
-      }
-      --consumer_waiting_;
-      if (!in_time) {
-        return DeadlineExceededError(d_.label() + ": no element in time");
-      }
+      INFLOW_RETURN_IF_ERROR(WaitReady(o, deadline));
     }
   }
 

@@ -17,13 +17,6 @@
 namespace inflow::data::internal {
 namespace {
 
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 class ShuffleDataset final : public DatasetBase {
  public:
   ShuffleDataset(DatasetPtr input, int64_t buffer_size, int64_t seed,
@@ -101,7 +94,7 @@ class ShuffleDataset final : public DatasetBase {
       INFLOW_ASSIGN_OR_RETURN(in_, d_.input().MakeIterator(context_));
       const uint64_t pass =
           d_.reshuffle_ ? static_cast<uint64_t>(context_.iteration) : 0;
-      rng_.seed(SplitMix(static_cast<uint64_t>(d_.seed_) ^ SplitMix(pass)));
+      rng_.seed(MixSeed(static_cast<uint64_t>(d_.seed_) ^ MixSeed(pass)));
       buffer_.clear();
       input_end_ = false;
       consumed_ = 0;
