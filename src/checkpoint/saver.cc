@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <set>
 #include <span>
 #include <string>
@@ -109,6 +110,10 @@ struct Saver::Rep {
   SaverOptions options;
   std::vector<std::pair<std::string, Tensor*>> tensors;
   std::set<std::string> names;
+  // Saveables: each one's value lives in `saveable_values` (stable
+  // addresses), registered in `tensors` like any tensor.
+  std::map<std::string, Saveable> saveables;
+  std::deque<Tensor> saveable_values;
   std::vector<std::pair<std::string, double>> last_checkpoints;
   std::deque<std::pair<std::string, double>> to_delete;
   double next_keep_time = 0;
@@ -136,6 +141,22 @@ Status Saver::Register(std::string name, Tensor* tensor) {
   return OkStatus();
 }
 
+Status Saver::RegisterSaveable(std::string name, Saveable saveable) {
+  if (!saveable.save || !saveable.restore) {
+    return InvalidArgumentError("Saver::RegisterSaveable: " + name +
+                                " needs both save and restore");
+  }
+  Tensor& value =
+      rep_->saveable_values.emplace_back(Tensor::Scalar<int64_t>(0));
+  Status s = Register(name, &value);
+  if (!s.ok()) {
+    rep_->saveable_values.pop_back();
+    return s;
+  }
+  rep_->saveables.emplace(std::move(name), std::move(saveable));
+  return OkStatus();
+}
+
 Result<std::string> Saver::Save(const std::string& save_path,
                                 std::optional<int64_t> global_step,
                                 bool write_state) {
@@ -149,6 +170,13 @@ Result<std::string> Saver::Save(const std::string& save_path,
   if (rep_->tensors.empty()) {
     if (options.allow_empty) return std::string();
     return InvalidArgumentError("No variables to save");
+  }
+  for (auto& [name, tensor] : rep_->tensors) {
+    auto it = rep_->saveables.find(name);
+    if (it == rep_->saveables.end()) continue;
+    Result<Tensor> value = it->second.save();
+    if (!value.ok()) return value.status().WithContext("saving " + name);
+    *tensor = std::move(value).value();
   }
   std::string prefix = save_path;
   if (global_step) {
@@ -260,6 +288,7 @@ Status Saver::Restore(const std::string& prefix) {
       return NotFoundError("Key " + name + " not found in checkpoint " +
                            prefix);
     }
+    if (rep_->saveables.count(name) > 0) continue;  // any dtype and shape
     if ((*entry)->dtype != tensor->dtype()) {
       return InvalidArgumentError(
           "Restoring " + name + " from " + prefix + ": the checkpoint has " +
@@ -291,8 +320,20 @@ Status Saver::Restore(const std::string& prefix) {
     }
     values.push_back(*std::move(value));
   }
+  // The saveables first: an error of theirs leaves the tensors as they were.
+  for (size_t i = 0; i < values.size(); ++i) {
+    const std::string& name = rep_->tensors[i].first;
+    auto it = rep_->saveables.find(name);
+    if (it == rep_->saveables.end()) continue;
+    Status s = it->second.restore(values[i]);
+    if (!s.ok()) {
+      return s.WithContext("restoring " + name + " from " + prefix +
+                           " (no tensor was restored)");
+    }
+  }
   // Nothing below fails: every destination was checked writable above.
   for (size_t i = 0; i < values.size(); ++i) {
+    if (rep_->saveables.count(rep_->tensors[i].first) > 0) continue;
     Tensor* tensor = rep_->tensors[i].second;
     if (tensor->dtype() == DType::kString) {
       std::span<std::string> to = *tensor->mutable_flat<std::string>();

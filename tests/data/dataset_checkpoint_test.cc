@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "inflow/checkpoint/saver.h"
 #include "inflow/data/dataset.h"
 
 #include "dataset_test_util.h"
@@ -255,6 +256,61 @@ TEST(DatasetCheckpointTest, AStateOfAnotherPipelineOrDamagedBytesIsRefused) {
     EXPECT_TRUE(f.ok() || IsInvalidArgument(f)) << f;
     if (f.ok()) Drain(*c);
   }
+}
+
+// A Saver stores an iterator's position beside the model's tensors
+// (RegisterSaveable) and a Restore puts a new iterator there; a state the
+// iterator refuses leaves the registered tensors as they were.
+TEST(DatasetCheckpointTest, ASaverStoresAnIteratorBesideTheVariables) {
+  const std::string dir = ::testing::TempDir() + "/saver_iterator";
+  auto make = [] { return Dataset::Range(100).Shuffle(10, 4).Batch(3); };
+  Result<Iterator> it = make().MakeIterator();
+  ASSERT_TRUE(it.ok());
+  Drain(*it, 7);
+  Tensor weight = Tensor::Scalar<float>(1.5f);
+  auto saveable = [](Iterator* i) {
+    return Saveable{.save = [i]() -> Result<Tensor> {
+                      INFLOW_ASSIGN_OR_RETURN(std::string s, i->Save());
+                      return Tensor::Scalar(std::move(s));
+                    },
+                    .restore =
+                        [i](const Tensor& t) {
+                          return i->Restore(t.flat<std::string>()[0]);
+                        }};
+  };
+  Saver saver;
+  ASSERT_TRUE(saver.Register("w", &weight).ok());
+  ASSERT_TRUE(saver.RegisterSaveable("input/iterator", saveable(&*it)).ok());
+  Result<std::string> prefix = saver.Save(dir + "/model.ckpt", 7);
+  ASSERT_TRUE(prefix.ok()) << prefix.status();
+  const auto rest = Drain(*it);
+
+  Result<Iterator> again = make().MakeIterator();
+  ASSERT_TRUE(again.ok());
+  Tensor restored = Tensor::Scalar<float>(0);
+  Saver reader;
+  ASSERT_TRUE(reader.Register("w", &restored).ok());
+  ASSERT_TRUE(
+      reader.RegisterSaveable("input/iterator", saveable(&*again)).ok());
+  ASSERT_TRUE(reader.Restore(*prefix).ok());
+  EXPECT_EQ(restored.flat<float>()[0], 1.5f);
+  EXPECT_EQ(Drain(*again), rest);
+
+  // An iterator of another pipeline refuses the state: the weight stays.
+  Result<Iterator> other = Dataset::Range(5).MakeIterator();
+  ASSERT_TRUE(other.ok());
+  Tensor untouched = Tensor::Scalar<float>(9);
+  Saver refusing;
+  ASSERT_TRUE(refusing.Register("w", &untouched).ok());
+  ASSERT_TRUE(
+      refusing.RegisterSaveable("input/iterator", saveable(&*other)).ok());
+  Status s = refusing.Restore(*prefix);
+  EXPECT_TRUE(IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("restoring input/iterator"), std::string::npos)
+      << s;
+  EXPECT_EQ(untouched.flat<float>()[0], 9.0f);
+  EXPECT_TRUE(IsInvalidArgument(refusing.RegisterSaveable(
+      "x", Saveable{.save = nullptr, .restore = nullptr})));
 }
 
 }  // namespace

@@ -51,6 +51,22 @@
 
 namespace inflow {
 
+// A value the Saver asks for at each Save and hands back at Restore, saved
+// under its name beside the registered tensors: for instance a
+// data::Iterator's position as a string scalar,
+//   saver.RegisterSaveable("input/iterator", {
+//       .save = [&]() -> Result<Tensor> {
+//         INFLOW_ASSIGN_OR_RETURN(std::string s, it.Save());
+//         return Tensor::Scalar(std::move(s));
+//       },
+//       .restore = [&](const Tensor& t) {
+//         return it.Restore(t.flat<std::string>()[0]);
+//       }});
+struct Saveable {
+  std::function<Result<Tensor>()> save;
+  std::function<Status(const Tensor&)> restore;
+};
+
 struct SaverOptions {
   Env* env = &Env::Default();
   // Checkpoints listed and kept; 0 keeps all and lists only the newest.
@@ -91,6 +107,12 @@ class Saver {
   // initialized while the Saver uses it; Save() reads its current value,
   // Restore() writes into its buffer, which must be writable.
   [[nodiscard]] Status Register(std::string name, Tensor* tensor);
+  // Registers `saveable` under `name` (the same rules as Register). Save
+  // asks it for its value (an error fails the Save, naming it); Restore
+  // hands it the checkpoint's value, of whatever dtype and shape, after
+  // every value was read and checked and before any registered tensor is
+  // written: an error of its restore leaves the tensors as they were.
+  [[nodiscard]] Status RegisterSaveable(std::string name, Saveable saveable);
 
   // Writes the checkpoint `save_path` (no step) or `save_path-STEP`
   // (`-%08d` with pad_step_number) and returns its prefix. The tensors go
