@@ -39,6 +39,79 @@ size_t BlockBytes(size_t head, size_t payload) {
   return (bytes + kHugePage - 1) / kHugePage * kHugePage;
 }
 
+// Small blocks (a scalar's or a short row's: up to kSmallBlockMax bytes,
+// in classes of kTensorAlignment) are recycled through a cache of the
+// thread that frees them: aligned_alloc of a small block costs glibc a
+// memalign split, and a pipeline makes and drops such tensors per element.
+// Off under AddressSanitizer, which should see every free.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSmallCache = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSmallCache = false;
+#else
+constexpr bool kSmallCache = true;
+#endif
+#else
+constexpr bool kSmallCache = true;
+#endif
+constexpr size_t kSmallBlockMax = 1024;
+constexpr size_t kSmallClasses = kSmallBlockMax / kTensorAlignment;
+constexpr size_t kSmallPerClass = 128;
+
+struct SmallBlocks {
+  void* free[kSmallClasses][kSmallPerClass];
+  size_t count[kSmallClasses] = {};
+};
+
+// The thread's cache (made on first use), and whether the thread is
+// ending (its cache freed: a block freed after that goes back to malloc).
+// Both trivially destructible, so readable to the thread's very end.
+thread_local SmallBlocks* small_blocks = nullptr;
+thread_local bool small_blocks_gone = false;
+
+struct SmallBlocksOwner {
+  ~SmallBlocksOwner() {
+    small_blocks_gone = true;
+    SmallBlocks* b = small_blocks;
+    small_blocks = nullptr;
+    if (b == nullptr) return;
+    for (size_t c = 0; c < kSmallClasses; ++c) {
+      for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
+    }
+    delete b;
+  }
+  void Touch() {}  // makes the thread register the destructor
+};
+thread_local SmallBlocksOwner small_blocks_owner;
+
+SmallBlocks* ThreadSmallBlocks() {
+  if (small_blocks_gone) return nullptr;
+  if (small_blocks == nullptr) {
+    small_blocks_owner.Touch();
+    small_blocks = new SmallBlocks();
+  }
+  return small_blocks;
+}
+
+void* TakeSmallBlock(size_t bytes) {
+  if (!kSmallCache || bytes > kSmallBlockMax) return nullptr;
+  SmallBlocks* b = ThreadSmallBlocks();
+  if (b == nullptr) return nullptr;
+  const size_t c = bytes / kTensorAlignment - 1;
+  return b->count[c] > 0 ? b->free[c][--b->count[c]] : nullptr;
+}
+
+bool KeepSmallBlock(void* p, size_t bytes) {
+  if (!kSmallCache || bytes > kSmallBlockMax) return false;
+  SmallBlocks* b = ThreadSmallBlocks();
+  if (b == nullptr) return false;
+  const size_t c = bytes / kTensorAlignment - 1;
+  if (b->count[c] == kSmallPerClass) return false;
+  b->free[c][b->count[c]++] = p;
+  return true;
+}
+
 void* AllocateBlock(size_t bytes) {
   if (bytes < kHugeBlockBytes)
     return std::aligned_alloc(kTensorAlignment, bytes);
@@ -69,7 +142,8 @@ struct PayloadAllocator {
   T* allocate(size_t n) {
     const size_t head = RoundUpToAlignment(n * sizeof(T));
     const size_t bytes = BlockBytes(head, payload);
-    void* p = internal::BlockCache::Global().Take(bytes);
+    void* p = TakeSmallBlock(bytes);
+    if (p == nullptr) p = internal::BlockCache::Global().Take(bytes);
     if (p == nullptr) p = AllocateBlock(bytes);
     if (p == nullptr) throw std::bad_alloc();
     *payload_start = static_cast<char*>(p) + head;
@@ -77,6 +151,7 @@ struct PayloadAllocator {
   }
   void deallocate(T* p, size_t n) {
     const size_t bytes = BlockBytes(RoundUpToAlignment(n * sizeof(T)), payload);
+    if (KeepSmallBlock(p, bytes)) return;
     if (!internal::BlockCache::Global().Keep(p, bytes)) std::free(p);
   }
 
