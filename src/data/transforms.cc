@@ -22,6 +22,40 @@ constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max() / 4;
 using ItPtr = std::unique_ptr<IteratorBase>;
 using Element = std::optional<Tuple>;
 
+// The iterator of a stage whose state is one count (up to `limit`) and
+// then its input's: Map, Filter, Take, Skip, Shard, Enumerate.
+class CountingIterator : public IteratorBase {
+ public:
+  Status Save(StateWriter& w) override {
+    w.Tag(stage_.kind());
+    w.Int(count_);
+    return in_->Save(w);
+  }
+  Status Restore(StateReader& r) override {
+    INFLOW_RETURN_IF_ERROR(r.Tag(stage_.kind()));
+    INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, limit_));
+    return in_->Restore(r);
+  }
+
+ protected:
+  CountingIterator(const DatasetBase& stage, ItPtr in,
+                   int64_t limit = kMaxCount)
+      : stage_(stage), in_(std::move(in)), limit_(limit) {}
+
+  const DatasetBase& stage_;
+  ItPtr in_;
+  const int64_t limit_;
+  int64_t count_ = 0;
+};
+
+// An `It` of `stage` over a new iterator of its input.
+template <typename It, typename Stage>
+Result<ItPtr> OverInput(const Stage& stage, const DatasetBase& input,
+                        const IteratorContext& c) {
+  INFLOW_ASSIGN_OR_RETURN(ItPtr in, input.MakeIterator(c));
+  return ItPtr(std::make_unique<It>(stage, std::move(in)));
+}
+
 class MapDataset final : public DatasetBase {
  public:
   MapDataset(DatasetPtr input, MapFn fn)
@@ -30,14 +64,14 @@ class MapDataset final : public DatasetBase {
         fn_(std::move(fn)) {}
   int64_t Cardinality() const override { return input().Cardinality(); }
   Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
-    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
-    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+    return OverInput<It>(*this, input(), c);
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public CountingIterator {
    public:
-    It(const MapDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    It(const MapDataset& d, ItPtr in)
+        : CountingIterator(d, std::move(in)), d_(d) {}
     Result<Element> Next(const CallOptions& o) override {
       INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
       if (!e) return Element();
@@ -46,21 +80,9 @@ class MapDataset final : public DatasetBase {
       if (!out.ok()) return ElementError(out.status(), d_, k);
       return Element(std::move(out).value());
     }
-    Status Save(StateWriter& w) override {
-      w.Tag("map");
-      w.Int(count_);
-      return in_->Save(w);
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("map"));
-      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
-      return in_->Restore(r);
-    }
 
    private:
     const MapDataset& d_;
-    ItPtr in_;
-    int64_t count_ = 0;
   };
   const MapFn fn_;
 };
@@ -76,14 +98,14 @@ class FilterDataset final : public DatasetBase {
     return c == 0 || c == kInfinite ? c : kUnknown;
   }
   Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
-    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
-    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+    return OverInput<It>(*this, input(), c);
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public CountingIterator {
    public:
-    It(const FilterDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    It(const FilterDataset& d, ItPtr in)
+        : CountingIterator(d, std::move(in)), d_(d) {}
     Result<Element> Next(const CallOptions& o) override {
       for (;;) {
         INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
@@ -94,21 +116,9 @@ class FilterDataset final : public DatasetBase {
         if (*keep) return e;
       }
     }
-    Status Save(StateWriter& w) override {
-      w.Tag("filter");
-      w.Int(count_);
-      return in_->Save(w);
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("filter"));
-      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
-      return in_->Restore(r);
-    }
 
    private:
     const FilterDataset& d_;
-    ItPtr in_;
-    int64_t count_ = 0;
   };
   const PredicateFn fn_;
 };
@@ -425,43 +435,31 @@ class TakeSkipDataset final : public DatasetBase {
     return c == kUnknown ? kUnknown : std::min(c, count_);
   }
   Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
-    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
-    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+    return OverInput<It>(*this, input(), c);
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public CountingIterator {
    public:
-    It(const TakeSkipDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    It(const TakeSkipDataset& d, ItPtr in)
+        : CountingIterator(d, std::move(in), d.count_), d_(d) {}
     Result<Element> Next(const CallOptions& o) override {
       if (!d_.skip_) {
-        if (done_ >= d_.count_) return Element();
+        if (count_ >= d_.count_) return Element();
         INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
-        if (e) ++done_;
+        if (e) ++count_;
         return e;
       }
-      while (done_ < d_.count_) {
+      while (count_ < d_.count_) {
         INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
         if (!e) return Element();
-        ++done_;
+        ++count_;
       }
       return in_->Next(o);
-    }
-    Status Save(StateWriter& w) override {
-      w.Tag(d_.kind());
-      w.Int(done_);
-      return in_->Save(w);
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag(d_.kind()));
-      INFLOW_ASSIGN_OR_RETURN(done_, r.IntIn("count", 0, d_.count_));
-      return in_->Restore(r);
     }
 
    private:
     const TakeSkipDataset& d_;
-    ItPtr in_;
-    int64_t done_ = 0;
   };
   const int64_t count_;
   const bool skip_;
@@ -492,36 +490,24 @@ class ShardDataset final : public DatasetBase {
     return c > index_ ? (c - index_ + n_ - 1) / n_ : 0;
   }
   Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
-    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
-    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+    return OverInput<It>(*this, input(), c);
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public CountingIterator {
    public:
-    It(const ShardDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    It(const ShardDataset& d, ItPtr in)
+        : CountingIterator(d, std::move(in)), d_(d) {}
     Result<Element> Next(const CallOptions& o) override {
       for (;;) {
         INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
         if (!e) return Element();
-        if (position_++ % d_.n_ == d_.index_) return e;
+        if (count_++ % d_.n_ == d_.index_) return e;
       }
-    }
-    Status Save(StateWriter& w) override {
-      w.Tag("shard");
-      w.Int(position_);
-      return in_->Save(w);
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("shard"));
-      INFLOW_ASSIGN_OR_RETURN(position_, r.IntIn("position", 0, kMaxCount));
-      return in_->Restore(r);
     }
 
    private:
     const ShardDataset& d_;
-    ItPtr in_;
-    int64_t position_ = 0;
   };
   const int64_t n_, index_;
 };
@@ -532,14 +518,14 @@ class EnumerateDataset final : public DatasetBase {
       : DatasetBase("enumerate", {std::move(input)}), start_(start) {}
   int64_t Cardinality() const override { return input().Cardinality(); }
   Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
-    INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
-    return ItPtr(std::make_unique<It>(*this, std::move(in)));
+    return OverInput<It>(*this, input(), c);
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public CountingIterator {
    public:
-    It(const EnumerateDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    It(const EnumerateDataset& d, ItPtr in)
+        : CountingIterator(d, std::move(in)), d_(d) {}
     Result<Element> Next(const CallOptions& o) override {
       INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
       if (!e) return Element();
@@ -549,21 +535,9 @@ class EnumerateDataset final : public DatasetBase {
       for (Tensor& t : *e) out.push_back(std::move(t));
       return Element(std::move(out));
     }
-    Status Save(StateWriter& w) override {
-      w.Tag("enumerate");
-      w.Int(count_);
-      return in_->Save(w);
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("enumerate"));
-      INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
-      return in_->Restore(r);
-    }
 
    private:
     const EnumerateDataset& d_;
-    ItPtr in_;
-    int64_t count_ = 0;
   };
   const int64_t start_;
 };
