@@ -262,13 +262,25 @@ TEST_F(TrainerTest, SyncPreloadedSequenceAndDatasetFeedsTrainToTheFinalStep) {
   }
 }
 
-// The sequence feed reads batch i of an epoch by number: a run stopped at
-// step 15 (mid-epoch) and resumed, with any number of reader threads,
-// starts at the checkpoint's next batch without reading the ones before,
-// and gives the losses of an uninterrupted run with one reader.
-TEST_F(TrainerTest, TheSequenceFeedResumesAtTheExactNextBatchWithAnyReaders) {
+// The sequence feed reads batch i of an epoch by number; the dataset
+// feed's checkpoints hold its iterator's position. Either way a run
+// stopped at step 15 (mid-epoch: 10 steps per epoch) and resumed, with 1
+// or 3 reader threads, goes on with the checkpoint's next batch (reading
+// none of the batches before it) and gives the losses of an uninterrupted
+// run with one reader.
+struct ExactResume {
+  const char* feed;
+  const char* message;  // what the resumed run says of its input
+};
+
+class TrainerExactResumeTest
+    : public TrainerTest,
+      public ::testing::WithParamInterface<ExactResume> {};
+
+TEST_P(TrainerExactResumeTest, AStoppedRunResumesAtTheNextBatchWithAnyReaders) {
+  const FeedKind feed = ParseFeedKind(GetParam().feed).value();
   TrainOptions whole = Options();
-  whole.feed = FeedKind::kSequence;
+  whole.feed = feed;
   whole.steps = 30;
   whole.ckpt_dir = root_ + "/whole";
   Result<TrainSummary> a = Train(whole);
@@ -279,7 +291,7 @@ TEST_F(TrainerTest, TheSequenceFeedResumesAtTheExactNextBatchWithAnyReaders) {
     SCOPED_TRACE(::testing::Message() << readers << " reader threads");
     std::stop_source stop;
     TrainOptions first = Options();
-    first.feed = FeedKind::kSequence;
+    first.feed = feed;
     first.reader_threads = readers;
     first.steps = 30;
     first.ckpt_dir = root_ + "/ckpt-" + std::to_string(readers);
@@ -308,12 +320,9 @@ TEST_F(TrainerTest, TheSequenceFeedResumesAtTheExactNextBatchWithAnyReaders) {
     EXPECT_EQ(c->losses,
               std::vector<float>(a->losses.begin() + 15, a->losses.end()));
     EXPECT_DOUBLE_EQ(c->test_accuracy, a->test_accuracy);
-    // 10 steps per epoch: step 15 is batch 5 of epoch 1.
     EXPECT_NE(std::find_if(messages.begin(), messages.end(),
                            [](const std::string& m) {
-                             return m.find(
-                                        "the input starts at batch 5 of "
-                                        "epoch 1 (step 15)") !=
+                             return m.find(GetParam().message) !=
                                     std::string::npos;
                            }),
               messages.end())
@@ -321,58 +330,18 @@ TEST_F(TrainerTest, TheSequenceFeedResumesAtTheExactNextBatchWithAnyReaders) {
   }
 }
 
-// The dataset feed's checkpoints hold its iterator's position: a run
-// stopped at step 15 and resumed, with 1 or 3 reader threads, gives the
-// losses of an uninterrupted run.
-TEST_F(TrainerTest, TheDatasetFeedResumesAtItsSavedPositionWithAnyReaders) {
-  TrainOptions whole = Options();
-  whole.feed = FeedKind::kDataset;
-  whole.steps = 30;
-  whole.ckpt_dir = root_ + "/whole";
-  Result<TrainSummary> a = Train(whole);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_EQ(a->losses.size(), 30u);
-  for (int readers : {1, 3}) {
-    SCOPED_TRACE(::testing::Message() << readers << " reader threads");
-    std::stop_source stop;
-    TrainOptions first = Options();
-    first.feed = FeedKind::kDataset;
-    first.reader_threads = readers;
-    first.steps = 30;
-    first.ckpt_dir = root_ + "/ds-" + std::to_string(readers);
-    first.stop = stop.get_token();
-    TrainCallbacks stop_at_15;
-    stop_at_15.on_step = [&](const StepInfo& info) {
-      if (info.step == 15) stop.request_stop();
-    };
-    Result<TrainSummary> b = Train(first, stop_at_15);
-    ASSERT_TRUE(b.ok()) << b.status();
-    ASSERT_EQ(b->steps, 15);
-    EXPECT_EQ(b->losses,
-              std::vector<float>(a->losses.begin(), a->losses.begin() + 15));
-    TrainOptions second = first;
-    second.stop = {};
-    second.resume = true;
-    second.seed.reset();
-    std::vector<std::string> messages;
-    TrainCallbacks callbacks;
-    callbacks.on_message = [&](const std::string& m) { messages.push_back(m); };
-    Result<TrainSummary> c = Train(second, callbacks);
-    ASSERT_TRUE(c.ok()) << c.status();
-    EXPECT_EQ(c->start_step, 15);
-    EXPECT_EQ(c->losses,
-              std::vector<float>(a->losses.begin() + 15, a->losses.end()));
-    EXPECT_NE(std::find_if(messages.begin(), messages.end(),
-                           [](const std::string& m) {
-                             return m.find(
-                                        "the input goes on from the saved "
-                                        "position of step 15") !=
-                                    std::string::npos;
-                           }),
-              messages.end())
-        << ::testing::PrintToString(messages);
-  }
-  // A checkpoint of another feed has no position to go on from.
+INSTANTIATE_TEST_SUITE_P(
+    Feeds, TrainerExactResumeTest,
+    ::testing::Values(
+        ExactResume{"sequence",
+                    "the input starts at batch 5 of epoch 1 (step 15)"},
+        ExactResume{"dataset",
+                    "the input goes on from the saved position of step 15"}),
+    [](const ::testing::TestParamInfo<ExactResume>& info) {
+      return std::string(info.param.feed);
+    });
+
+TEST_F(TrainerTest, TheDatasetFeedCannotResumeACheckpointOfAnotherFeed) {
   TrainOptions queue = Options();
   queue.steps = 5;
   queue.ckpt_dir = root_ + "/queue";
