@@ -2,8 +2,6 @@
 
 from typing import Any, Optional
 
-KEEP_HEAP_MB: int
-
 def pickle_source(source: Any, method: str, name: str = ...) -> bytes: ...
 
 class ProcessWorkers:
