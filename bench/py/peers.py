@@ -22,6 +22,12 @@ The forms, all in one run:
                vectorized parse_example + decode_raw + cast, AUTOTUNE) ->
                prefetch(AUTOTUNE); and the per-example form (map(
                parse_single_example + decode, AUTOTUNE) before batch);
+  dataset_python  inflow.data from Python, tf.data's vectorized form:
+               TFRecordDataset -> shuffle(10000, seed 1) -> batch(128,
+               drop_remainder) -> map(inflow.io.parse_example + decode_raw
+               + / 255 in NumPy, 2 threads) -> prefetch(2) (not part of the
+               "inflow" side, the Pipeline; "ratio_dataset_vs_tf_data"
+               compares it with tf.data's best form);
   torch        torch.utils.data.DataLoader(batch_size 128, shuffle=True)
                over a map-style Dataset of the same records (an index of
                record offsets; __getitem__ parses the Example with
@@ -42,7 +48,8 @@ pipeline's start included; a side's figure is its best form. Progress goes
 to stderr; the last stdout line is
   {"bench": "py_peers", "samples_per_s": {"inflow": a, "inflow_cpp": p,
    "tf_data": b, "torch": c}, "ratio_vs_cpp": a/p, "ratio_vs_tf_data": a/b,
-   "ratio_vs_torch": a/c, "forms": {...every form's figure...},
+   "ratio_vs_torch": a/c, "ratio_dataset_vs_tf_data": d/b,
+   "forms": {...every form's figure...},
    "ratio_vs_cpp_same_rounds": r, ...,
    "epochs": {...}, "rounds": n}
 A missing peer gives null figures and ratios and a "<peer>_reason".
@@ -158,6 +165,31 @@ def inflow_form(files, readers, nice):
             checksum += consume(images, labels)
             samples += images.shape[0]
         pipeline.close()
+        return samples, checksum
+    return run
+
+
+def dataset_form(files):
+    """inflow.data in tf.data's vectorized form (see the top)."""
+    import numpy as np
+    import inflow
+    from inflow import data
+    features = {"image_raw": inflow.FixedLenFeature([], "string"),
+                "label": inflow.FixedLenFeature([], "int64")}
+
+    def decode(records):
+        parsed = inflow.io.parse_example(records, features)
+        pixels = inflow.io.decode_raw(parsed["image_raw"], "uint8")
+        return pixels.astype(np.float32) * np.float32(1.0 / 255), parsed["label"]
+
+    def run(epochs):
+        ds = (data.TFRecordDataset(files).shuffle(CAPACITY, seed=1).repeat(epochs)
+              .batch(BATCH, drop_remainder=True)
+              .map(decode, num_parallel_calls=2).prefetch(2))
+        samples, checksum = 0, 0.0
+        for images, labels in ds:
+            checksum += consume(images, labels)
+            samples += images.shape[0]
         return samples, checksum
     return run
 
@@ -399,9 +431,10 @@ def main():
 
     forms = {f"inflow_{suffix}": inflow_form(files, readers, nice)
              for readers, nice, suffix in PIPELINE_FORMS}
+    forms["dataset_python"] = dataset_form(files)
     forms.update(tf_forms(files))
-    epochs = {name: args.epochs if name.startswith("inflow") else args.tf_epochs
-              for name in forms}
+    epochs = {name: args.epochs if name.startswith(("inflow", "dataset"))
+              else args.tf_epochs for name in forms}
     # Warm the page cache, the allocator and TensorFlow's tracing.
     for name, run in forms.items() if not args.smoke else ():
         log(f"warming up {name}")
@@ -463,6 +496,7 @@ def main():
            "samples_per_s": {"inflow": a, "inflow_cpp": p_, "tf_data": b, "torch": c},
            "ratio_vs_cpp": ratio(a, p_), "ratio_vs_tf_data": ratio(a, b),
            "ratio_vs_torch": ratio(a, c),
+           "ratio_dataset_vs_tf_data": ratio(round(figures["dataset_python"]), b),
            "forms": {k: round(v) for k, v in figures.items()},
            "inflow_cpp_by_threads": cpp_line.get("by_threads") if cpp_line else None,
            "inflow_cpp_nice": cpp_line.get("nice") if cpp_line else None,

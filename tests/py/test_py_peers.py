@@ -36,6 +36,9 @@ def test_peers_smoke_prints_the_json_line(tmp_path):
     assert line["inflow_cpp_nice"] in (0, 5)
     assert figures["torch"] > 0, line
     assert {"torch_workers_0", "torch_workers_2"} <= set(line["forms"])
+    assert line["forms"]["dataset_python"] > 0
+    assert line["ratio_dataset_vs_tf_data"] == round(
+        line["forms"]["dataset_python"] / figures["tf_data"], 3)
     assert line["ratio_vs_torch"] == round(figures["inflow"] / figures["torch"], 3)
     # The shards were written once, into the folder named.
     assert len(list((tmp_path / "shards").glob("train-*.tfrecord"))) == 4
