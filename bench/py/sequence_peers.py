@@ -27,7 +27,8 @@ forms, all in one run:
 transfer_us_per_mb: the hand-off of a batch from a worker process to the
 consumer, per MB: a Sequence whose __getitem__ returns a ready 400 KB
 float32 array, through inflow's enqueuer with one worker process; the
-consumer's wall time per batch over the batch's MB.
+consumer's wall time per batch (which includes its sum of the batch) over
+the batch's MB, the median of 5 runs of 2000 batches.
 
 Each figure is the median over --rounds rounds (a different form first each
 round) of batches per second of wall time over --epochs epochs (the
@@ -285,9 +286,12 @@ def torch_forms(args):
 
 def transfer_us_per_mb():
     """Wall time per MB of a ready batch handed from one worker process to
-    the consumer through inflow's enqueuer (median of 3 runs)."""
+    the consumer through inflow's enqueuer: the median of 5 runs of 2000
+    batches each (about 0.1 s: a shorter run is at the mercy of one
+    scheduling delay), within one epoch."""
     import inflow.utils
-    ready = Ready()
+    measured = 2000
+    ready = Ready(n=measured + 100)
 
     class Seq(inflow.utils.Sequence):
         def __len__(self):
@@ -298,18 +302,18 @@ def transfer_us_per_mb():
 
     mb = ready.x.nbytes / 1e6
     figures = []
-    for _ in range(3):
+    for _ in range(5):
         enqueuer = inflow.utils.OrderedEnqueuer(Seq(), use_multiprocessing=True)
         enqueuer.start(workers=1, max_queue_size=10)
         it = enqueuer.get()
         for _ in range(20):  # warm: the worker's start, the first blocks
             next(it)
         t0 = time.perf_counter()
-        for _ in range(len(ready)):
+        for _ in range(measured):
             consume(next(it))
         seconds = time.perf_counter() - t0
         enqueuer.stop()
-        figures.append(seconds / len(ready) * 1e6 / mb)
+        figures.append(seconds / measured * 1e6 / mb)
     return statistics.median(figures)
 
 
