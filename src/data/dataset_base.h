@@ -158,6 +158,16 @@ inline uint64_t MixSeed(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// Restores `it` from `state`, a stage's saved state of its input (a
+// nested stream, without the leading tag): all of it, or
+// INVALID_ARGUMENT naming `stage`.
+[[nodiscard]] Status RestoreFrom(IteratorBase& it, std::string_view state,
+                                 const DatasetBase& stage);
+// The element `it` gives at `state` (restored as RestoreFrom does):
+// pulled again; INVALID_ARGUMENT naming `stage` when the input ends there.
+[[nodiscard]] Result<Tuple> ElementAt(IteratorBase& it, std::string_view state,
+                                      const DatasetBase& stage);
+
 // "stage: element k: " context for an error of a stage's k-th element.
 Status ElementError(const Status& s, const DatasetBase& stage, int64_t k);
 

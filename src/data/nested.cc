@@ -130,14 +130,8 @@ class InterleaveDataset final : public DatasetBase {
         s.snapshot = std::string(snapshot);
         // The element again, from a second iterator of the input.
         INFLOW_ASSIGN_OR_RETURN(ItPtr again, d_.input().MakeIterator(context_));
-        StateReader inner(snapshot);
-        INFLOW_RETURN_IF_ERROR(again->Restore(inner));
-        INFLOW_ASSIGN_OR_RETURN(Element e, again->Next({}));
-        if (!e) {
-          return InvalidArgumentError(
-              d_.label() + ": the input ended before a saved element");
-        }
-        INFLOW_RETURN_IF_ERROR(Open(std::move(*e), s.element, s));
+        INFLOW_ASSIGN_OR_RETURN(Tuple e, ElementAt(*again, snapshot, d_));
+        INFLOW_RETURN_IF_ERROR(Open(std::move(e), s.element, s));
         INFLOW_RETURN_IF_ERROR(s.it->Restore(r));
         ++open_;
       }
@@ -240,14 +234,12 @@ class UnbatchDataset final : public DatasetBase {
       // The element being split, pulled again; its first `row` rows were
       // handed out.
       INFLOW_ASSIGN_OR_RETURN(std::string_view snapshot, r.Bytes());
-      StateReader inner(snapshot);
-      INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
-      INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next({}));
-      if (!e || count_ < 1) {
-        return InvalidArgumentError(
-            d_.label() + ": the input ended before the saved element");
+      if (count_ < 1) {
+        return InvalidArgumentError(d_.label() +
+                                    ": a row of an element before the first");
       }
-      INFLOW_RETURN_IF_ERROR(Take(std::move(*e), count_ - 1));
+      INFLOW_ASSIGN_OR_RETURN(Tuple e, ElementAt(*in_, snapshot, d_));
+      INFLOW_RETURN_IF_ERROR(Take(std::move(e), count_ - 1));
       snapshot_ = std::string(snapshot);
       if (row >= rows_) {
         return InvalidArgumentError(d_.label() + ": row " +

@@ -161,12 +161,7 @@ class ParallelIterator final : public IteratorBase {
     }
     {
       MutexLock in(&in_mu_);
-      StateReader inner(snapshot);
-      INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
-      if (!inner.done()) {
-        return InvalidArgumentError(d_.label() +
-                                    ": the input's state has bytes left over");
-      }
+      INFLOW_RETURN_IF_ERROR(RestoreFrom(*in_, snapshot, d_));
       // The chunk's elements before the position: pulled, not computed.
       for (int64_t k = 0; k < offset; ++k) {
         INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, in_->Next({}));

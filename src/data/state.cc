@@ -140,6 +140,28 @@ DatasetBase::DatasetBase(std::string kind, std::vector<DatasetPtr> inputs,
   }
 }
 
+Status RestoreFrom(IteratorBase& it, std::string_view state,
+                   const DatasetBase& stage) {
+  StateReader inner(state);
+  INFLOW_RETURN_IF_ERROR(it.Restore(inner));
+  if (!inner.done()) {
+    return InvalidArgumentError(stage.label() +
+                                ": the input's state has bytes left over");
+  }
+  return OkStatus();
+}
+
+Result<Tuple> ElementAt(IteratorBase& it, std::string_view state,
+                        const DatasetBase& stage) {
+  INFLOW_RETURN_IF_ERROR(RestoreFrom(it, state, stage));
+  INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, it.Next({}));
+  if (!e) {
+    return InvalidArgumentError(stage.label() +
+                                ": the input ended before a saved element");
+  }
+  return std::move(*e);
+}
+
 Status ElementError(const Status& s, const DatasetBase& stage, int64_t k) {
   return s.WithContext(stage.label() + ", element " + std::to_string(k));
 }

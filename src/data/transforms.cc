@@ -318,13 +318,7 @@ class BatchDataset final : public DatasetBase {
       rows_.clear();
       if (partial == 0) return in_->Restore(r);
       INFLOW_ASSIGN_OR_RETURN(std::string_view start, r.Bytes());
-      StateReader inner(start);
-      INFLOW_RETURN_IF_ERROR(in_->Restore(inner));
-      if (!inner.done()) {
-        return InvalidArgumentError(d_.label() +
-                                    ": the input's state has bytes left over");
-      }
-      return OkStatus();
+      return RestoreFrom(*in_, start, d_);
     }
 
    private:
@@ -563,14 +557,14 @@ class ZipDataset final : public DatasetBase {
       INFLOW_ASSIGN_OR_RETURN(ItPtr it, in->MakeIterator(c));
       ins.push_back(std::move(it));
     }
-    return ItPtr(std::make_unique<It>(std::move(ins)));
+    return ItPtr(std::make_unique<It>(*this, std::move(ins)));
   }
 
  private:
   class It final : public IteratorBase {
    public:
-    explicit It(std::vector<ItPtr> ins)
-        : ins_(std::move(ins)), starts_(ins_.size()) {}
+    It(const ZipDataset& d, std::vector<ItPtr> ins)
+        : d_(d), ins_(std::move(ins)), starts_(ins_.size()) {}
     // An element whose inputs were cut short by a timeout (or another
     // error) keeps the parts it has; Save then writes, for those inputs,
     // their states from before their part.
@@ -615,12 +609,7 @@ class ZipDataset final : public DatasetBase {
       for (size_t j = 0; j < ins_.size(); ++j) {
         if (static_cast<int64_t>(j) < parts) {
           INFLOW_ASSIGN_OR_RETURN(std::string_view start, r.Bytes());
-          StateReader inner(start);
-          INFLOW_RETURN_IF_ERROR(ins_[j]->Restore(inner));
-          if (!inner.done()) {
-            return InvalidArgumentError(
-                "zip: an input's state has bytes left over");
-          }
+          INFLOW_RETURN_IF_ERROR(RestoreFrom(*ins_[j], start, d_));
         } else {
           INFLOW_RETURN_IF_ERROR(ins_[j]->Restore(r));
         }
@@ -629,6 +618,7 @@ class ZipDataset final : public DatasetBase {
     }
 
    private:
+    const ZipDataset& d_;
     std::vector<ItPtr> ins_;
     std::vector<Tuple> parts_;         // of an element not yet complete
     std::vector<std::string> starts_;  // each input's state before its part
