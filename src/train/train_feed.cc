@@ -32,6 +32,19 @@ constexpr int64_t kMinAfterDequeue = 10000;
 // the training thread.
 constexpr int64_t kBufferedBatches = 16;
 
+// next(call) with a timeout of kStopPoll, again while it times out, until
+// it gives a batch or an error or `stop` is requested (CANCELLED).
+template <typename Next>
+Result<Tuple> NextUntilStopped(const std::stop_token& stop, Next next) {
+  for (;;) {
+    if (stop.stop_requested()) return CancelledError("training stopped");
+    CallOptions call;
+    call.timeout = kStopPoll;
+    Result<Tuple> batch = next(call);
+    if (!IsDeadlineExceeded(batch.status())) return batch;
+  }
+}
+
 // A BatchSource (Pipeline or Preloaded) with stop polling.
 class SourceFeed : public TrainFeed {
  public:
@@ -57,13 +70,8 @@ class SourceFeed : public TrainFeed {
 
   Result<Tuple> Next() override {
     if (deterministic_) INFLOW_RETURN_IF_ERROR(WaitUntilFullOrDone());
-    for (;;) {
-      if (stop_.stop_requested()) return CancelledError("training stopped");
-      CallOptions call;
-      call.timeout = kStopPoll;
-      Result<Tuple> batch = source_->Next(call);
-      if (!IsDeadlineExceeded(batch.status())) return batch;
-    }
+    return NextUntilStopped(
+        stop_, [this](const CallOptions& call) { return source_->Next(call); });
   }
 
   double QueueFill() const override {
@@ -236,13 +244,9 @@ class SequenceFeed : public TrainFeed {
   ~SequenceFeed() override { Close().IgnoreError(); }
 
   Result<Tuple> Next() override {
-    for (;;) {
-      if (stop_.stop_requested()) return CancelledError("training stopped");
-      CallOptions call;
-      call.timeout = kStopPoll;
-      Result<Tuple> batch = enqueuer_->Get(call);
-      if (!IsDeadlineExceeded(batch.status())) return batch;
-    }
+    return NextUntilStopped(stop_, [this](const CallOptions& call) {
+      return enqueuer_->Get(call);
+    });
   }
   double QueueFill() const override { return 0; }
   Status Close() override { return enqueuer_->Stop(); }
@@ -291,13 +295,8 @@ class DatasetFeed : public TrainFeed {
       : it_(std::move(it)), stop_(std::move(stop)) {}
 
   Result<Tuple> Next() override {
-    for (;;) {
-      if (stop_.stop_requested()) return CancelledError("training stopped");
-      CallOptions call;
-      call.timeout = kStopPoll;
-      Result<Tuple> batch = it_.Next(call);
-      if (!IsDeadlineExceeded(batch.status())) return batch;
-    }
+    return NextUntilStopped(
+        stop_, [this](const CallOptions& call) { return it_.Next(call); });
   }
   double QueueFill() const override { return 0; }
   Status Close() override { return OkStatus(); }

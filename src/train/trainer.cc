@@ -230,15 +230,8 @@ class TrainRun {
     return OkStatus();
   }
 
-  // The input position. A deterministic feed (one reader thread, a seed
-  // given or restored) is made as the uninterrupted run made it and the
-  // batches before the checkpoint's step are skipped: the resumed run sees
-  // the same batches, and gives the same losses, as a run that was never
-  // stopped. Otherwise the feed starts at the checkpoint's epoch with that
-  // epoch's seed and skips the batches of the epoch already trained on.
-  // The sequence feed reads batch i of an epoch by number: it starts at
-  // the checkpoint's step, with nothing to skip, whatever reader_threads.
-  Status MakeSequenceFeed() {
+  // The options every feed takes from the run.
+  internal::TrainFeedOptions FeedOptions() const {
     internal::TrainFeedOptions f;
     f.feed = o_.feed;
     f.split = train_;
@@ -246,9 +239,16 @@ class TrainRun {
     f.batch_size = o_.batch_size;
     f.reader_threads = o_.reader_threads;
     f.seed = seed_;
+    f.stop = o_.stop;
+    return f;
+  }
+
+  // The sequence feed reads batch i of an epoch by number: it starts at
+  // the checkpoint's step, with nothing to skip, whatever reader_threads.
+  Status MakeSequenceFeed() {
+    internal::TrainFeedOptions f = FeedOptions();
     f.first_epoch = start_step_ / steps_per_epoch_;
     f.first_batch = start_step_ % steps_per_epoch_;
-    f.stop = o_.stop;
     INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
     if (start_step_ > 0) {
       Message("the input starts at batch " +
@@ -263,15 +263,8 @@ class TrainRun {
   // The dataset feed: the whole run's pipeline (epochs from step 0), put
   // at the checkpoint's saved position when resuming.
   Status MakeDatasetFeed() {
-    internal::TrainFeedOptions f;
-    f.feed = o_.feed;
-    f.split = train_;
-    f.num_examples = num_train_;
-    f.batch_size = o_.batch_size;
-    f.reader_threads = o_.reader_threads;
+    internal::TrainFeedOptions f = FeedOptions();
     f.num_epochs = (final_step_ * o_.batch_size + num_train_ - 1) / num_train_;
-    f.seed = seed_;
-    f.stop = o_.stop;
     INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
     if (start_step_ == 0) return OkStatus();
     const std::string& position = state_->input_iterator();
@@ -283,6 +276,13 @@ class TrainRun {
     return OkStatus();
   }
 
+  // The input position. A deterministic feed (one reader thread, a seed
+  // given or restored) is made as the uninterrupted run made it and the
+  // batches before the checkpoint's step are skipped: the resumed run sees
+  // the same batches, and gives the same losses, as a run that was never
+  // stopped. Otherwise the feed starts at the checkpoint's epoch with that
+  // epoch's seed and skips the batches of the epoch already trained on.
+  // The sequence and dataset feeds have exact positions of their own.
   Status MakeFeed() {
     if (final_step_ <= start_step_) return OkStatus();
     if (o_.feed == FeedKind::kSequence) return MakeSequenceFeed();
@@ -295,17 +295,11 @@ class TrainRun {
     const int64_t examples_needed =
         std::max<int64_t>(0, final_step_ - feed_epoch * steps_per_epoch_) *
         o_.batch_size;
-    internal::TrainFeedOptions f;
-    f.feed = o_.feed;
-    f.split = train_;
-    f.num_examples = num_train_;
+    internal::TrainFeedOptions f = FeedOptions();
     f.preloaded = std::move(train_data_);
-    f.batch_size = o_.batch_size;
-    f.reader_threads = o_.reader_threads;
     f.num_epochs = (examples_needed + num_train_ - 1) / num_train_;
     f.seed = seed_ + feed_epoch;
     f.deterministic = deterministic;
-    f.stop = o_.stop;
     INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
     if (skip_batches == 0) return OkStatus();
     const Clock::time_point before = Clock::now();
