@@ -145,15 +145,7 @@ class ProcessWorkers:
         the calling thread (the producer's): no wake-up of the manager, no
         hand-over of the GIL to it per batch."""
         with self.io_lock:
-            with self.run.lock:
-                if not self.pending:
-                    return
-                self.queue.extend(self.pending)
-                self.pending.clear()
-            if self.released:
-                self._recycle()
-            if self.queue:
-                self._dispatch()
+            self._send_pending()
 
     def wake_all(self):  # run.lock held
         self._wake()
@@ -333,13 +325,7 @@ class ProcessWorkers:
                 with run.lock:
                     if run.stopping:
                         return
-                    if self.pending:
-                        self.queue.extend(self.pending)
-                        self.pending.clear()
-                if self.released:
-                    self._recycle()
-                if self.queue:
-                    self._dispatch()
+                self._send_pending()
                 now = tuple(self.workers)
             if now != key:
                 key = now
@@ -365,6 +351,18 @@ class ProcessWorkers:
                     with self.io_lock:
                         if worker in self.workers:
                             self._died(worker)
+
+    def _send_pending(self):
+        """(io_lock held) The submitted tasks, and any queued before, to the
+        workers; the blocks the consumer dropped back to the free list."""
+        with self.run.lock:
+            if self.pending:
+                self.queue.extend(self.pending)
+                self.pending.clear()
+        if self.released:
+            self._recycle()
+        if self.queue:
+            self._dispatch()
 
     def _dispatch(self):
         """Sends the queued tasks to the workers: to a worker with at most
