@@ -110,6 +110,25 @@ class DatasetBase {
   Status status_;
 };
 
+// A source's iterator whose state is one position in [0, n]: Range,
+// FromTensorSlices, ListFiles.
+class PositionIterator : public IteratorBase {
+ public:
+  Status Save(StateWriter& w) override {
+    w.Tag(stage_.kind());
+    w.Int(i_);
+    return OkStatus();
+  }
+  Status Restore(StateReader& r) override;
+
+ protected:
+  PositionIterator(const DatasetBase& stage, int64_t n)
+      : stage_(stage), n_(n) {}
+  const DatasetBase& stage_;
+  const int64_t n_;
+  int64_t i_ = 0;
+};
+
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
 
 // The stages (sources.cc, transforms.cc, shuffle.cc, parallel.cc).

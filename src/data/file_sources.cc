@@ -282,34 +282,22 @@ class ListFilesDataset final : public DatasetBase {
       std::shuffle(order.begin(), order.end(), rng);
     }
     return std::unique_ptr<IteratorBase>(
-        std::make_unique<It>(std::move(order)));
+        std::make_unique<It>(*this, std::move(order)));
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public PositionIterator {
    public:
-    explicit It(std::vector<std::string> names) : names_(std::move(names)) {}
+    It(const ListFilesDataset& d, std::vector<std::string> names)
+        : PositionIterator(d, static_cast<int64_t>(names.size())),
+          names_(std::move(names)) {}
     Result<std::optional<Tuple>> Next(const CallOptions&) override {
-      if (i_ >= names_.size()) return std::optional<Tuple>();
+      if (i_ >= n_) return std::optional<Tuple>();
       return std::optional<Tuple>(Tuple{Tensor::Scalar(names_[i_++])});
-    }
-    Status Save(StateWriter& w) override {
-      w.Tag("list_files");
-      w.Int(static_cast<int64_t>(i_));
-      return OkStatus();
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("list_files"));
-      INFLOW_ASSIGN_OR_RETURN(
-          int64_t i,
-          r.IntIn("position", 0, static_cast<int64_t>(names_.size())));
-      i_ = static_cast<size_t>(i);
-      return OkStatus();
     }
 
    private:
     const std::vector<std::string> names_;
-    size_t i_ = 0;
   };
 
   const std::vector<std::string> patterns_;

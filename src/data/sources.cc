@@ -39,29 +39,18 @@ class RangeDataset final : public DatasetBase {
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public PositionIterator {
    public:
-    explicit It(const RangeDataset& d) : d_(d), n_(d.Cardinality()) {}
+    explicit It(const RangeDataset& d)
+        : PositionIterator(d, d.Cardinality()), d_(d) {}
     Result<std::optional<Tuple>> Next(const CallOptions&) override {
       if (i_ >= n_) return std::optional<Tuple>();
       return std::optional<Tuple>(
           Tuple{Tensor::Scalar<int64_t>(d_.start_ + i_++ * d_.step_)});
     }
-    Status Save(StateWriter& w) override {
-      w.Tag("range");
-      w.Int(i_);
-      return OkStatus();
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("range"));
-      INFLOW_ASSIGN_OR_RETURN(i_, r.IntIn("range position", 0, n_));
-      return OkStatus();
-    }
 
    private:
     const RangeDataset& d_;
-    const int64_t n_;
-    int64_t i_ = 0;
   };
 
   const int64_t start_, stop_, step_;
@@ -103,9 +92,10 @@ class TensorSlicesDataset final : public DatasetBase {
   }
 
  private:
-  class It final : public IteratorBase {
+  class It final : public PositionIterator {
    public:
-    explicit It(const TensorSlicesDataset& d) : d_(d), n_(d.Cardinality()) {}
+    explicit It(const TensorSlicesDataset& d)
+        : PositionIterator(d, d.Cardinality()), d_(d) {}
     Result<std::optional<Tuple>> Next(const CallOptions&) override {
       if (i_ >= n_) return std::optional<Tuple>();
       Tuple row;
@@ -114,21 +104,9 @@ class TensorSlicesDataset final : public DatasetBase {
       ++i_;
       return std::optional<Tuple>(std::move(row));
     }
-    Status Save(StateWriter& w) override {
-      w.Tag("from_tensor_slices");
-      w.Int(i_);
-      return OkStatus();
-    }
-    Status Restore(StateReader& r) override {
-      INFLOW_RETURN_IF_ERROR(r.Tag("from_tensor_slices"));
-      INFLOW_ASSIGN_OR_RETURN(i_, r.IntIn("row", 0, n_));
-      return OkStatus();
-    }
 
    private:
     const TensorSlicesDataset& d_;
-    const int64_t n_;
-    int64_t i_ = 0;
   };
 
   const Tuple components_;

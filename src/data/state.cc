@@ -140,6 +140,12 @@ DatasetBase::DatasetBase(std::string kind, std::vector<DatasetPtr> inputs,
   }
 }
 
+Status PositionIterator::Restore(StateReader& r) {
+  INFLOW_RETURN_IF_ERROR(r.Tag(stage_.kind()));
+  INFLOW_ASSIGN_OR_RETURN(i_, r.IntIn("position", 0, n_));
+  return OkStatus();
+}
+
 Status RestoreFrom(IteratorBase& it, std::string_view state,
                    const DatasetBase& stage) {
   StateReader inner(state);
