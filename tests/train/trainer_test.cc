@@ -152,63 +152,6 @@ TEST_F(TrainerTest, ResumeContinuesFromTheLatestGlobalStepToTheSameFinalStep) {
             second.ckpt_dir + "/model.ckpt-10");
 }
 
-// A run to step 30 stopped at step 15 (mid-epoch: 10 steps per epoch) and
-// resumed trains on the same batches as one run to step 30: with one
-// reader thread the resumed feed skips to the checkpoint's input position,
-// and the losses of steps 16-30 and the final accuracy are the same.
-class TrainerResumeTest : public TrainerTest,
-                          public ::testing::WithParamInterface<const char*> {};
-
-TEST_P(TrainerResumeTest, AResumedRunGivesTheLossesOfAnUninterruptedOne) {
-  TrainOptions whole = Options();
-  whole.feed = ParseFeedKind(GetParam()).value();
-  whole.steps = 30;
-  whole.ckpt_dir = root_ + "/whole";
-  Result<TrainSummary> a = Train(whole);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_EQ(a->losses.size(), 30u);
-
-  // The same run, stopped after step 15 (as SIGINT stops `inflow train`).
-  std::stop_source stop;
-  TrainOptions first = Options();
-  first.feed = ParseFeedKind(GetParam()).value();
-  first.steps = 30;
-  first.stop = stop.get_token();
-  TrainCallbacks stop_at_15;
-  stop_at_15.on_step = [&](const StepInfo& info) {
-    if (info.step == 15) stop.request_stop();
-  };
-  Result<TrainSummary> b = Train(first, stop_at_15);
-  ASSERT_TRUE(b.ok()) << b.status();
-  ASSERT_TRUE(b->interrupted);
-  ASSERT_EQ(b->steps, 15);
-  TrainOptions second = first;
-  second.stop = {};
-  second.resume = true;
-  second.seed.reset();  // the checkpoint's seed
-  std::vector<std::string> messages;
-  TrainCallbacks callbacks;
-  callbacks.on_message = [&](const std::string& m) { messages.push_back(m); };
-  Result<TrainSummary> c = Train(second, callbacks);
-  ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->start_step, 15);
-  EXPECT_EQ(std::vector<float>(b->losses.begin(), b->losses.end()),
-            std::vector<float>(a->losses.begin(), a->losses.begin() + 15));
-  EXPECT_EQ(c->losses,
-            std::vector<float>(a->losses.begin() + 15, a->losses.end()));
-  EXPECT_DOUBLE_EQ(c->test_accuracy, a->test_accuracy);
-  EXPECT_NE(std::find_if(messages.begin(), messages.end(),
-                         [](const std::string& m) {
-                           return m.find("skipped 15 batches") !=
-                                  std::string::npos;
-                         }),
-            messages.end())
-      << ::testing::PrintToString(messages);
-}
-
-INSTANTIATE_TEST_SUITE_P(Feeds, TrainerResumeTest,
-                         ::testing::Values("queue", "sync", "preloaded"));
-
 // With several reader threads the resumed run starts at the checkpoint's
 // epoch and skips the batches of that epoch already trained on.
 TEST_F(TrainerTest, ResumeWithSeveralReadersSkipsTheTrainedPartOfTheEpoch) {
@@ -262,15 +205,18 @@ TEST_F(TrainerTest, SyncPreloadedSequenceAndDatasetFeedsTrainToTheFinalStep) {
   }
 }
 
-// The sequence feed reads batch i of an epoch by number; the dataset
-// feed's checkpoints hold its iterator's position. Either way a run
-// stopped at step 15 (mid-epoch: 10 steps per epoch) and resumed, with 1
-// or 3 reader threads, goes on with the checkpoint's next batch (reading
-// none of the batches before it) and gives the losses of an uninterrupted
-// run with one reader.
+// A run to step 30 stopped at step 15 (mid-epoch: 10 steps per epoch) and
+// resumed trains on the same batches as one run to step 30, and gives the
+// same losses and final accuracy. With one reader thread the queue, sync
+// and preloaded feeds are rebuilt as the uninterrupted run made them and
+// skip to the checkpoint's input position. The sequence feed reads batch i
+// of an epoch by number and the dataset feed's checkpoints hold its
+// iterator's position: with 1 or 3 reader threads they go on with the
+// checkpoint's next batch, reading none of the batches before it.
 struct ExactResume {
   const char* feed;
   const char* message;  // what the resumed run says of its input
+  std::vector<int> readers;
 };
 
 class TrainerExactResumeTest
@@ -287,7 +233,7 @@ TEST_P(TrainerExactResumeTest, AStoppedRunResumesAtTheNextBatchWithAnyReaders) {
   ASSERT_TRUE(a.ok()) << a.status();
   ASSERT_EQ(a->losses.size(), 30u);
 
-  for (int readers : {1, 3}) {
+  for (int readers : GetParam().readers) {
     SCOPED_TRACE(::testing::Message() << readers << " reader threads");
     std::stop_source stop;
     TrainOptions first = Options();
@@ -333,10 +279,15 @@ TEST_P(TrainerExactResumeTest, AStoppedRunResumesAtTheNextBatchWithAnyReaders) {
 INSTANTIATE_TEST_SUITE_P(
     Feeds, TrainerExactResumeTest,
     ::testing::Values(
+        ExactResume{"queue", "skipped 15 batches", {1}},
+        ExactResume{"sync", "skipped 15 batches", {1}},
+        ExactResume{"preloaded", "skipped 15 batches", {1}},
         ExactResume{"sequence",
-                    "the input starts at batch 5 of epoch 1 (step 15)"},
+                    "the input starts at batch 5 of epoch 1 (step 15)",
+                    {1, 3}},
         ExactResume{"dataset",
-                    "the input goes on from the saved position of step 15"}),
+                    "the input goes on from the saved position of step 15",
+                    {1, 3}}),
     [](const ::testing::TestParamInfo<ExactResume>& info) {
       return std::string(info.param.feed);
     });
