@@ -28,7 +28,8 @@
 // state after 5000 elements of TFRecord -> map(parse + decode) ->
 // shuffle(10000), inflow's Save() against tf.data's
 // tf.train.Checkpoint(iterator=it) files (the script's). --only=FORM runs
-// that form alone (its figures on stderr, no JSON line), for profiling.
+// that form alone (its figures on stderr, no JSON line), for profiling;
+// --only=stages times the batched form's stages one by one (Stages()).
 //
 // The last stdout line:
 //   {"bench": "dataset", "samples_per_s": {"dataset_per_example": ..,
@@ -224,12 +225,66 @@ size_t InflowStateBytes(const std::vector<std::string>& paths,
   return OrDie(it.Save()).size();
 }
 
+// --only=stages: the batched form's prefixes, each a full pass over the
+// shards: CPU ns per record of TFRecord alone, then with shuffle(10000),
+// batch(128), the parse+decode map on the calling thread, the map on 2
+// threads, and the whole form (prefetch too); a stage's own cost is its
+// line minus the one above. INFLOW_BENCH_STAGE=NAME runs that one alone
+// (for perf).
+int Stages(const std::vector<std::string>& paths, int epochs) {
+  using data::Dataset;
+  const std::vector<std::pair<const char*, Dataset>> prefixes = {
+      {"tfrecord", Dataset::TFRecord(paths).Repeat(epochs)},
+      {"+shuffle",
+       Dataset::TFRecord(paths).Repeat(epochs).Shuffle(kCapacity, 1)},
+      {"+batch", Dataset::TFRecord(paths)
+                     .Repeat(epochs)
+                     .Shuffle(kCapacity, 1)
+                     .Batch(kBatchSize, true)},
+      {"+map", Dataset::TFRecord(paths)
+                   .Repeat(epochs)
+                   .Shuffle(kCapacity, 1)
+                   .Batch(kBatchSize, true)
+                   .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); })},
+      {"+map/2", Dataset::TFRecord(paths)
+                     .Repeat(epochs)
+                     .Shuffle(kCapacity, 1)
+                     .Batch(kBatchSize, true)
+                     .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); },
+                          {.num_parallel_calls = 2})},
+      {"+prefetch", Batched(paths, epochs)},
+  };
+  const char* one = std::getenv("INFLOW_BENCH_STAGE");  // just that one
+  for (const auto& [name, ds] : prefixes) {
+    if (one != nullptr && name != std::string(one)) continue;
+    const double c0 = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
+    const double t0 = CpuSeconds(CLOCK_THREAD_CPUTIME_ID);
+    data::Iterator it = OrDie(ds.MakeIterator());
+    size_t records = 0;
+    for (;;) {
+      Result<Tuple> b = it.Next();
+      if (IsOutOfRange(b.status())) break;
+      OrDie(b.status());
+      const int64_t d0 = (*b)[0].shape().rank() ? (*b)[0].shape().dim(0) : 1;
+      records += static_cast<size_t>(d0);
+    }
+    const double cpu = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - c0;
+    const double own = CpuSeconds(CLOCK_THREAD_CPUTIME_ID) - t0;
+    std::fprintf(stderr,
+                 "bench_dataset: %-10s %7.0f CPU ns per record (%.0f on the "
+                 "consumer's thread)\n",
+                 name, cpu / records * 1e9, own / records * 1e9);
+  }
+  return 0;
+}
+
 int Main(bool smoke, int rounds, int epochs, const std::string& only) {
   const Images images = LoadFashionMnist(kDatasetDir, smoke ? 6000 : 0);
   const Shards shards(images, 4);
   const std::vector<std::string>& paths = shards.paths();
   const ExampleParser parser = OrDie(ExampleParser::Create(Features()));
   if (smoke) rounds = 1;
+  if (only == "stages") return Stages(paths, epochs);
 
   std::vector<std::string> names = {"dataset_per_example", "dataset_batched",
                                     "queue_pipeline"};

@@ -20,6 +20,7 @@
 #include "inflow/core/tensor.h"
 
 #include "core/block_cache.h"
+#include "core/string_recycler.h"
 
 namespace inflow {
 
@@ -216,8 +217,7 @@ std::shared_ptr<TensorBuffer> TensorBuffer::WrapWritable(
 }
 
 TensorBuffer::~TensorBuffer() {
-  auto* s = static_cast<std::string*>(data_);
-  for (int64_t i = 0; i < num_strings_; ++i) s[i].~basic_string();
+  internal::RecycleStrings(static_cast<std::string*>(data_), num_strings_);
   if (release_) release_();
 }
 

@@ -58,9 +58,16 @@ class ParallelDataset final : public DatasetBase {
   const bool deterministic_;
 };
 
+// An element's bytes, a string tensor's strings included (a batch of
+// records is its records' bytes, not its std::string objects').
 size_t ElementBytes(const Tuple& t) {
   size_t n = 0;
-  for (const Tensor& x : t) n += x.num_bytes();
+  for (const Tensor& x : t) {
+    n += x.num_bytes();
+    if (x.dtype() == DType::kString) {
+      for (const std::string& s : x.flat<std::string>()) n += s.size();
+    }
+  }
   return n;
 }
 

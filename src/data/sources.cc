@@ -10,6 +10,7 @@
 
 #include "inflow/io/record_reader.h"
 
+#include "core/string_recycler.h"
 #include "data/dataset_base.h"
 
 namespace inflow::data::internal {
@@ -140,7 +141,7 @@ class TFRecordDataset final : public DatasetBase {
         if (record.ok()) {
           ++records_;
           return std::optional<Tuple>(
-              Tuple{Tensor::Scalar(std::string(*record))});
+              Tuple{Tensor::Scalar(inflow::internal::RecycledString(*record))});
         }
         if (!IsOutOfRange(record.status())) {
           // Returned again by every later call: the reader stays put.

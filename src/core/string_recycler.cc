@@ -1,0 +1,152 @@
+// Copyright 2026 The inflow Authors.
+//
+// Each thread keeps dropped strings in its own cache; past kSpill of them
+// it hands kBatch to a process-wide depot, and an empty cache takes a
+// batch from there. A pipeline whose records are made on one thread and
+// dropped on another thus reuses the same storage, one lock per kBatch
+// strings, and no string crosses back to malloc's arena of another thread.
+
+#include "core/string_recycler.h"
+
+#include <utility>
+#include <vector>
+
+#include "inflow/core/mutex.h"
+
+namespace inflow::internal {
+namespace {
+
+// Off under AddressSanitizer, which should see every free.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRecycle = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kRecycle = false;
+#else
+constexpr bool kRecycle = true;
+#endif
+#else
+constexpr bool kRecycle = true;
+#endif
+
+// Strings whose capacity is SSO's hold no heap storage worth keeping.
+constexpr size_t kInlineCapacity = std::string().capacity();
+constexpr size_t kBatch = 256;
+constexpr size_t kSpill = 2 * kBatch;
+
+struct Strings {
+  std::vector<std::string> items;  // a stack: the last dropped on top
+  size_t bytes = 0;                // their capacities
+};
+
+class Depot {
+ public:
+  static Depot& Global() {
+    static Depot* depot = new Depot();  // never destroyed: threads outlive
+    return *depot;
+  }
+  // Keeps `batch` if there is room; false leaves it to the caller.
+  bool Put(Strings& batch) INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (bytes_ + batch.bytes > kRecycledStringBytes * 4) return false;
+    bytes_ += batch.bytes;
+    batches_.push_back(std::move(batch));
+    return true;
+  }
+  bool Take(Strings* out) INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (batches_.empty()) return false;
+    *out = std::move(batches_.back());
+    batches_.pop_back();
+    bytes_ -= out->bytes;
+    return true;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<Strings> batches_ INFLOW_GUARDED_BY(mu_);
+  size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
+};
+
+// The thread's cache, made on first use, and whether the thread is ending
+// (a string dropped after that is freed). Both trivially destructible, so
+// readable to the thread's very end.
+thread_local Strings* cache = nullptr;
+thread_local bool cache_gone = false;
+
+struct CacheOwner {
+  ~CacheOwner() {
+    cache_gone = true;
+    Strings* c = cache;
+    cache = nullptr;
+    if (c != nullptr && !Depot::Global().Put(*c)) c->items.clear();
+    delete c;
+  }
+  void Touch() {}  // makes the thread register the destructor
+};
+thread_local CacheOwner cache_owner;
+
+Strings* ThreadCache() {
+  if (!kRecycle || cache_gone) return nullptr;
+  if (cache == nullptr) {
+    cache_owner.Touch();
+    cache = new Strings();
+    cache->items.reserve(kSpill);
+  }
+  return cache;
+}
+
+// Moves the oldest kBatch strings of `c` to the depot (or frees them).
+void Spill(Strings* c) {
+  Strings batch;
+  batch.items.reserve(kBatch);
+  for (size_t i = 0; i < kBatch; ++i) {
+    batch.bytes += c->items[i].capacity();
+    batch.items.push_back(std::move(c->items[i]));
+  }
+  c->items.erase(c->items.begin(), c->items.begin() + kBatch);
+  c->bytes -= batch.bytes;
+  Depot::Global().Put(batch);  // when full, `batch` frees them here
+}
+
+}  // namespace
+
+std::string RecycledString(std::string_view bytes) {
+  Strings* c = bytes.size() > kInlineCapacity ? ThreadCache() : nullptr;
+  if (c != nullptr && c->items.empty()) Depot::Global().Take(c);
+  if (c != nullptr && !c->items.empty()) {
+    std::string& top = c->items.back();
+    const size_t capacity = top.capacity();
+    // Not a small record in a large string's storage.
+    if (capacity >= bytes.size() && capacity <= 2 * bytes.size() + 256) {
+      std::string s = std::move(top);
+      c->items.pop_back();
+      c->bytes -= capacity;
+      s.assign(bytes.data(), bytes.size());
+      return s;
+    }
+  }
+  return std::string(bytes);
+}
+
+void RecycleStrings(std::string* s, int64_t n) {
+  Strings* c = ThreadCache();
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t capacity = s[i].capacity();
+    if (c != nullptr && capacity > kInlineCapacity &&
+        capacity <= kRecycledStringMax &&
+        c->bytes + capacity <= kRecycledStringBytes) {
+      c->items.push_back(std::move(s[i]));
+      c->bytes += capacity;
+      if (c->items.size() >= kSpill) Spill(c);
+    }
+    s[i].~basic_string();
+  }
+}
+
+size_t RecycledStringsCached() {
+  Strings* c = ThreadCache();
+  return c == nullptr ? 0 : c->items.size();
+}
+
+}  // namespace inflow::internal
