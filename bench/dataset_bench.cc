@@ -252,6 +252,11 @@ int Stages(const std::vector<std::string>& paths, int epochs) {
                      .Batch(kBatchSize, true)
                      .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); },
                           {.num_parallel_calls = 2})},
+      {"+batch+pf", Dataset::TFRecord(paths)
+                        .Repeat(epochs)
+                        .Shuffle(kCapacity, 1)
+                        .Batch(kBatchSize, true)
+                        .Prefetch(2)},
       {"+prefetch", Batched(paths, epochs)},
   };
   const char* one = std::getenv("INFLOW_BENCH_STAGE");  // just that one

@@ -30,7 +30,7 @@ constexpr bool kRecycle = true;
 #endif
 
 // Strings whose capacity is SSO's hold no heap storage worth keeping.
-constexpr size_t kInlineCapacity = std::string().capacity();
+const size_t kInlineCapacity = std::string().capacity();
 constexpr size_t kBatch = 256;
 constexpr size_t kSpill = 2 * kBatch;
 

@@ -6,8 +6,13 @@
 // every lock, and the consumer takes whole chunks, in order (or, not
 // deterministic, as they finish), then hands their elements out without
 // a lock. A map's chunk is up to 16 elements, fewer for large ones
-// (about 512 KB a chunk), so that a thread wakes once per chunk, not per
-// element; a prefetch's is one element.
+// (about 512 KB a chunk), so that a thread wakes once per
+// chunk, not per element; a prefetch's is one element. Wake-ups come in
+// batches too, as each costs both threads several microseconds: a worker
+// that found the buffer full sleeps until half of it is free, and a
+// consumer waiting for a chunk sleeps until half the buffer is computed
+// (or every worker waits, or the input ended), but at most 1 ms once the
+// first is: what a stalled input already gave still comes out.
 //
 // The state: before each chunk a worker saves the input's state (a few
 // bytes: positions and counters). The iterator's state is the position of
@@ -18,6 +23,7 @@
 // drops the ones handed out: a checkpoint never holds an element.
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <memory>
 #include <set>
@@ -37,6 +43,8 @@ namespace {
 
 constexpr int64_t kMaxChunk = 16;
 constexpr int64_t kChunkBytes = 512 << 10;
+// The longest a consumer waits for several chunks while one is ready.
+constexpr auto kGatherWait = std::chrono::milliseconds(1);
 
 class ParallelDataset final : public DatasetBase {
  public:
@@ -239,7 +247,10 @@ class ParallelIterator final : public IteratorBase {
     MutexLock l(&mu_);
     const CondVar::Clock::time_point deadline = Deadline(o);
     while (current_->ready <= handed_in_current_) {
-      INFLOW_RETURN_IF_ERROR(WaitReady(o, deadline));
+      waiting_current_ = true;
+      Status s = WaitReady(o, deadline);
+      waiting_current_ = false;
+      INFLOW_RETURN_IF_ERROR(s);
     }
     current_ready_ = current_->ready;
     return OkStatus();
@@ -256,6 +267,7 @@ class ParallelIterator final : public IteratorBase {
     });
     MutexLock l(&mu_);
     const CondVar::Clock::time_point deadline = Deadline(o);
+    bool gather = d_.buffer_size_ > 1;
     for (;;) {
       auto it = Ready();
       if (it != slots_.end()) {
@@ -277,15 +289,54 @@ class ParallelIterator final : public IteratorBase {
         } else {
           handed_.erase(handed_.begin(), handed_.lower_bound(current_->start));
         }
-        if (workers_waiting_ > 0) room_cv_.Signal();
+        // Workers wake when half the buffer is free, to fill it in one go.
+        if (workers_waiting_ > 0 &&
+            reserved_ <=
+                d_.buffer_size_ - std::max<int64_t>(1, d_.buffer_size_ / 2)) {
+          room_cv_.SignalAll();
+        }
         if (current_->end) {
           // Handed out again by later calls; nothing is pulled after it.
           input_end_ = true;
         }
         return OkStatus();
       }
-      INFLOW_RETURN_IF_ERROR(WaitReady(o, deadline));
+      // Woken when half the buffer is computed (or nothing more is under
+      // way, or at the end): one wake-up per several chunks. A wait for
+      // more than one is bounded (kGatherWait): when the input stalls, the
+      // chunks computed so far come out then, and the wait goes on for
+      // the next one alone.
+      CondVar::Clock::time_point until = deadline;
+      if (gather) {
+        until = std::min(deadline, CondVar::Clock::now() + kGatherWait);
+        wake_at_ = std::max<int64_t>(1, d_.buffer_size_ / 2);
+      }
+      Status s = WaitReady(o, until);
+      wake_at_ = 1;
+      if (IsDeadlineExceeded(s)) {
+        if (Ready() != slots_.end()) continue;
+        if (until < deadline) {
+          gather = false;
+          continue;
+        }
+      }
+      INFLOW_RETURN_IF_ERROR(s);
     }
+  }
+
+  // Wakes the consumer waiting for a chunk once wake_at_ are computed, or
+  // when every worker waits for room (nothing else will come), or at the
+  // end; or waiting for the current chunk's next element, at each element.
+  void MaybeWakeConsumer() INFLOW_REQUIRES(mu_) {
+    if (consumer_waiting_ == 0) return;
+    bool wake = waiting_current_ || workers_waiting_ == d_.threads_ ||
+                input_end_ || stopping_;
+    if (!wake && Ready() != slots_.end()) {
+      int64_t done = 0;
+      for (const auto& c : slots_) done += c->done() ? 1 : 0;
+      wake = done >= wake_at_;
+    }
+    if (wake) ready_cv_.SignalAll();
   }
 
   std::deque<std::unique_ptr<Chunk>>::iterator Ready() INFLOW_REQUIRES(mu_) {
@@ -352,6 +403,7 @@ class ParallelIterator final : public IteratorBase {
     MutexLock l(&mu_);
     while (!stopping_ && (input_end_ || reserved_ >= d_.buffer_size_)) {
       ++workers_waiting_;
+      MaybeWakeConsumer();
       room_cv_.Wait(&mu_);
       --workers_waiting_;
     }
@@ -420,9 +472,7 @@ class ParallelIterator final : public IteratorBase {
     if (inputs->empty()) made->ready = made->values.size();
     *chunk = made.get();
     slots_.push_back(std::move(made));
-    if (((*chunk)->ready > 0 || (*chunk)->done()) && consumer_waiting_ > 0) {
-      ready_cv_.SignalAll();
-    }
+    MaybeWakeConsumer();
     return true;
   }
 
@@ -439,7 +489,7 @@ class ParallelIterator final : public IteratorBase {
       chunk->values[i] = std::move(out);
       ++chunk->ready;
       if (i + 1 == inputs.size()) chunk->ready = chunk->values.size();
-      if (consumer_waiting_ > 0) ready_cv_.SignalAll();
+      MaybeWakeConsumer();
     }
   }
 
@@ -451,6 +501,8 @@ class ParallelIterator final : public IteratorBase {
   CondVar ready_cv_;  // the consumer waits for its chunk
   int workers_waiting_ INFLOW_GUARDED_BY(mu_) = 0;
   int consumer_waiting_ INFLOW_GUARDED_BY(mu_) = 0;
+  bool waiting_current_ INFLOW_GUARDED_BY(mu_) = false;
+  int64_t wake_at_ INFLOW_GUARDED_BY(mu_) = 1;  // computed chunks it waits for
   std::deque<std::unique_ptr<Chunk>> slots_ INFLOW_GUARDED_BY(mu_);
   int64_t reserved_ INFLOW_GUARDED_BY(mu_) = 0;  // chunks + pulls under way
   int64_t next_seq_ INFLOW_GUARDED_BY(mu_) = 0;

@@ -6,10 +6,14 @@
 #include "inflow/data/dataset.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -387,6 +391,58 @@ TEST(DatasetTest, DestroyingAnIteratorMidStreamStopsItsThreads) {
   // taken, 8 prefetched, 8 map chunks of up to 16 elements and the one
   // the prefetch thread took, one in the prefetch's hands).
   EXPECT_LE(calls.load(), 10 + 8 + 9 * 16 + 1);
+}
+
+TEST(DatasetTest, AStalledInputStillDeliversWhatItGave) {
+  // The prefetch hands out computed elements several at a time; when its
+  // input stalls, the ones it has must still come out (not wait for the
+  // input to move). The generator's element 0 waits until the consumer
+  // asks for it (so the consumer is most likely waiting when 0, 1 and 2
+  // come), and after element 2 it blocks until released: by the test once
+  // it has the three, or by a watchdog after 60 s.
+  std::mutex mu;
+  std::condition_variable cv;
+  bool asking = false, got_three = false, released = false;
+  Dataset d = Dataset::FromGenerator([&]() -> Result<Generator> {
+    auto next = std::make_shared<int64_t>(0);
+    return Generator([&, next]() -> Result<std::optional<Tuple>> {
+      std::unique_lock<std::mutex> l(mu);
+      if (*next == 0) cv.wait(l, [&] { return asking; });
+      if (*next == 3) {
+        cv.wait(l, [&] { return released; });
+        return std::optional<Tuple>();
+      }
+      return std::optional<Tuple>(Tuple{Tensor::Scalar<int64_t>((*next)++)});
+    });
+  });
+  std::thread watchdog([&] {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait_for(l, std::chrono::seconds(60), [&] { return got_three; });
+    released = true;
+    cv.notify_all();
+  });
+  Result<Iterator> it = d.Prefetch(8).MakeIterator();
+  ASSERT_TRUE(it.ok());
+  for (int64_t k = 0; k < 3; ++k) {
+    if (k == 0) {
+      std::lock_guard<std::mutex> l(mu);
+      asking = true;
+      cv.notify_all();
+    }
+    Result<Tuple> e = it->Next();
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    EXPECT_EQ((*e)[0].flat<int64_t>()[0], k);
+  }
+  {
+    std::lock_guard<std::mutex> l(mu);
+    EXPECT_FALSE(released) << "the elements came out only once the input "
+                              "moved on";
+    got_three = true;
+    released = true;
+    cv.notify_all();
+  }
+  EXPECT_TRUE(IsOutOfRange(it->Next().status()));
+  watchdog.join();
 }
 
 }  // namespace
