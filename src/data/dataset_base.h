@@ -74,6 +74,13 @@ class IteratorBase {
   [[nodiscard]] virtual Status Save(StateWriter& w) = 0;
   // On an iterator made by the same DatasetBase with the same context.
   [[nodiscard]] virtual Status Restore(StateReader& r) = 0;
+  // The records' path, for iterators whose dataset's ScalarStrings() is
+  // true: the next element's one string, in *out (whose storage it may
+  // reuse), with no Tuple or Tensor made for it; false at the end. The
+  // same elements, errors and states as Next(). This default takes
+  // Next()'s element.
+  [[nodiscard]] virtual Result<bool> NextString(const CallOptions& options,
+                                                std::string* out);
 };
 
 class DatasetBase {
@@ -97,6 +104,9 @@ class DatasetBase {
   virtual int64_t Cardinality() const = 0;
   [[nodiscard]] virtual Result<std::unique_ptr<IteratorBase>> MakeIterator(
       const IteratorContext& context) const = 0;
+  // Whether every element is one scalar string (a record or a line):
+  // then a Shuffle or Batch over it moves strings (NextString).
+  virtual bool ScalarStrings() const { return false; }
 
  protected:
   // Input 0 (most stages have one).

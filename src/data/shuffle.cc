@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -32,6 +33,7 @@ class ShuffleDataset final : public DatasetBase {
         reshuffle_(reshuffle) {}
 
   int64_t Cardinality() const override { return input().Cardinality(); }
+  bool ScalarStrings() const override { return input().ScalarStrings(); }
   Result<std::unique_ptr<IteratorBase>> MakeIterator(
       const IteratorContext& c) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this, c));
@@ -40,9 +42,16 @@ class ShuffleDataset final : public DatasetBase {
  private:
   class It final : public IteratorBase {
    public:
-    It(const ShuffleDataset& d, IteratorContext c) : d_(d), context_(c) {}
+    It(const ShuffleDataset& d, IteratorContext c)
+        : d_(d), context_(c), strings_mode_(d.input().ScalarStrings()) {}
 
     Result<std::optional<Tuple>> Next(const CallOptions& o) override {
+      if (strings_mode_) {
+        std::string s;
+        INFLOW_ASSIGN_OR_RETURN(bool got, NextString(o, &s));
+        if (!got) return std::optional<Tuple>();
+        return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(s))});
+      }
       if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
       INFLOW_RETURN_IF_ERROR(Fill(o));
       if (buffer_.empty()) return std::optional<Tuple>();
@@ -53,7 +62,7 @@ class ShuffleDataset final : public DatasetBase {
         INFLOW_ASSIGN_OR_RETURN(next, in_->Next(o));
         if (!next) input_end_ = true;
       }
-      const size_t j = Draw();
+      const size_t j = Draw(buffer_.size());
       Tuple out = std::move(buffer_[j]);
       ++consumed_;
       if (next) {
@@ -63,6 +72,38 @@ class ShuffleDataset final : public DatasetBase {
         buffer_.pop_back();
       }
       return std::optional<Tuple>(std::move(out));
+    }
+
+    // The same algorithm over the records themselves: the buffer holds
+    // strings, and the one handed out swaps storage with *out, which the
+    // next record then fills.
+    Result<bool> NextString(const CallOptions& o, std::string* out) override {
+      if (!strings_mode_) return IteratorBase::NextString(o, out);
+      if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
+      while (!input_end_ &&
+             static_cast<int64_t>(strings_.size()) < d_.buffer_size_) {
+        strings_.emplace_back();
+        Result<bool> got = in_->NextString(o, &strings_.back());
+        if (!got.ok() || !*got) strings_.pop_back();
+        INFLOW_RETURN_IF_ERROR(got.status());
+        if (!*got) input_end_ = true;
+      }
+      if (strings_.empty()) return false;
+      bool next = false;
+      if (!input_end_) {
+        INFLOW_ASSIGN_OR_RETURN(next, in_->NextString(o, &pending_));
+        if (!next) input_end_ = true;
+      }
+      const size_t j = Draw(strings_.size());
+      ++consumed_;
+      out->swap(strings_[j]);
+      if (next) {
+        strings_[j].swap(pending_);
+      } else {
+        strings_[j].swap(strings_.back());
+        strings_.pop_back();
+      }
+      return true;
     }
 
     Status Save(StateWriter& w) override {
@@ -77,9 +118,16 @@ class ShuffleDataset final : public DatasetBase {
                               r.IntIn("outputs", 0, INT64_MAX / 4));
       INFLOW_RETURN_IF_ERROR(Start());
       // Replays the pass: the same inputs, the same draws.
+      std::string scratch;
       for (int64_t k = 0; k < consumed; ++k) {
-        INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, Next({}));
-        if (!e) {
+        bool got;
+        if (strings_mode_) {
+          INFLOW_ASSIGN_OR_RETURN(got, NextString({}, &scratch));
+        } else {
+          INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, Next({}));
+          got = e.has_value();
+        }
+        if (!got) {
           return InvalidArgumentError(
               d_.label() + ": the state says " + std::to_string(consumed) +
               " outputs were handed out, but the input gives only " +
@@ -96,6 +144,7 @@ class ShuffleDataset final : public DatasetBase {
           d_.reshuffle_ ? static_cast<uint64_t>(context_.iteration) : 0;
       rng_.seed(MixSeed(static_cast<uint64_t>(d_.seed_) ^ MixSeed(pass)));
       buffer_.clear();
+      strings_.clear();
       input_end_ = false;
       consumed_ = 0;
       return OkStatus();
@@ -115,17 +164,19 @@ class ShuffleDataset final : public DatasetBase {
       return OkStatus();
     }
 
-    // Uniform in [0, buffer size) (Lemire's multiply-shift).
-    size_t Draw() {
-      const unsigned __int128 m =
-          static_cast<unsigned __int128>(rng_()) * buffer_.size();
+    // Uniform in [0, n) (Lemire's multiply-shift).
+    size_t Draw(size_t n) {
+      const unsigned __int128 m = static_cast<unsigned __int128>(rng_()) * n;
       return static_cast<size_t>(m >> 64);
     }
 
     const ShuffleDataset& d_;
     const IteratorContext context_;
     std::unique_ptr<IteratorBase> in_;
+    const bool strings_mode_;  // the input's elements are scalar strings
     std::vector<Tuple> buffer_;
+    std::vector<std::string> strings_;  // the buffer, in strings mode
+    std::string pending_;               // the next record, in strings mode
     std::mt19937_64 rng_;
     bool input_end_ = false;
     int64_t consumed_ = 0;

@@ -123,6 +123,7 @@ class TFRecordDataset final : public DatasetBase {
         options_(options) {}
 
   int64_t Cardinality() const override { return kUnknown; }
+  bool ScalarStrings() const override { return true; }
 
   Result<std::unique_ptr<IteratorBase>> MakeIterator(
       const IteratorContext&) const override {
@@ -135,22 +136,23 @@ class TFRecordDataset final : public DatasetBase {
     explicit It(const TFRecordDataset& d) : d_(d) {}
 
     Result<std::optional<Tuple>> Next(const CallOptions&) override {
-      while (file_ < d_.files_.size()) {
-        if (reader_ == nullptr) INFLOW_RETURN_IF_ERROR(Open(0));
-        Result<std::string_view> record = reader_->Next();
-        if (record.ok()) {
-          ++records_;
-          return std::optional<Tuple>(
-              Tuple{Tensor::Scalar(inflow::internal::RecycledString(*record))});
-        }
-        if (!IsOutOfRange(record.status())) {
-          // Returned again by every later call: the reader stays put.
-          return record.status().WithContext(d_.label());
-        }
-        reader_.reset();
-        ++file_;
+      INFLOW_ASSIGN_OR_RETURN(std::optional<std::string_view> record,
+                              NextRecord());
+      if (!record) return std::optional<Tuple>();
+      return std::optional<Tuple>(
+          Tuple{Tensor::Scalar(inflow::internal::RecycledString(*record))});
+    }
+
+    Result<bool> NextString(const CallOptions&, std::string* out) override {
+      INFLOW_ASSIGN_OR_RETURN(std::optional<std::string_view> record,
+                              NextRecord());
+      if (!record) return false;
+      if (out->capacity() < record->size()) {
+        *out = inflow::internal::RecycledString(*record);
+      } else {
+        out->assign(record->data(), record->size());
       }
-      return std::optional<Tuple>();
+      return true;
     }
 
     Status Save(StateWriter& w) override {
@@ -175,6 +177,26 @@ class TFRecordDataset final : public DatasetBase {
     }
 
    private:
+    // The next record's bytes (valid until the next call); nullopt after
+    // the last file.
+    Result<std::optional<std::string_view>> NextRecord() {
+      while (file_ < d_.files_.size()) {
+        if (reader_ == nullptr) INFLOW_RETURN_IF_ERROR(Open(0));
+        Result<std::string_view> record = reader_->Next();
+        if (record.ok()) {
+          ++records_;
+          return std::optional<std::string_view>(*record);
+        }
+        if (!IsOutOfRange(record.status())) {
+          // Returned again by every later call: the reader stays put.
+          return record.status().WithContext(d_.label());
+        }
+        reader_.reset();
+        ++file_;
+      }
+      return std::optional<std::string_view>();
+    }
+
     Status Open(uint64_t offset) {
       Env& env = d_.options_.env != nullptr ? *d_.options_.env : Env::Default();
       RecordReaderOptions o;

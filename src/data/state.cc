@@ -127,6 +127,19 @@ Result<std::string_view> StateReader::Bytes() {
   return out;
 }
 
+Result<bool> IteratorBase::NextString(const CallOptions& options,
+                                      std::string* out) {
+  INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, Next(options));
+  if (!e) return false;
+  if (e->size() != 1 || (*e)[0].dtype() != DType::kString ||
+      (*e)[0].shape().rank() != 0) {
+    return InternalError("an element that is not one scalar string: " +
+                         DebugString(*e));
+  }
+  *out = (*e)[0].flat<std::string>()[0];  // shared: copied, not moved
+  return true;
+}
+
 DatasetBase::DatasetBase(std::string kind, std::vector<DatasetPtr> inputs,
                          Status status)
     : kind_(std::move(kind)), inputs_(std::move(inputs)) {

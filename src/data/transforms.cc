@@ -242,8 +242,12 @@ class BatchDataset final : public DatasetBase {
  private:
   class It final : public IteratorBase {
    public:
-    It(const BatchDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
+    It(const BatchDataset& d, ItPtr in)
+        : d_(d),
+          in_(std::move(in)),
+          strings_(!d.padding_ && d.input().ScalarStrings()) {}
     Result<Element> Next(const CallOptions& o) override {
+      if (strings_) return NextStrings(o);
       // A batch cut short by a timeout (or another error of the input) is
       // kept and completed by the next call; its input's state from before
       // its first element is what Save writes meanwhile.
@@ -304,8 +308,9 @@ class BatchDataset final : public DatasetBase {
     Status Save(StateWriter& w) override {
       w.Tag(d_.kind());
       w.Int(count_);
-      w.Int(rows_.empty() ? 0 : 1);
-      if (!rows_.empty()) {
+      const bool partial = !rows_.empty() || filled_ > 0;
+      w.Int(partial ? 1 : 0);
+      if (partial) {
         w.Bytes(start_);
         return OkStatus();
       }
@@ -316,17 +321,55 @@ class BatchDataset final : public DatasetBase {
       INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("count", 0, kMaxCount));
       INFLOW_ASSIGN_OR_RETURN(int64_t partial, r.IntIn("partial", 0, 1));
       rows_.clear();
+      filled_ = 0;
       if (partial == 0) return in_->Restore(r);
       INFLOW_ASSIGN_OR_RETURN(std::string_view start, r.Bytes());
       return RestoreFrom(*in_, start, d_);
     }
 
    private:
+    // Over records (the input's ScalarStrings()): each string goes
+    // straight into the batch's tensor. The same batches, errors and
+    // states as the rows' way.
+    Result<Element> NextStrings(const CallOptions& o) {
+      if (filled_ == 0) {
+        StateWriter w;
+        INFLOW_RETURN_IF_ERROR(in_->Save(w));
+        start_ = w.Take();
+        if (!batch_)
+          batch_.emplace(DType::kString, TensorShape({d_.batch_size_}));
+      }
+      std::span<std::string> rows = batch_->mutable_flat<std::string>().value();
+      while (filled_ < d_.batch_size_) {
+        INFLOW_ASSIGN_OR_RETURN(bool got, in_->NextString(o, &rows[filled_]));
+        if (!got) break;
+        ++filled_;
+      }
+      const int64_t n = filled_;
+      filled_ = 0;
+      if (n == 0 || (d_.drop_remainder_ && n < d_.batch_size_)) {
+        return Element();
+      }
+      ++count_;
+      Tensor out = std::move(*batch_);
+      batch_.reset();
+      if (n < d_.batch_size_) {
+        Tensor last(DType::kString, TensorShape({n}));
+        std::span<std::string> to = last.mutable_flat<std::string>().value();
+        for (int64_t i = 0; i < n; ++i) to[i] = std::move(rows[i]);
+        out = std::move(last);
+      }
+      return Element(Tuple{std::move(out)});
+    }
+
     const BatchDataset& d_;
     ItPtr in_;
+    const bool strings_;  // the records' way (NextStrings)
     int64_t count_ = 0;
-    std::vector<Tuple> rows_;  // of a batch not yet complete
-    std::string start_;        // the input's state before rows_[0]
+    std::vector<Tuple> rows_;      // of a batch not yet complete
+    std::optional<Tensor> batch_;  // the records' way: the batch filling
+    int64_t filled_ = 0;           // and its rows filled
+    std::string start_;  // the input's state before the batch's first row
   };
   const int64_t batch_size_;
   const bool drop_remainder_;
@@ -349,6 +392,7 @@ class RepeatDataset final : public DatasetBase {
     if (c == kUnknown) return kUnknown;
     return c * count_;
   }
+  bool ScalarStrings() const override { return input().ScalarStrings(); }
   Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
     return ItPtr(std::make_unique<It>(*this, c));
   }
@@ -358,20 +402,15 @@ class RepeatDataset final : public DatasetBase {
    public:
     It(const RepeatDataset& d, IteratorContext c) : d_(d), context_(c) {}
     Result<Element> Next(const CallOptions& o) override {
-      for (;;) {
-        if (d_.count_ != kInfinite && epoch_ >= d_.count_) return Element();
-        if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(MakeInput());
-        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
-        if (e) {
-          produced_ = true;
-          return e;
-        }
-        // An input that gives nothing ends an endless repeat (as tf.data).
-        if (!produced_) return Element();
-        in_.reset();
-        ++epoch_;
-        produced_ = false;
-      }
+      Element e;
+      INFLOW_RETURN_IF_ERROR(Advance([&]() -> Result<bool> {
+                               INFLOW_ASSIGN_OR_RETURN(e, in_->Next(o));
+                               return e.has_value();
+                             }).status());
+      return e;
+    }
+    Result<bool> NextString(const CallOptions& o, std::string* out) override {
+      return Advance([&] { return in_->NextString(o, out); });
     }
     Status Save(StateWriter& w) override {
       w.Tag("repeat");
@@ -393,6 +432,26 @@ class RepeatDataset final : public DatasetBase {
     }
 
    private:
+    // Pulls the next element with pull() (true: it gave one), moving on
+    // to the next pass at each end; false at the last end.
+    template <typename Pull>
+    Result<bool> Advance(Pull pull) {
+      for (;;) {
+        if (d_.count_ != kInfinite && epoch_ >= d_.count_) return false;
+        if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(MakeInput());
+        INFLOW_ASSIGN_OR_RETURN(bool got, pull());
+        if (got) {
+          produced_ = true;
+          return true;
+        }
+        // An input that gives nothing ends an endless repeat (as tf.data).
+        if (!produced_) return false;
+        in_.reset();
+        ++epoch_;
+        produced_ = false;
+      }
+    }
+
     Status MakeInput() {
       IteratorContext c = context_;
       // Wraps (unsigned): nested Repeats give each pass its own number.

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -328,6 +329,89 @@ TEST(DatasetTest, TFRecordReadsTheFilesInOrderAndNamesADamagedRecord) {
                              .value()
                              .Next()
                              .status()));
+}
+
+// Each batch's strings (a scalar element is a batch of one).
+std::vector<std::vector<std::string>> Batches(Iterator& it,
+                                              int64_t limit = 1 << 20) {
+  std::vector<std::vector<std::string>> out;
+  for (int64_t k = 0; k < limit; ++k) {
+    Result<Tuple> e = it.Next();
+    if (IsOutOfRange(e.status())) break;
+    EXPECT_TRUE(e.ok()) << e.status();
+    if (!e.ok()) break;
+    const auto v = (*e)[0].flat<std::string>();
+    out.emplace_back(v.begin(), v.end());
+  }
+  return out;
+}
+
+TEST(DatasetTest, RecordsTakeTheStringPathWithTheSameElementsAndStates) {
+  // Over TFRecord (and Repeat), Shuffle and Batch move strings instead of
+  // Tuples (NextString). An identity map before them hides the records
+  // (the Tuple path): both must give the same elements, and states saved
+  // on the string path restore there.
+  const std::string dir = ::testing::TempDir() + "/records_path_test";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> files;
+  for (int f = 0; f < 2; ++f) {
+    files.push_back(dir + "/part-" + std::to_string(f) + ".tfrecord");
+    auto w = RecordWriter::Create(Env::Default(), files.back());
+    ASSERT_TRUE(w.ok()) << w.status();
+    for (int i = 0; i < 23; ++i) {
+      // 5 to 400 bytes: inline strings, and storage of every size.
+      std::string r = "f" + std::to_string(f) + "r" + std::to_string(i);
+      r.resize(r.size() + static_cast<size_t>((i * 37 + f * 11) % 396), 'x');
+      ASSERT_TRUE((*w)->WriteRecord(r).ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  const MapFn identity = [](Tuple e) -> Result<Tuple> { return e; };
+  const std::vector<std::function<Dataset(Dataset)>> tails = {
+      [](Dataset d) { return d.Repeat(2); },
+      [](Dataset d) { return d.Shuffle(7, 3); },
+      [](Dataset d) { return d.Repeat(3).Shuffle(9, 4).Batch(5); },
+      [](Dataset d) { return d.Shuffle(64, 5).Batch(4, true); },
+      [](Dataset d) { return d.Batch(8).Repeat(2); },
+  };
+  for (size_t t = 0; t < tails.size(); ++t) {
+    SCOPED_TRACE("tail " + std::to_string(t));
+    const Dataset strings = tails[t](Dataset::TFRecord(files));
+    const Dataset tuples = tails[t](Dataset::TFRecord(files).Map(identity));
+    Result<Iterator> a = strings.MakeIterator(), b = tuples.MakeIterator();
+    ASSERT_TRUE(a.ok() && b.ok());
+    const auto want = Batches(*b);
+    ASSERT_GT(want.size(), 4u);
+    EXPECT_EQ(Batches(*a), want);
+    for (size_t at : {size_t{0}, size_t{1}, want.size() / 2, want.size()}) {
+      Result<Iterator> first = strings.MakeIterator();
+      ASSERT_TRUE(first.ok());
+      EXPECT_EQ(Batches(*first, static_cast<int64_t>(at)),
+                std::vector(want.begin(), want.begin() + at));
+      Result<std::string> state = first->Save();
+      ASSERT_TRUE(state.ok()) << state.status();
+      Result<Iterator> second = strings.MakeIterator();
+      ASSERT_TRUE(second.ok());
+      ASSERT_TRUE(second->Restore(*state).ok());
+      EXPECT_EQ(Batches(*second), std::vector(want.begin() + at, want.end()))
+          << "restored after " << at;
+    }
+  }
+  // A damaged record fails the string path as it fails a plain read.
+  {
+    std::FILE* f = std::fopen(files[1].c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    std::fseek(f, 12 + 2, SEEK_SET);  // record 0's data
+    std::fputc('#', f);
+    std::fclose(f);
+  }
+  Result<Iterator> bad =
+      Dataset::TFRecord(files).Shuffle(4, 1).Batch(3).MakeIterator();
+  ASSERT_TRUE(bad.ok());
+  Status s;
+  for (int k = 0; k < 20 && s.ok(); ++k) s = bad->Next().status();
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find(files[1]), std::string::npos) << s;
 }
 
 TEST(DatasetTest, TextLineFixedLengthAndListFiles) {
