@@ -120,6 +120,11 @@ Dataset Dataset::Concatenate(const Dataset& other) const {
 }
 Dataset Dataset::Prefetch(int64_t buffer_size) const {
   if (buffer_size == kAutotune) buffer_size = 2;
+  // After a parallel map, its own buffer grows instead: the consumer takes
+  // from the map's workers directly (as tf.data fuses them).
+  if (DatasetPtr fused = internal::FusePrefetch(base_, buffer_size)) {
+    return Dataset(std::move(fused));
+  }
   return Dataset(
       internal::MakeParallel(base_, nullptr, "prefetch", 1, buffer_size, true));
 }

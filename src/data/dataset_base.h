@@ -178,6 +178,10 @@ DatasetPtr BaseOf(const Dataset& d);
 // fn null: a prefetch (the work is pulling the input).
 DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
                         int threads, int64_t buffer_size, bool deterministic);
+// A parallel map `input` with room for `elements` more computed ahead, as
+// a Prefetch(elements) after it would hold (without the prefetch's thread
+// and its hand-off per element); null when `input` is no parallel map.
+DatasetPtr FusePrefetch(const DatasetPtr& input, int64_t elements);
 
 // SplitMix64's finalizer: seeds of generators from (seed, pass).
 inline uint64_t MixSeed(uint64_t x) {

@@ -49,12 +49,14 @@ constexpr auto kGatherWait = std::chrono::milliseconds(1);
 class ParallelDataset final : public DatasetBase {
  public:
   ParallelDataset(DatasetPtr input, MapFn fn, std::string kind, int threads,
-                  int64_t buffer_size, bool deterministic, Status status)
+                  int64_t buffer_size, bool deterministic, Status status,
+                  int64_t prefetched = 0)
       : DatasetBase(std::move(kind), {std::move(input)}, std::move(status)),
         fn_(std::move(fn)),
         threads_(threads),
         buffer_size_(buffer_size),
-        deterministic_(deterministic) {}
+        deterministic_(deterministic),
+        prefetched_(prefetched) {}
 
   int64_t Cardinality() const override { return input().Cardinality(); }
   Result<std::unique_ptr<IteratorBase>> MakeIterator(
@@ -64,6 +66,8 @@ class ParallelDataset final : public DatasetBase {
   const int threads_;
   const int64_t buffer_size_;  // chunks
   const bool deterministic_;
+  // Elements of a Prefetch fused into this map: room for that many more.
+  const int64_t prefetched_;
 };
 
 // An element's bytes, a string tensor's strings included (a batch of
@@ -267,7 +271,7 @@ class ParallelIterator final : public IteratorBase {
     });
     MutexLock l(&mu_);
     const CondVar::Clock::time_point deadline = Deadline(o);
-    bool gather = d_.buffer_size_ > 1;
+    bool gather = Limit() > 1;
     for (;;) {
       auto it = Ready();
       if (it != slots_.end()) {
@@ -291,8 +295,7 @@ class ParallelIterator final : public IteratorBase {
         }
         // Workers wake when half the buffer is free, to fill it in one go.
         if (workers_waiting_ > 0 &&
-            reserved_ <=
-                d_.buffer_size_ - std::max<int64_t>(1, d_.buffer_size_ / 2)) {
+            reserved_ <= Limit() - std::max<int64_t>(1, Limit() / 2)) {
           room_cv_.SignalAll();
         }
         if (current_->end) {
@@ -309,7 +312,7 @@ class ParallelIterator final : public IteratorBase {
       CondVar::Clock::time_point until = deadline;
       if (gather) {
         until = std::min(deadline, CondVar::Clock::now() + kGatherWait);
-        wake_at_ = std::max<int64_t>(1, d_.buffer_size_ / 2);
+        wake_at_ = std::max<int64_t>(1, Limit() / 2);
       }
       Status s = WaitReady(o, until);
       wake_at_ = 1;
@@ -322,6 +325,12 @@ class ParallelIterator final : public IteratorBase {
       }
       INFLOW_RETURN_IF_ERROR(s);
     }
+  }
+
+  // The chunks the buffer holds: the map's, and a fused prefetch's
+  // elements in chunks of the current size.
+  int64_t Limit() const INFLOW_REQUIRES(mu_) {
+    return d_.buffer_size_ + (d_.prefetched_ + chunk_ - 1) / chunk_;
   }
 
   // Wakes the consumer waiting for a chunk once wake_at_ are computed, or
@@ -401,7 +410,7 @@ class ParallelIterator final : public IteratorBase {
   // Waits for room in the buffer and takes a place; false when stopping.
   bool Reserve() {
     MutexLock l(&mu_);
-    while (!stopping_ && (input_end_ || reserved_ >= d_.buffer_size_)) {
+    while (!stopping_ && (input_end_ || reserved_ >= Limit())) {
       ++workers_waiting_;
       MaybeWakeConsumer();
       room_cv_.Wait(&mu_);
@@ -532,6 +541,16 @@ Result<std::unique_ptr<IteratorBase>> ParallelDataset::MakeIterator(
 }
 
 }  // namespace
+
+DatasetPtr FusePrefetch(const DatasetPtr& input, int64_t elements) {
+  const auto* map = dynamic_cast<const ParallelDataset*>(input.get());
+  if (map == nullptr || !map->fn_ || !map->status().ok() || elements < 1) {
+    return nullptr;
+  }
+  return std::make_shared<ParallelDataset>(
+      map->inputs()[0], map->fn_, map->kind(), map->threads_, map->buffer_size_,
+      map->deterministic_, OkStatus(), map->prefetched_ + elements);
+}
 
 DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
                         int threads, int64_t buffer_size, bool deterministic) {

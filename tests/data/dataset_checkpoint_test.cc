@@ -99,6 +99,12 @@ std::vector<Pipeline> Pipelines() {
              Dataset::Range(50, 70).Shuffle(5, 3));
        }},
       {"prefetch", [](int p) { return Dataset::Range(70).Prefetch(p); }},
+      {"map_prefetch",  // fused into the map when p > 1
+       [](int p) {
+         return Dataset::Range(70)
+             .Map(AddOne(), {.num_parallel_calls = p})
+             .Prefetch(3);
+       }},
       {"everything",
        [](int p) {
          return Dataset::Range(400)

@@ -189,7 +189,10 @@ class Dataset {
   // This dataset's elements, then other's (of the same structure).
   Dataset Concatenate(const Dataset& other) const;
   // A thread that computes up to buffer_size elements ahead (kAutotune:
-  // 2).
+  // 2). After a Map with num_parallel_calls > 1 it is fused into the map,
+  // whose buffer holds buffer_size more elements (no thread of its own,
+  // no hand-off per element; the same elements in the same order, and
+  // its state is the map's).
   Dataset Prefetch(int64_t buffer_size) const;
 
   // Elements in the dataset, kInfinite or kUnknown.
