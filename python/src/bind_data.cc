@@ -38,6 +38,14 @@ struct PyDataset {
 };
 
 struct PyDatasetIterator {
+  explicit PyDatasetIterator(data::Iterator i) : it(std::move(i)) {}
+  PyDatasetIterator(PyDatasetIterator&&) = default;
+  // Stopping a parallel stage's threads may wait for a Python map or
+  // filter function that needs the GIL.
+  ~PyDatasetIterator() {
+    nb::gil_scoped_release release;
+    data::Iterator ending = std::move(it);
+  }
   data::Iterator it;
 };
 
@@ -277,7 +285,7 @@ void BindDatasetClass(nb::module_& m) {
           return d.ds.MakeIterator();
         }();
         return std::make_unique<PyDatasetIterator>(
-            PyDatasetIterator{ValueOrThrow(std::move(it))});
+            PyDatasetIterator(ValueOrThrow(std::move(it))));
       });
 }
 

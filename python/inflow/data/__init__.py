@@ -459,6 +459,18 @@ class Iterator:
             raise TypeError(f"restore: the state must be bytes, not {type(state).__name__}")
         self._native.restore(bytes(state))
 
+    def _restored(self, state):
+        """A new native iterator of this pipeline at `state` (for a Saver,
+        which swaps it in once the variables are restored too)."""
+        if not isinstance(state, (bytes, bytearray, memoryview)):
+            raise TypeError(f"restore: the state must be bytes, not {type(state).__name__}")
+        native = self._dataset._native.make_iterator()
+        native.restore(bytes(state))
+        return native
+
+    def _restore_swap(self, native):
+        self._native = native
+
 
 class TextLineDataset(Dataset):
     """The lines of `filenames` (without their line ends): bytes scalars."""

@@ -57,6 +57,25 @@ def _var_dict(var_list):
     return out
 
 
+def _iterator_dict(iterators, var_names):
+    if iterators is None:
+        return {}
+    if not isinstance(iterators, dict):
+        raise TypeError("Saver: iterators must be a dict name -> "
+                        f"inflow.data.Iterator, not {type(iterators).__name__}")
+    out = {}
+    for name, it in iterators.items():
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"Saver: an iterator's name must be a non-empty str, not {name!r}")
+        if name in var_names:
+            raise ValueError(f"Saver: {name!r} names both a variable and an iterator")
+        if not (hasattr(it, "save") and hasattr(it, "_restore_swap")):
+            raise TypeError(f"Saver: iterator {name!r} is a {type(it).__name__}, not an "
+                            "inflow.data.Iterator")
+        out[name] = it
+    return out
+
+
 class Saver:
     """``tf.compat.v1.train.Saver`` for named NumPy arrays.
 
@@ -65,19 +84,27 @@ class Saver:
     values; restore() writes into them in place (C-contiguous writable
     arrays without a copy). ``max_to_keep`` newest checkpoints are listed in
     the ``checkpoint`` state file and kept; older ones are deleted unless
-    ``keep_checkpoint_every_n_hours`` preserves them. The other arguments
-    are TF's (those about graphs are accepted and unused).
+    ``keep_checkpoint_every_n_hours`` preserves them. ``iterators``: a dict
+    name -> ``inflow.data.Iterator`` whose positions are saved beside the
+    variables (each a string scalar of a few dozen bytes, as ``inflow
+    train`` stores ``input/iterator``; tf.train.load_checkpoint reads it)
+    and restored with them. The other arguments are TF's (those about
+    graphs are accepted and unused).
     """
 
     def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
                  keep_checkpoint_every_n_hours=10000.0, name=None,
                  restore_sequentially=False, saver_def=None, builder=None,
                  defer_build=False, allow_empty=False, write_version=2,
-                 pad_step_number=False, save_relative_paths=False, filename=None):
+                 pad_step_number=False, save_relative_paths=False, filename=None,
+                 iterators=None):
         if write_version != 2:
             raise ValueError("Saver: only write_version=2 (V2 checkpoints) is supported")
+        if var_list is None and iterators is not None:
+            var_list = {}
         self._vars = _var_dict(var_list if var_list is not None or not allow_empty else {})
-        self._names = sorted(self._vars)
+        self._iterators = _iterator_dict(iterators, self._vars)
+        self._names = sorted(list(self._vars) + list(self._iterators))
         self._saver = _inflow._Saver(self._names, int(max_to_keep or 0),
                                      float(keep_checkpoint_every_n_hours),
                                      bool(pad_step_number), bool(save_relative_paths),
@@ -102,7 +129,9 @@ class Saver:
         if latest_filename not in (None, "checkpoint"):
             raise NotImplementedError("Saver.save: latest_filename other than "
                                       "'checkpoint' is not supported")
-        arrays = [_array(self._vars[n]) for n in self._names]
+        arrays = [np.array(self._iterators[n].save(), dtype=object)
+                  if n in self._iterators else _array(self._vars[n])
+                  for n in self._names]
         return self._saver.save(arrays, os.fspath(save_path), _step(global_step),
                                 bool(write_state))
 
@@ -115,14 +144,33 @@ class Saver:
         (NotFoundError naming a missing variable, InvalidArgumentError a
         dtype or shape mismatch, DataLossError for damage,
         FailedPreconditionError for a read-only array) leaves every variable
-        as it was.
+        as it was. The iterators are restored first, each into a new
+        iterator of its pipeline that replaces its own only once every
+        variable is written: a state of another pipeline
+        (InvalidArgumentError) leaves the variables and the iterators as
+        they were.
         """
         if save_path is None and isinstance(sess, (str, os.PathLike)):
             sess, save_path = None, sess
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         save_path = os.fspath(save_path)
-        targets = [_array(self._vars[n]) for n in self._names]
+        # The iterators' new positions, in new iterators (nothing of the
+        # caller's is touched until every variable is written too).
+        moved = {}
+        if self._iterators:
+            reader = CheckpointReader(save_path)
+            for name, it in self._iterators.items():
+                state = reader.get_tensor(name)
+                if not isinstance(state, bytes):
+                    state = np.asarray(state, dtype=object).item()
+                if not isinstance(state, bytes):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Restoring iterator {name} from {save_path}: the "
+                        "checkpoint's value is not a string scalar")
+                moved[name] = it._restored(state)
+        targets = [np.empty((), dtype=object) if n in self._iterators
+                   else _array(self._vars[n]) for n in self._names]
         # Every target is checked before anything is read: a restore writes
         # all variables or none.
         for name, target in zip(self._names, targets):
@@ -137,6 +185,10 @@ class Saver:
         restored = self._saver.restore(targets, save_path)
         out = {}
         for name, target, value in zip(self._names, targets, restored):
+            if name in moved:
+                self._iterators[name]._restore_swap(moved[name])
+                out[name] = self._iterators[name]
+                continue
             if value is not None:
                 # Not viewable in place (not C-contiguous, or strings): the
                 # verified value is copied in, which cannot fail.
