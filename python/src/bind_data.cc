@@ -298,10 +298,11 @@ void BindDataSources(nb::module_& m) {
   });
   m.def("_data_tfrecord",
         [](std::vector<std::string> files, const std::string& compression,
-           int64_t buffer_size) {
+           int64_t buffer_size, int num_parallel_reads) {
           data::TFRecordOptions o;
           o.compression = ValueOrThrow(CompressionFromName(compression));
           if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
+          o.num_parallel_reads = num_parallel_reads;
           return Wrap(data::Dataset::TFRecord(std::move(files), o));
         });
   m.def("_data_text_line",

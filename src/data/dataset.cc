@@ -36,7 +36,25 @@ Dataset Dataset::FromTensorSlices(Tuple components) {
 }
 Dataset Dataset::TFRecord(std::vector<std::string> files,
                           TFRecordOptions options) {
-  return Dataset(internal::MakeTFRecord(std::move(files), options));
+  int64_t reads = options.num_parallel_reads;
+  if (reads == kAutotune) reads = HardwareThreads();
+  if (reads < 1 || reads == 1 || files.size() < 2) {
+    // A bad count is the source's status (INVALID_ARGUMENT).
+    if (reads >= 1) options.num_parallel_reads = 1;
+    return Dataset(internal::MakeTFRecord(std::move(files), options));
+  }
+  // tf.data's order: one TFRecord per file, interleaved.
+  options.num_parallel_reads = 1;
+  Tensor names(DType::kString,
+               TensorShape({static_cast<int64_t>(files.size())}));
+  std::span<std::string> n = names.mutable_flat<std::string>().value();
+  for (size_t i = 0; i < files.size(); ++i) n[i] = std::move(files[i]);
+  return FromTensorSlices({std::move(names)})
+      .Interleave(
+          [options](Tuple file) -> Result<Dataset> {
+            return TFRecord({file[0].flat<std::string>()[0]}, options);
+          },
+          {.cycle_length = reads, .block_length = 1});
 }
 Dataset Dataset::Zip(std::vector<Dataset> datasets) {
   std::vector<DatasetPtr> inputs;

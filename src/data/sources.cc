@@ -116,9 +116,14 @@ class TensorSlicesDataset final : public DatasetBase {
 class TFRecordDataset final : public DatasetBase {
  public:
   TFRecordDataset(std::vector<std::string> files, TFRecordOptions options)
-      : DatasetBase(
-            "tfrecord", {},
-            files.empty() ? InvalidArgumentError("no files") : OkStatus()),
+      : DatasetBase("tfrecord", {},
+                    files.empty() ? InvalidArgumentError("no files")
+                    : options.num_parallel_reads < 1
+                        ? InvalidArgumentError(
+                              "num_parallel_reads " +
+                              std::to_string(options.num_parallel_reads) +
+                              " is not >= 1 or kAutotune")
+                        : OkStatus()),
         files_(std::move(files)),
         options_(options) {}
 

@@ -331,6 +331,59 @@ TEST(DatasetTest, TFRecordReadsTheFilesInOrderAndNamesADamagedRecord) {
                              .status()));
 }
 
+TEST(DatasetTest, TFRecordNumParallelReadsGivesTFDataOrder) {
+  // Files of 3, 5, 1 and 4 records; the orders tf.data's
+  // TFRecordDataset(files, num_parallel_reads=N) gives (TF 2.18).
+  const std::string dir = ::testing::TempDir() + "/parallel_reads_test";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> files;
+  const int sizes[] = {3, 5, 1, 4};
+  for (int f = 0; f < 4; ++f) {
+    files.push_back(dir + "/f" + std::to_string(f) + ".tfrecord");
+    auto w = RecordWriter::Create(Env::Default(), files.back());
+    ASSERT_TRUE(w.ok());
+    for (int i = 0; i < sizes[f]; ++i) {
+      ASSERT_TRUE(
+          (*w)->WriteRecord("f" + std::to_string(f) + "r" + std::to_string(i))
+              .ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  auto read = [&](int n) {
+    Result<Iterator> it =
+        Dataset::TFRecord(files, {.num_parallel_reads = n}).MakeIterator();
+    EXPECT_TRUE(it.ok()) << it.status();
+    return it.ok() ? Strings(*it) : std::vector<std::string>{};
+  };
+  using V = std::vector<std::string>;
+  EXPECT_EQ(read(1), (V{"f0r0", "f0r1", "f0r2", "f1r0", "f1r1", "f1r2", "f1r3",
+                        "f1r4", "f2r0", "f3r0", "f3r1", "f3r2", "f3r3"}));
+  EXPECT_EQ(read(2), (V{"f0r0", "f1r0", "f0r1", "f1r1", "f0r2", "f1r2", "f1r3",
+                        "f2r0", "f1r4", "f3r0", "f3r1", "f3r2", "f3r3"}));
+  EXPECT_EQ(read(3), (V{"f0r0", "f1r0", "f2r0", "f0r1", "f1r1", "f0r2", "f1r2",
+                        "f3r0", "f1r3", "f3r1", "f1r4", "f3r2", "f3r3"}));
+  EXPECT_EQ(read(8), (V{"f0r0", "f1r0", "f2r0", "f3r0", "f0r1", "f1r1", "f3r1",
+                        "f0r2", "f1r2", "f3r2", "f1r3", "f3r3", "f1r4"}));
+  // Saved in the middle, restored: the rest.
+  const Dataset three = Dataset::TFRecord(files, {.num_parallel_reads = 3});
+  Result<Iterator> first = three.MakeIterator();
+  ASSERT_TRUE(first.ok());
+  for (int k = 0; k < 6; ++k) ASSERT_TRUE(first->Next().ok());
+  Result<std::string> state = first->Save();
+  ASSERT_TRUE(state.ok());
+  Result<Iterator> second = three.MakeIterator();
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(second->Restore(*state).ok());
+  EXPECT_EQ(Strings(*second),
+            (V{"f1r2", "f3r0", "f1r3", "f3r1", "f1r4", "f3r2", "f3r3"}));
+  Status bad = Dataset::TFRecord(files, {.num_parallel_reads = 0})
+                   .MakeIterator()
+                   .status();
+  EXPECT_TRUE(IsInvalidArgument(bad)) << bad;
+  EXPECT_NE(bad.message().find("num_parallel_reads 0"), std::string::npos)
+      << bad;
+}
+
 // Each batch's strings (a scalar element is a batch of one).
 std::vector<std::vector<std::string>> Batches(Iterator& it,
                                               int64_t limit = 1 << 20) {

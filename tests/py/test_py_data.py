@@ -411,3 +411,19 @@ def test_a_saver_restores_variables_and_iterators_all_or_nothing(tmp_path):
         inflow.train.Saver({"w": weights}, iterators={"w": it})
     with pytest.raises(TypeError, match="not an inflow.data.Iterator"):
         inflow.train.Saver({"w": weights}, iterators={"x": [1, 2]})
+
+
+def test_tfrecord_num_parallel_reads_gives_tf_data_order(tmp_path):
+    files = []
+    for f, n in enumerate([3, 5, 1, 4]):
+        files.append(str(tmp_path / f"f{f}.tfrecord"))
+        with tf.io.TFRecordWriter(files[-1]) as w:
+            for i in range(n):
+                w.write(f"f{f}r{i}".encode())
+    for reads in (None, 1, 2, 3, 8):
+        assert_like_tf(data.TFRecordDataset(files, num_parallel_reads=reads),
+                       tf.data.TFRecordDataset(files, num_parallel_reads=reads))
+    auto = [bytes(x) for x in data.TFRecordDataset(files, num_parallel_reads=data.AUTOTUNE)]
+    assert sorted(auto) == sorted(bytes(x) for x in data.TFRecordDataset(files))
+    with pytest.raises(ValueError, match="num_parallel_reads"):
+        data.TFRecordDataset(files, num_parallel_reads=0)

@@ -109,6 +109,12 @@ struct TFRecordOptions {
   CompressionType compression = CompressionType::kNone;
   size_t buffer_size = 256 << 10;
   Env* env = nullptr;  // nullptr: Env::Default()
+  // TFRecord only: > 1 reads that many files at once and hands out their
+  // records in turn, one each (tf.data's order: the interleave of the
+  // files with cycle_length num_parallel_reads, block_length 1; a file
+  // that ends gives its place to the next one); kAutotune: the hardware
+  // threads. 1: the files one after another.
+  int num_parallel_reads = 1;
 };
 
 class Iterator;
@@ -126,7 +132,8 @@ class Dataset {
   static Dataset Range(int64_t stop) { return Range(0, stop); }
   // Element i: row i of each component (all of the same first dimension).
   static Dataset FromTensorSlices(Tuple components);
-  // The records of `files`, in order: elements {string scalar}.
+  // The records of `files`, in order (options.num_parallel_reads: in
+  // turn): elements {string scalar}.
   static Dataset TFRecord(std::vector<std::string> files,
                           TFRecordOptions options = {});
   // Element i of each, as one Tuple (their components in order); as many

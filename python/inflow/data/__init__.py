@@ -512,7 +512,10 @@ def _file_names(where, filenames):
 
 
 class TFRecordDataset(Dataset):
-    """The records of `filenames`, in order: bytes scalars."""
+    """The records of `filenames`, in order: bytes scalars. With
+    num_parallel_reads > 1 (or AUTOTUNE: the hardware threads) that many
+    files are read at once and their records handed out in turn, in
+    tf.data's order."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
                  num_parallel_reads=None, name=None):
@@ -523,4 +526,10 @@ class TFRecordDataset(Dataset):
             raise ValueError("TFRecordDataset: no files")
         size = 0 if buffer_size is None else check_int("TFRecordDataset", "buffer_size",
                                                        buffer_size)
-        super().__init__(_inflow._data_tfrecord(files, compression_type or "", size), None)
+        reads = 1 if num_parallel_reads is None else check_int(
+            "TFRecordDataset", "num_parallel_reads", num_parallel_reads)
+        if reads != AUTOTUNE and reads < 1:
+            raise ValueError("TFRecordDataset: num_parallel_reads must be >= 1 or "
+                             f"AUTOTUNE, not {reads}")
+        super().__init__(_inflow._data_tfrecord(files, compression_type or "", size, reads),
+                         None)
