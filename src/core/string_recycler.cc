@@ -13,21 +13,13 @@
 
 #include "inflow/core/mutex.h"
 
+#include "core/sanitizer.h"
+
 namespace inflow::internal {
 namespace {
 
 // Off under AddressSanitizer, which should see every free.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kRecycle = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kRecycle = false;
-#else
-constexpr bool kRecycle = true;
-#endif
-#else
-constexpr bool kRecycle = true;
-#endif
+constexpr bool kRecycle = !kAddressSanitizer;
 
 // Strings whose capacity is SSO's hold no heap storage worth keeping.
 const size_t kInlineCapacity = std::string().capacity();

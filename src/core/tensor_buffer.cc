@@ -20,6 +20,7 @@
 #include "inflow/core/tensor.h"
 
 #include "core/block_cache.h"
+#include "core/sanitizer.h"
 #include "core/string_recycler.h"
 
 namespace inflow {
@@ -45,17 +46,7 @@ size_t BlockBytes(size_t head, size_t payload) {
 // thread that frees them: aligned_alloc of a small block costs glibc a
 // memalign split, and a pipeline makes and drops such tensors per element.
 // Off under AddressSanitizer, which should see every free.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSmallCache = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSmallCache = false;
-#else
-constexpr bool kSmallCache = true;
-#endif
-#else
-constexpr bool kSmallCache = true;
-#endif
+constexpr bool kSmallCache = !internal::kAddressSanitizer;
 constexpr size_t kSmallBlockMax = 1024;
 constexpr size_t kSmallClasses = kSmallBlockMax / kTensorAlignment;
 constexpr size_t kSmallPerClass = 128;

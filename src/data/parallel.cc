@@ -6,13 +6,13 @@
 // every lock, and the consumer takes whole chunks, in order (or, not
 // deterministic, as they finish), then hands their elements out without
 // a lock. A map's chunk is up to 16 elements, fewer for large ones
-// (about 512 KB a chunk), so that a thread wakes once per
-// chunk, not per element; a prefetch's is one element. Wake-ups come in
-// batches too, as each costs both threads several microseconds: a worker
-// that found the buffer full sleeps until half of it is free, and a
-// consumer waiting for a chunk sleeps until half the buffer is computed
-// (or every worker waits, or the input ended), but at most 1 ms once the
-// first is: what a stalled input already gave still comes out.
+// (about 512 KB a chunk), so that a thread wakes once per chunk, not per
+// element; a prefetch's is one element. Wake-ups come in batches too, as
+// each costs both threads several microseconds: a worker that found the
+// buffer full sleeps until half of it is free, and a consumer waiting for
+// a chunk sleeps until half the buffer is computed (or every worker
+// waits, or the input ended), but at most 1 ms once the first is: what a
+// stalled input already gave still comes out.
 //
 // The state: before each chunk a worker saves the input's state (a few
 // bytes: positions and counters). The iterator's state is the position of

@@ -10,20 +10,12 @@
 
 #include "inflow/core/tensor.h"
 
+#include "core/sanitizer.h"
+
 namespace inflow::internal {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kRecycles = false;  // AddressSanitizer sees every free
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kRecycles = false;
-#else
-constexpr bool kRecycles = true;
-#endif
-#else
-constexpr bool kRecycles = true;
-#endif
+constexpr bool kRecycles = !kAddressSanitizer;  // it sees every free
 
 std::string Record(int i, size_t size) {
   std::string s(size, static_cast<char>('a' + i % 26));
