@@ -14,6 +14,7 @@
 #include "inflow/core/mutex.h"
 
 #include "core/sanitizer.h"
+#include "core/thread_cache.h"
 
 namespace inflow::internal {
 namespace {
@@ -60,32 +61,18 @@ class Depot {
   size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
 };
 
-// The thread's cache, made on first use, and whether the thread is ending
-// (a string dropped after that is freed). Both trivially destructible, so
-// readable to the thread's very end.
-thread_local Strings* cache = nullptr;
-thread_local bool cache_gone = false;
+// The thread's cache; when the thread ends its strings go to the depot
+// (or are freed when it is full).
+void ReleaseStrings(Strings* c) {
+  if (!Depot::Global().Put(*c)) c->items.clear();
+  delete c;
+}
 
-struct CacheOwner {
-  ~CacheOwner() {
-    cache_gone = true;
-    Strings* c = cache;
-    cache = nullptr;
-    if (c != nullptr && !Depot::Global().Put(*c)) c->items.clear();
-    delete c;
-  }
-  void Touch() {}  // makes the thread register the destructor
-};
-thread_local CacheOwner cache_owner;
-
-Strings* ThreadCache() {
-  if (!kRecycle || cache_gone) return nullptr;
-  if (cache == nullptr) {
-    cache_owner.Touch();
-    cache = new Strings();
-    cache->items.reserve(kSpill);
-  }
-  return cache;
+Strings* ThreadStrings() {
+  if (!kRecycle) return nullptr;
+  Strings* c = internal::ThreadCache<Strings, ReleaseStrings>::Get();
+  if (c != nullptr && c->items.capacity() < kSpill) c->items.reserve(kSpill);
+  return c;
 }
 
 // Moves the oldest kBatch strings of `c` to the depot (or frees them).
@@ -104,7 +91,7 @@ void Spill(Strings* c) {
 }  // namespace
 
 std::string RecycledString(std::string_view bytes) {
-  Strings* c = bytes.size() > kInlineCapacity ? ThreadCache() : nullptr;
+  Strings* c = bytes.size() > kInlineCapacity ? ThreadStrings() : nullptr;
   if (c != nullptr && c->items.empty()) Depot::Global().Take(c);
   if (c != nullptr && !c->items.empty()) {
     std::string& top = c->items.back();
@@ -122,7 +109,7 @@ std::string RecycledString(std::string_view bytes) {
 }
 
 void RecycleStrings(std::string* s, int64_t n) {
-  Strings* c = ThreadCache();
+  Strings* c = ThreadStrings();
   for (int64_t i = 0; i < n; ++i) {
     const size_t capacity = s[i].capacity();
     if (c != nullptr && capacity > kInlineCapacity &&
@@ -137,7 +124,7 @@ void RecycleStrings(std::string* s, int64_t n) {
 }
 
 size_t RecycledStringsCached() {
-  Strings* c = ThreadCache();
+  Strings* c = ThreadStrings();
   return c == nullptr ? 0 : c->items.size();
 }
 

@@ -22,6 +22,7 @@
 #include "core/block_cache.h"
 #include "core/sanitizer.h"
 #include "core/string_recycler.h"
+#include "core/thread_cache.h"
 
 namespace inflow {
 
@@ -56,34 +57,16 @@ struct SmallBlocks {
   size_t count[kSmallClasses] = {};
 };
 
-// The thread's cache (made on first use), and whether the thread is
-// ending (its cache freed: a block freed after that goes back to malloc).
-// Both trivially destructible, so readable to the thread's very end.
-thread_local SmallBlocks* small_blocks = nullptr;
-thread_local bool small_blocks_gone = false;
-
-struct SmallBlocksOwner {
-  ~SmallBlocksOwner() {
-    small_blocks_gone = true;
-    SmallBlocks* b = small_blocks;
-    small_blocks = nullptr;
-    if (b == nullptr) return;
-    for (size_t c = 0; c < kSmallClasses; ++c) {
-      for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
-    }
-    delete b;
+// The thread's cache; when the thread ends its blocks go back to malloc.
+void ReleaseSmallBlocks(SmallBlocks* b) {
+  for (size_t c = 0; c < kSmallClasses; ++c) {
+    for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
   }
-  void Touch() {}  // makes the thread register the destructor
-};
-thread_local SmallBlocksOwner small_blocks_owner;
+  delete b;
+}
 
 SmallBlocks* ThreadSmallBlocks() {
-  if (small_blocks_gone) return nullptr;
-  if (small_blocks == nullptr) {
-    small_blocks_owner.Touch();
-    small_blocks = new SmallBlocks();
-  }
-  return small_blocks;
+  return internal::ThreadCache<SmallBlocks, ReleaseSmallBlocks>::Get();
 }
 
 void* TakeSmallBlock(size_t bytes) {
