@@ -52,58 +52,24 @@ class ShuffleDataset final : public DatasetBase {
         if (!got) return std::optional<Tuple>();
         return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(s))});
       }
-      if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
-      INFLOW_RETURN_IF_ERROR(Fill(o));
-      if (buffer_.empty()) return std::optional<Tuple>();
-      // The replacement is pulled before the draw: an error or a timeout
-      // of the input leaves the buffer and the generator as they were.
-      std::optional<Tuple> next;
-      if (!input_end_) {
-        INFLOW_ASSIGN_OR_RETURN(next, in_->Next(o));
-        if (!next) input_end_ = true;
-      }
-      const size_t j = Draw(buffer_.size());
-      Tuple out = std::move(buffer_[j]);
-      ++consumed_;
-      if (next) {
-        buffer_[j] = std::move(*next);
-      } else {
-        buffer_[j] = std::move(buffer_.back());
-        buffer_.pop_back();
-      }
+      Tuple out;
+      INFLOW_ASSIGN_OR_RETURN(
+          bool got,
+          Step(buffer_, pending_tuple_, &out, [&](Tuple* slot) -> Result<bool> {
+            INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, in_->Next(o));
+            if (e) *slot = std::move(*e);
+            return e.has_value();
+          }));
+      if (!got) return std::optional<Tuple>();
       return std::optional<Tuple>(std::move(out));
     }
 
-    // The same algorithm over the records themselves: the buffer holds
-    // strings, and the one handed out swaps storage with *out, which the
-    // next record then fills.
+    // Over records the buffer holds strings: the one handed out swaps
+    // storage with *out, which a later record then fills.
     Result<bool> NextString(const CallOptions& o, std::string* out) override {
       if (!strings_mode_) return IteratorBase::NextString(o, out);
-      if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
-      while (!input_end_ &&
-             static_cast<int64_t>(strings_.size()) < d_.buffer_size_) {
-        strings_.emplace_back();
-        Result<bool> got = in_->NextString(o, &strings_.back());
-        if (!got.ok() || !*got) strings_.pop_back();
-        INFLOW_RETURN_IF_ERROR(got.status());
-        if (!*got) input_end_ = true;
-      }
-      if (strings_.empty()) return false;
-      bool next = false;
-      if (!input_end_) {
-        INFLOW_ASSIGN_OR_RETURN(next, in_->NextString(o, &pending_));
-        if (!next) input_end_ = true;
-      }
-      const size_t j = Draw(strings_.size());
-      ++consumed_;
-      out->swap(strings_[j]);
-      if (next) {
-        strings_[j].swap(pending_);
-      } else {
-        strings_[j].swap(strings_.back());
-        strings_.pop_back();
-      }
-      return true;
+      return Step(strings_, pending_, out,
+                  [&](std::string* slot) { return in_->NextString(o, slot); });
     }
 
     Status Save(StateWriter& w) override {
@@ -150,18 +116,41 @@ class ShuffleDataset final : public DatasetBase {
       return OkStatus();
     }
 
-    // Up to buffer_size elements; what a failed pull leaves stays.
-    Status Fill(const CallOptions& o) {
+    // One output of the buffer algorithm over `buffer` (Tuples, or
+    // strings), into *out; false at the end. pull(slot) fills a slot with
+    // the input's next element (false at its end). The buffer is filled
+    // to buffer_size first (what a failed pull leaves stays), and the
+    // replacement is pulled (into `pending`) before the draw: an error or
+    // a timeout of the input leaves the buffer and the generator as they
+    // were.
+    template <typename T, typename Pull>
+    Result<bool> Step(std::vector<T>& buffer, T& pending, T* out, Pull pull) {
+      if (in_ == nullptr) INFLOW_RETURN_IF_ERROR(Start());
       while (!input_end_ &&
-             static_cast<int64_t>(buffer_.size()) < d_.buffer_size_) {
-        INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, in_->Next(o));
-        if (!e) {
-          input_end_ = true;
-          break;
-        }
-        buffer_.push_back(std::move(*e));
+             static_cast<int64_t>(buffer.size()) < d_.buffer_size_) {
+        buffer.emplace_back();
+        Result<bool> got = pull(&buffer.back());
+        if (!got.ok() || !*got) buffer.pop_back();
+        INFLOW_RETURN_IF_ERROR(got.status());
+        if (!*got) input_end_ = true;
       }
-      return OkStatus();
+      if (buffer.empty()) return false;
+      bool next = false;
+      if (!input_end_) {
+        INFLOW_ASSIGN_OR_RETURN(next, pull(&pending));
+        if (!next) input_end_ = true;
+      }
+      const size_t j = Draw(buffer.size());
+      ++consumed_;
+      using std::swap;
+      swap(*out, buffer[j]);
+      if (next) {
+        swap(buffer[j], pending);
+      } else {
+        swap(buffer[j], buffer.back());
+        buffer.pop_back();
+      }
+      return true;
     }
 
     // Uniform in [0, n) (Lemire's multiply-shift).
@@ -177,6 +166,7 @@ class ShuffleDataset final : public DatasetBase {
     std::vector<Tuple> buffer_;
     std::vector<std::string> strings_;  // the buffer, in strings mode
     std::string pending_;               // the next record, in strings mode
+    Tuple pending_tuple_;               // the next element, otherwise
     std::mt19937_64 rng_;
     bool input_end_ = false;
     int64_t consumed_ = 0;
