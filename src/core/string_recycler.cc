@@ -8,6 +8,8 @@
 
 #include "core/string_recycler.h"
 
+#include <algorithm>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -46,12 +48,20 @@ class Depot {
     batches_.push_back(std::move(batch));
     return true;
   }
+  // Moves a batch's strings into `out` (keeping out's own vector, sized
+  // for kSpill).
   bool Take(Strings* out) INFLOW_EXCLUDES(mu_) {
-    MutexLock l(&mu_);
-    if (batches_.empty()) return false;
-    *out = std::move(batches_.back());
-    batches_.pop_back();
-    bytes_ -= out->bytes;
+    Strings batch;
+    {
+      MutexLock l(&mu_);
+      if (batches_.empty()) return false;
+      batch = std::move(batches_.back());
+      batches_.pop_back();
+      bytes_ -= batch.bytes;
+    }
+    std::move(batch.items.begin(), batch.items.end(),
+              std::back_inserter(out->items));
+    out->bytes += batch.bytes;
     return true;
   }
 
@@ -61,18 +71,20 @@ class Depot {
   size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
 };
 
-// The thread's cache; when the thread ends its strings go to the depot
-// (or are freed when it is full).
-void ReleaseStrings(Strings* c) {
+// A thread's cache: room for kSpill strings, the most it holds. When the
+// thread ends its strings go to the depot (or are freed when it is full).
+struct ThreadCacheStrings : Strings {
+  ThreadCacheStrings() { items.reserve(kSpill); }
+};
+
+void ReleaseStrings(ThreadCacheStrings* c) {
   if (!Depot::Global().Put(*c)) c->items.clear();
   delete c;
 }
 
 Strings* ThreadStrings() {
   if (!kRecycle) return nullptr;
-  Strings* c = internal::ThreadCache<Strings, ReleaseStrings>::Get();
-  if (c != nullptr && c->items.capacity() < kSpill) c->items.reserve(kSpill);
-  return c;
+  return internal::ThreadCache<ThreadCacheStrings, ReleaseStrings>::Get();
 }
 
 // Moves the oldest kBatch strings of `c` to the depot (or frees them).

@@ -38,13 +38,13 @@ Dataset Dataset::TFRecord(std::vector<std::string> files,
                           TFRecordOptions options) {
   int64_t reads = options.num_parallel_reads;
   if (reads == kAutotune) reads = HardwareThreads();
-  if (reads < 1 || reads == 1 || files.size() < 2) {
-    // A bad count is the source's status (INVALID_ARGUMENT).
-    if (reads >= 1) options.num_parallel_reads = 1;
+  // Each source reads its files one after another; a count below 1 is
+  // left for it to refuse (its status, INVALID_ARGUMENT).
+  if (reads >= 1) options.num_parallel_reads = 1;
+  if (reads <= 1 || files.size() < 2) {
     return Dataset(internal::MakeTFRecord(std::move(files), options));
   }
   // tf.data's order: one TFRecord per file, interleaved.
-  options.num_parallel_reads = 1;
   Tensor names(DType::kString,
                TensorShape({static_cast<int64_t>(files.size())}));
   std::span<std::string> n = names.mutable_flat<std::string>().value();
