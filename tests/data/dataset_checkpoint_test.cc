@@ -284,9 +284,13 @@ TEST(DatasetCheckpointTest, ASaverStoresAnIteratorBesideTheVariables) {
                           return i->Restore(t.flat<std::string>()[0]);
                         }};
   };
+  // A Saver of the weight `w` and the iterator as "input/iterator".
+  auto register_both = [&](Saver& s, Tensor* w, Iterator* i) {
+    return s.Register("w", w).ok() &&
+           s.RegisterSaveable("input/iterator", saveable(i)).ok();
+  };
   Saver saver;
-  ASSERT_TRUE(saver.Register("w", &weight).ok());
-  ASSERT_TRUE(saver.RegisterSaveable("input/iterator", saveable(&*it)).ok());
+  ASSERT_TRUE(register_both(saver, &weight, &*it));
   Result<std::string> prefix = saver.Save(dir + "/model.ckpt", 7);
   ASSERT_TRUE(prefix.ok()) << prefix.status();
   const auto rest = Drain(*it);
@@ -295,9 +299,7 @@ TEST(DatasetCheckpointTest, ASaverStoresAnIteratorBesideTheVariables) {
   ASSERT_TRUE(again.ok());
   Tensor restored = Tensor::Scalar<float>(0);
   Saver reader;
-  ASSERT_TRUE(reader.Register("w", &restored).ok());
-  ASSERT_TRUE(
-      reader.RegisterSaveable("input/iterator", saveable(&*again)).ok());
+  ASSERT_TRUE(register_both(reader, &restored, &*again));
   ASSERT_TRUE(reader.Restore(*prefix).ok());
   EXPECT_EQ(restored.flat<float>()[0], 1.5f);
   EXPECT_EQ(Drain(*again), rest);
@@ -307,9 +309,7 @@ TEST(DatasetCheckpointTest, ASaverStoresAnIteratorBesideTheVariables) {
   ASSERT_TRUE(other.ok());
   Tensor untouched = Tensor::Scalar<float>(9);
   Saver refusing;
-  ASSERT_TRUE(refusing.Register("w", &untouched).ok());
-  ASSERT_TRUE(
-      refusing.RegisterSaveable("input/iterator", saveable(&*other)).ok());
+  ASSERT_TRUE(register_both(refusing, &untouched, &*other));
   Status s = refusing.Restore(*prefix);
   EXPECT_TRUE(IsInvalidArgument(s)) << s;
   EXPECT_NE(s.message().find("restoring input/iterator"), std::string::npos)
