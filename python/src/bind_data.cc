@@ -273,6 +273,10 @@ void BindDatasetClass(nb::module_& m) {
            [](const PyDataset& d, const PyDataset& other) {
              return Wrap(d.ds.Concatenate(other.ds));
            })
+      .def("cache",
+           [](const PyDataset& d, std::string filename) {
+             return Wrap(d.ds.Cache(std::move(filename)));
+           })
       .def("prefetch",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Prefetch(n)); })
       .def("cardinality", [](const PyDataset& d) { return d.ds.Cardinality(); })
@@ -296,15 +300,27 @@ void BindDataSources(nb::module_& m) {
   m.def("_data_from_tensor_slices", [](nb::handle components) {
     return Wrap(data::Dataset::FromTensorSlices(TupleFromPython(components)));
   });
-  m.def("_data_tfrecord",
-        [](std::vector<std::string> files, const std::string& compression,
-           int64_t buffer_size, int num_parallel_reads) {
-          data::TFRecordOptions o;
-          o.compression = ValueOrThrow(CompressionFromName(compression));
-          if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
-          o.num_parallel_reads = num_parallel_reads;
-          return Wrap(data::Dataset::TFRecord(std::move(files), o));
-        });
+  m.def(
+      "_data_tfrecord",
+      [](std::vector<std::string> files, const std::string& compression,
+         int64_t buffer_size, int num_parallel_reads, const std::string& index,
+         bool shuffle_records, std::optional<int64_t> seed, bool reshuffle) {
+        data::TFRecordOptions o;
+        o.compression = ValueOrThrow(CompressionFromName(compression));
+        if (buffer_size > 0) o.buffer_size = static_cast<size_t>(buffer_size);
+        o.num_parallel_reads = num_parallel_reads;
+        if (index == "memory") o.index = RecordIndexMode::kInMemory;
+        if (index == "read") o.index = RecordIndexMode::kRead;
+        if (index == "write") o.index = RecordIndexMode::kReadWrite;
+        if (index == "require") o.index = RecordIndexMode::kRequire;
+        o.shuffle_records = shuffle_records;
+        o.seed = seed;
+        o.reshuffle_each_iteration = reshuffle;
+        return Wrap(data::Dataset::TFRecord(std::move(files), o));
+      },
+      nb::arg("files"), nb::arg("compression"), nb::arg("buffer_size"),
+      nb::arg("num_parallel_reads"), nb::arg("index"),
+      nb::arg("shuffle_records"), nb::arg("seed").none(), nb::arg("reshuffle"));
   m.def("_data_text_line",
         [](std::vector<std::string> files, const std::string& compression,
            int64_t buffer_size) {

@@ -36,6 +36,9 @@ Dataset Dataset::FromTensorSlices(Tuple components) {
 }
 Dataset Dataset::TFRecord(std::vector<std::string> files,
                           TFRecordOptions options) {
+  if (options.index.has_value() || options.shuffle_records) {
+    return Dataset(internal::MakeIndexedTFRecord(std::move(files), options));
+  }
   int64_t reads = options.num_parallel_reads;
   if (reads == kAutotune) reads = HardwareThreads();
   // Each source reads its files one after another; a count below 1 is
@@ -128,6 +131,9 @@ Dataset Dataset::Skip(int64_t count) const {
   return Dataset(internal::MakeSkip(base_, count));
 }
 Dataset Dataset::Shard(int64_t num_shards, int64_t index) const {
+  if (DatasetPtr direct = internal::ShardIndexed(base_, num_shards, index)) {
+    return Dataset(std::move(direct));
+  }
   return Dataset(internal::MakeShard(base_, num_shards, index));
 }
 Dataset Dataset::Enumerate(int64_t start) const {
@@ -135,6 +141,9 @@ Dataset Dataset::Enumerate(int64_t start) const {
 }
 Dataset Dataset::Concatenate(const Dataset& other) const {
   return Dataset(internal::MakeConcatenate(base_, other.base_));
+}
+Dataset Dataset::Cache(std::string filename, Env* env) const {
+  return Dataset(internal::MakeCache(base_, std::move(filename), env));
 }
 Dataset Dataset::Prefetch(int64_t buffer_size) const {
   if (buffer_size == kAutotune) buffer_size = 2;

@@ -26,6 +26,12 @@
 
 namespace inflow::data::internal {
 
+// Base-128 varints (the state's and the cache file's numbers).
+void PutVarint(std::string& out, uint64_t v);
+// The varint at in[*pos], *pos moved past it; false when it runs off the
+// end or past 64 bits.
+bool GetVarint(std::string_view in, size_t* pos, uint64_t* v);
+
 class StateWriter {
  public:
   // The start of a stage's fields.
@@ -164,6 +170,13 @@ DatasetPtr MakeInterleave(DatasetPtr input, DatasetFn fn, int64_t cycle,
                           int64_t block);
 DatasetPtr MakeFlatMap(DatasetPtr input, DatasetFn fn);
 DatasetPtr MakeUnbatch(DatasetPtr input);
+// TFRecord read by record number (options.index or shuffle_records).
+DatasetPtr MakeIndexedTFRecord(std::vector<std::string> files,
+                               TFRecordOptions options);
+// `input` sharded by reading only the shard's records, when `input` reads
+// records by number (else null).
+DatasetPtr ShardIndexed(const DatasetPtr& input, int64_t num_shards,
+                        int64_t index);
 DatasetPtr MakeTextLine(std::vector<std::string> files,
                         TFRecordOptions options);
 DatasetPtr MakeFixedLength(std::vector<std::string> files, int64_t record,
@@ -171,6 +184,7 @@ DatasetPtr MakeFixedLength(std::vector<std::string> files, int64_t record,
                            TFRecordOptions options);
 DatasetPtr MakeListFiles(std::vector<std::string> patterns, bool shuffle,
                          std::optional<int64_t> seed, Env* env);
+DatasetPtr MakeCache(DatasetPtr input, std::string filename, Env* env);
 DatasetPtr MakeGenerator(std::function<Result<Generator>()> make);
 // The stage under a Dataset (for the stages that take Datasets from a
 // function: FlatMap, Interleave).
@@ -182,6 +196,9 @@ DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
 // a Prefetch(elements) after it would hold (without the prefetch's thread
 // and its hand-off per element); null when `input` is no parallel map.
 DatasetPtr FusePrefetch(const DatasetPtr& input, int64_t elements);
+
+// `seed`, or a random one when it has none.
+int64_t SeedOrRandom(std::optional<int64_t> seed);
 
 // SplitMix64's finalizer: seeds of generators from (seed, pass).
 inline uint64_t MixSeed(uint64_t x) {

@@ -388,11 +388,8 @@ DatasetPtr MakeFixedLength(std::vector<std::string> files, int64_t record,
 }
 DatasetPtr MakeListFiles(std::vector<std::string> patterns, bool shuffle,
                          std::optional<int64_t> seed, Env* env) {
-  const int64_t s = seed.has_value()
-                        ? *seed
-                        : static_cast<int64_t>(std::random_device()() >> 1);
-  return std::make_shared<ListFilesDataset>(std::move(patterns), shuffle, s,
-                                            env);
+  return std::make_shared<ListFilesDataset>(std::move(patterns), shuffle,
+                                            SeedOrRandom(seed), env);
 }
 DatasetPtr MakeGenerator(std::function<Result<Generator>()> make) {
   return std::make_shared<GeneratorDataset>(std::move(make));

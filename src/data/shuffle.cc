@@ -181,13 +181,8 @@ class ShuffleDataset final : public DatasetBase {
 
 DatasetPtr MakeShuffle(DatasetPtr input, int64_t buffer_size,
                        std::optional<int64_t> seed, bool reshuffle) {
-  const int64_t s =
-      seed.has_value()
-          ? *seed
-          : static_cast<int64_t>(std::random_device()() >> 1) ^
-                (static_cast<int64_t>(std::random_device()()) << 31);
-  return std::make_shared<ShuffleDataset>(std::move(input), buffer_size, s,
-                                          reshuffle);
+  return std::make_shared<ShuffleDataset>(std::move(input), buffer_size,
+                                          SeedOrRandom(seed), reshuffle);
 }
 
 }  // namespace inflow::data::internal

@@ -4,6 +4,7 @@
 // stage base and the error context every stage uses.
 
 #include <algorithm>
+#include <random>
 #include <string>
 
 #include "data/dataset_base.h"
@@ -16,6 +17,8 @@ constexpr char kTag = 't';
 constexpr char kInt = 'i';
 constexpr char kBytes = 'b';
 
+}  // namespace
+
 void PutVarint(std::string& out, uint64_t v) {
   while (v >= 0x80) {
     out.push_back(static_cast<char>((v & 0x7f) | 0x80));
@@ -23,8 +26,6 @@ void PutVarint(std::string& out, uint64_t v) {
   }
   out.push_back(static_cast<char>(v));
 }
-
-}  // namespace
 
 void StateWriter::Tag(std::string_view stage) {
   out_.push_back(kTag);
@@ -51,9 +52,6 @@ Status StateReader::Damaged(std::string_view what) const {
                               " (damaged, or the state of another pipeline)");
 }
 
-namespace {
-
-// A varint at in[*pos]; false when it runs off the end or past 64 bits.
 bool GetVarint(std::string_view in, size_t* pos, uint64_t* v) {
   uint64_t result = 0;
   for (int shift = 0; shift < 64 && *pos < in.size(); shift += 7) {
@@ -66,8 +64,6 @@ bool GetVarint(std::string_view in, size_t* pos, uint64_t* v) {
   }
   return false;
 }
-
-}  // namespace
 
 Status StateReader::Tag(std::string_view stage) {
   const size_t at = pos_;
@@ -179,6 +175,13 @@ Result<Tuple> ElementAt(IteratorBase& it, std::string_view state,
                                 ": the input ended before a saved element");
   }
   return std::move(*e);
+}
+
+int64_t SeedOrRandom(std::optional<int64_t> seed) {
+  if (seed.has_value()) return *seed;
+  std::random_device random;
+  return static_cast<int64_t>(random() >> 1) ^
+         (static_cast<int64_t>(random()) << 31);
 }
 
 Status ElementError(const Status& s, const DatasetBase& stage, int64_t k) {

@@ -3,6 +3,7 @@
 save/restore at random positions; errors naming the stage and element;
 TFRecordDataset over files TensorFlow wrote; Ctrl-C during iteration."""
 import collections
+import os
 import random
 import select
 import signal
@@ -57,6 +58,7 @@ PIPELINES = {
     "concatenate": lambda D: D.range(3).concatenate(D.range(7, 9)),
     "enumerate": lambda D: D.range(4).map(lambda x: x * x).enumerate(5),
     "repeat": lambda D: D.range(3).repeat(3),
+    "cache_repeat": lambda D: D.range(7).map(lambda x: x * 2).cache().repeat(3),
     "filter": lambda D: D.range(20).filter(lambda x: x % 3 != 0),
     "slices_dict": lambda D: D.from_tensor_slices(
         {"x": np.arange(12, dtype=np.float32).reshape(4, 3),
@@ -110,6 +112,41 @@ def test_file_sources_give_what_tf_data_gives(tmp_path):
     assert shuffled == sorted(x.encode() for x in files)
     with pytest.raises(InvalidArgumentError, match="no files match"):
         list(data.Dataset.list_files(str(tmp_path / "*.csv")))
+
+
+def test_cache_reads_the_input_once_and_a_cache_file_serves_another_dataset(tmp_path):
+    calls = []
+
+    def counted(x):
+        calls.append(int(x))
+        return x, np.full([2], x, np.float32), str(int(x)).encode()
+
+    ds = data.Dataset.range(6).map(counted).cache()
+    want = [(np.int64(i), np.full([2], i, np.float32), str(i).encode()) for i in range(6)]
+    assert same(list(ds.repeat(2)), want * 2)
+    assert same(list(ds), want)
+    assert calls == list(range(6))
+    path = tmp_path / "cache"
+    calls.clear()
+    assert same(list(data.Dataset.range(6).map(counted).cache(path)), want)
+    assert calls == list(range(6)) and os.listdir(tmp_path) == ["cache"]
+    calls.clear()
+    assert same(list(data.Dataset.range(6).map(counted).cache(str(path))), want)
+    # The file, and one element of the input for the map's structure.
+    assert calls == [0]
+    keyed = data.Dataset.range(3).map(lambda x: {"x": x, "y": (x, x + 1)})
+    assert same(list(keyed.cache(tmp_path / "keyed")), list(keyed))
+    assert same(list(data.Dataset.range(3).map(lambda x: {"x": x, "y": (x, x + 1)})
+                     .cache(tmp_path / "keyed").batch(2)), list(keyed.batch(2)))
+    # A checkpoint taken while the cache fills restores in a new Dataset.
+    it = iter(data.Dataset.range(6).map(counted).cache().repeat(2))
+    for _ in range(4):
+        next(it)
+    state = it.save()
+    assert len(state) < 64
+    restored = iter(data.Dataset.range(6).map(counted).cache().repeat(2))
+    restored.restore(state)
+    assert same(list(restored), (want * 2)[4:])
 
 
 def test_from_generator_gives_the_generators_elements_each_pass():
@@ -427,3 +464,39 @@ def test_tfrecord_num_parallel_reads_gives_tf_data_order(tmp_path):
     assert sorted(auto) == sorted(bytes(x) for x in data.TFRecordDataset(files))
     with pytest.raises(ValueError, match="num_parallel_reads"):
         data.TFRecordDataset(files, num_parallel_reads=0)
+
+
+def test_tfrecord_records_by_index_shard_and_global_shuffle(tmp_path):
+    files = []
+    for f, n in enumerate([6, 0, 9]):
+        files.append(str(tmp_path / f"f{f}.tfrecord"))
+        with tf.io.TFRecordWriter(files[-1]) as w:
+            for i in range(n):
+                w.write(f"f{f}r{i}".encode())
+    records = [bytes(x) for x in tf.data.TFRecordDataset(files).as_numpy_iterator()]
+    for index in (True, "memory", "read", "write"):
+        assert [bytes(x) for x in data.TFRecordDataset(files, index=index)] == records
+    assert os.path.exists(files[0] + ".index")  # "write" wrote it
+    assert [bytes(x) for x in data.TFRecordDataset(files, index="require")] == records
+    # A shard reads its own records: tf.data's shard of the same files.
+    for n, i in ((2, 0), (2, 1), (4, 3)):
+        assert_like_tf(data.TFRecordDataset(files, index=True).shard(n, i),
+                       tf.data.TFRecordDataset(files).shard(n, i))
+    shuffled = data.TFRecordDataset(files, shuffle_records=True, seed=3)
+    assert len(shuffled) == 15
+    two = [bytes(x) for x in shuffled.repeat(2)]
+    assert sorted(two[:15]) == sorted(records) == sorted(two[15:])
+    assert two[:15] != two[15:] and two[:15] != records
+    assert [bytes(x) for x in shuffled.repeat(2)] == two  # the seed's order
+    it = iter(shuffled.repeat(2))
+    for _ in range(20):
+        next(it)
+    state = it.save()
+    assert len(state) < 64
+    again = iter(data.TFRecordDataset(files, shuffle_records=True, seed=3).repeat(2))
+    again.restore(state)
+    assert [bytes(x) for x in again] == two[20:]
+    with pytest.raises(ValueError, match="index"):
+        data.TFRecordDataset(files, index="sometimes")
+    with pytest.raises(InvalidArgumentError, match="plain files only"):
+        list(data.TFRecordDataset(files, compression_type="GZIP", shuffle_records=True))

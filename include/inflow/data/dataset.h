@@ -57,6 +57,7 @@
 #include "inflow/core/status.h"
 #include "inflow/core/tensor.h"
 #include "inflow/io/env.h"
+#include "inflow/io/record_index.h"
 #include "inflow/io/record_reader.h"
 
 namespace inflow::data {
@@ -115,6 +116,18 @@ struct TFRecordOptions {
   // that ends gives its place to the next one); kAutotune: the hardware
   // threads. 1: the files one after another.
   int num_parallel_reads = 1;
+  // TFRecord only. Set: each record is read by its number, through each
+  // file's record index (io/record_index.h; this mode says whether
+  // FILE.index is used, written or required), from plain files only: a
+  // Shard reads only its own records, and a restore seeks at once.
+  std::optional<RecordIndexMode> index = std::nullopt;
+  // TFRecord only, read by index (kRead when `index` is not set): every
+  // record of every file once per pass, in an order drawn from `seed`
+  // (random when none) and, with reshuffle_each_iteration, the pass. The
+  // order is computed per position: no buffer, and no memory per record.
+  bool shuffle_records = false;
+  std::optional<int64_t> seed = std::nullopt;
+  bool reshuffle_each_iteration = true;
 };
 
 class Iterator;
@@ -133,7 +146,8 @@ class Dataset {
   // Element i: row i of each component (all of the same first dimension).
   static Dataset FromTensorSlices(Tuple components);
   // The records of `files`, in order (options.num_parallel_reads: in
-  // turn): elements {string scalar}.
+  // turn; options.shuffle_records: shuffled over all files): elements
+  // {string scalar}.
   static Dataset TFRecord(std::vector<std::string> files,
                           TFRecordOptions options = {});
   // Element i of each, as one Tuple (their components in order); as many
@@ -189,7 +203,8 @@ class Dataset {
   Dataset Repeat(int64_t count = kInfinite) const;
   Dataset Take(int64_t count) const;  // count < 0: all
   Dataset Skip(int64_t count) const;  // count < 0: all
-  // Elements index, index + num_shards, ...
+  // Elements index, index + num_shards, ... Of a TFRecord read by index
+  // (TFRecordOptions::index), one stage that reads only those records.
   Dataset Shard(int64_t num_shards, int64_t index) const;
   // {int64 scalar position (from start), the element's components...}.
   Dataset Enumerate(int64_t start = 0) const;
@@ -201,6 +216,16 @@ class Dataset {
   // no hand-off per element; the same elements in the same order, and
   // its state is the map's).
   Dataset Prefetch(int64_t buffer_size) const;
+
+  // tf.data's cache: the first pass that reads the input to its end keeps
+  // its elements, and later passes (a Repeat's epochs, new iterators of
+  // this Dataset) read them instead of the input. `filename` empty: kept
+  // in memory, by this Dataset. Else in that file (docs/formats.md,
+  // "Dataset cache file"), written under a temporary name and renamed at
+  // the pass's end: an iterator that finds the file reads it, and never
+  // its input, also in another process. A pass that stops early keeps
+  // nothing.
+  Dataset Cache(std::string filename = {}, Env* env = nullptr) const;
 
   // Elements in the dataset, kInfinite or kUnknown.
   int64_t Cardinality() const;

@@ -18,6 +18,8 @@ taken for each call (tf.py_function's way), on the map's own threads when
 num_parallel_calls > 1. docs/python.md says what differs from tf.data.
 """
 
+import os
+
 import numpy as np
 
 from inflow import _inflow
@@ -45,6 +47,16 @@ class _Later:
     def __init__(self):
         self.value = None
         self.known = False
+        # A dataset whose first element, pulled, calls the map function: set
+        # by cache(), whose file may serve every element without a call.
+        self.source = None
+
+    def learn(self):
+        source, self.source = self.source, None
+        try:
+            source._native.make_iterator().next()
+        except errors.OutOfRangeError:
+            pass
 
     def set(self, structure):
         if not self.known:
@@ -58,8 +70,21 @@ class _Later:
 
 def _resolve(structure):
     if isinstance(structure, _Later):
+        if not structure.known and structure.source is not None:
+            structure.learn()
         return structure.value
     return structure
+
+
+def _unknown(structure):
+    """The structures of map functions not called yet within `structure`."""
+    if isinstance(structure, _Later):
+        return [structure] if not structure.known else _unknown(structure.value)
+    if isinstance(structure, dict):
+        structure = list(structure.values())
+    if isinstance(structure, (tuple, list)):
+        return [u for s in structure for u in _unknown(s)]
+    return []
 
 
 def _describe(structure):
@@ -390,6 +415,16 @@ class Dataset:
             raise TypeError(f"concatenate: {type(dataset).__name__} is not a Dataset")
         return Dataset(self._native.concatenate(dataset._native), self._structure)
 
+    def cache(self, filename="", name=None):
+        """The first pass that reads the input to its end keeps its
+        elements, in memory (filename "") or in that file; later passes read
+        them instead of the input. A pass that stops early keeps nothing."""
+        if isinstance(filename, bytes):
+            filename = filename.decode()
+        for later in _unknown(self._structure):
+            later.source = self  # a cache file gives elements without calls
+        return Dataset(self._native.cache(os.fspath(filename)), self._structure)
+
     def prefetch(self, buffer_size, name=None):
         n = check_int("Dataset.prefetch", "buffer_size", buffer_size)
         if n == AUTOTUNE:
@@ -511,14 +546,26 @@ def _file_names(where, filenames):
     return files
 
 
+_INDEX_MODES = ("memory", "read", "write", "require")
+
+
 class TFRecordDataset(Dataset):
     """The records of `filenames`, in order: bytes scalars. With
     num_parallel_reads > 1 (or AUTOTUNE: the hardware threads) that many
     files are read at once and their records handed out in turn, in
-    tf.data's order."""
+    tf.data's order.
+
+    index ("read", "write", "require", "memory"; True: "read") reads each
+    record by its number through the files' record indexes (FILE.index:
+    used when fresh, also written, required, or never looked at): a
+    shard() then reads only its own records and a restore seeks at once.
+    shuffle_records=True (index "read" unless given) gives every record of
+    every file once per pass in an order drawn from seed and the pass,
+    with no shuffle buffer."""
 
     def __init__(self, filenames, compression_type=None, buffer_size=None,
-                 num_parallel_reads=None, name=None):
+                 num_parallel_reads=None, shuffle_records=False, seed=None, index=None,
+                 reshuffle_each_iteration=True, name=None):
         if isinstance(filenames, (str, bytes)):
             filenames = [filenames]
         files = [f.decode() if isinstance(f, bytes) else str(f) for f in filenames]
@@ -531,5 +578,13 @@ class TFRecordDataset(Dataset):
         if reads != AUTOTUNE and reads < 1:
             raise ValueError("TFRecordDataset: num_parallel_reads must be >= 1 or "
                              f"AUTOTUNE, not {reads}")
-        super().__init__(_inflow._data_tfrecord(files, compression_type or "", size, reads),
-                         None)
+        if index is True:
+            index = "read"
+        if index not in (None, False) + _INDEX_MODES:
+            raise ValueError(f"TFRecordDataset: index {index!r} is not one of "
+                             f"{', '.join(_INDEX_MODES)} (or True, None)")
+        if seed is not None:
+            seed = check_int("TFRecordDataset", "seed", seed)
+        super().__init__(_inflow._data_tfrecord(
+            files, compression_type or "", size, reads, index or "", bool(shuffle_records),
+            seed, bool(reshuffle_each_iteration)), None)
