@@ -208,7 +208,29 @@ void BindData(nb::module_& m) {
             }();
             ThrowIfError(s);
           },
-          nb::arg("state"));
+          nb::arg("state"))
+      .def("stats", [](const PyDatasetIterator& self) {
+        const data::IteratorStats s = self.it.Stats();
+        nb::list stages;
+        for (const data::StageStats& st : s.stages) {
+          nb::dict d;
+          d["stage"] = st.stage;
+          d["elements"] = st.elements;
+          d["seconds"] = st.seconds;
+          d["busy"] = st.busy;
+          d["threads"] = st.threads;
+          d["buffer_size"] = st.buffer_size;
+          d["buffer_fill"] = st.buffer_fill;
+          stages.append(d);
+        }
+        nb::dict out;
+        out["stages"] = stages;
+        out["bottleneck"] = s.bottleneck;
+        out["wall_seconds"] = s.wall_seconds;
+        out["thread_budget"] = s.thread_budget;
+        out["threads"] = s.threads;
+        return out;
+      });
 }
 
 namespace {
@@ -279,6 +301,21 @@ void BindDatasetClass(nb::module_& m) {
            })
       .def("prefetch",
            [](const PyDataset& d, int64_t n) { return Wrap(d.ds.Prefetch(n)); })
+      .def(
+          "with_options",
+          [](const PyDataset& d, std::optional<int> threads,
+             std::optional<int64_t> ram, std::optional<bool> autotune) {
+            return Wrap(d.ds.WithOptions({.thread_budget = threads,
+                                          .ram_budget = ram,
+                                          .autotune = autotune}));
+          },
+          nb::arg("thread_budget").none(), nb::arg("ram_budget").none(),
+          nb::arg("autotune").none())
+      .def("options",
+           [](const PyDataset& d) {
+             const data::Options o = d.ds.options();
+             return nb::make_tuple(o.thread_budget, o.ram_budget, o.autotune);
+           })
       .def("cardinality", [](const PyDataset& d) { return d.ds.Cardinality(); })
       .def("check", [](const PyDataset& d) { ThrowIfError(d.ds.status()); })
       .def("debug_string",

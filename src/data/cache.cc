@@ -130,7 +130,7 @@ class CacheDataset final : public DatasetBase {
         filename_(std::move(filename)),
         env_(env != nullptr ? *env : Env::Default()) {}
   int64_t Cardinality() const override { return input().Cardinality(); }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     auto it = std::make_unique<It>(*this, c);
     INFLOW_RETURN_IF_ERROR(it->Start());
     return ItPtr(std::move(it));

@@ -15,10 +15,6 @@ namespace {
 
 using internal::DatasetPtr;
 
-int HardwareThreads() {
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
-
 // The state's first field: the format's name and version.
 constexpr std::string_view kStateTag = "inflow.data.Iterator/1";
 
@@ -40,7 +36,7 @@ Dataset Dataset::TFRecord(std::vector<std::string> files,
     return Dataset(internal::MakeIndexedTFRecord(std::move(files), options));
   }
   int64_t reads = options.num_parallel_reads;
-  if (reads == kAutotune) reads = HardwareThreads();
+  if (reads == kAutotune) reads = internal::HardwareThreads();
   // Each source reads its files one after another; a count below 1 is
   // left for it to refuse (its status, INVALID_ARGUMENT).
   if (reads >= 1) options.num_parallel_reads = 1;
@@ -101,14 +97,14 @@ Dataset Dataset::PaddedBatch(int64_t batch_size,
 }
 
 Dataset Dataset::Map(MapFn fn, MapOptions options) const {
-  int threads = options.num_parallel_calls;
-  if (threads == kAutotune) threads = HardwareThreads();
+  const int threads = options.num_parallel_calls;
   if (threads == 0 || threads == 1) {
     return Dataset(internal::MakeMap(base_, std::move(fn)));
   }
-  return Dataset(internal::MakeParallel(base_, std::move(fn), "map", threads,
-                                        2 * static_cast<int64_t>(threads),
-                                        options.deterministic));
+  return Dataset(internal::MakeParallel(
+      base_, std::move(fn), "map", threads,
+      threads == kAutotune ? kAutotune : 2 * static_cast<int64_t>(threads),
+      options.deterministic));
 }
 Dataset Dataset::Filter(PredicateFn fn) const {
   return Dataset(internal::MakeFilter(base_, std::move(fn)));
@@ -146,7 +142,6 @@ Dataset Dataset::Cache(std::string filename, Env* env) const {
   return Dataset(internal::MakeCache(base_, std::move(filename), env));
 }
 Dataset Dataset::Prefetch(int64_t buffer_size) const {
-  if (buffer_size == kAutotune) buffer_size = 2;
   // After a parallel map, its own buffer grows instead: the consumer takes
   // from the map's workers directly (as tf.data fuses them).
   if (DatasetPtr fused = internal::FusePrefetch(base_, buffer_size)) {
@@ -155,6 +150,11 @@ Dataset Dataset::Prefetch(int64_t buffer_size) const {
   return Dataset(
       internal::MakeParallel(base_, nullptr, "prefetch", 1, buffer_size, true));
 }
+
+Dataset Dataset::WithOptions(const Options& options) const {
+  return Dataset(internal::MakeOptions(base_, options));
+}
+Options Dataset::options() const { return internal::PipelineOptions(*base_); }
 
 int64_t Dataset::Cardinality() const {
   return base_->status().ok() ? base_->Cardinality() : kUnknown;
@@ -172,19 +172,26 @@ std::string Dataset::DebugString() const {
 
 Result<Iterator> Dataset::MakeIterator() const {
   INFLOW_RETURN_IF_ERROR(base_->status());
+  auto pipeline = std::make_shared<internal::Pipeline>(*base_);
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<internal::IteratorBase> impl,
-                          base_->MakeIterator({}));
-  return Iterator(base_, std::move(impl));
+                          base_->MakeIterator({.pipeline = pipeline.get()}));
+  return Iterator(base_, std::move(pipeline), std::move(impl));
 }
 
 Iterator::Iterator(std::shared_ptr<const internal::DatasetBase> dataset,
+                   std::shared_ptr<internal::Pipeline> pipeline,
                    std::unique_ptr<internal::IteratorBase> impl)
-    : dataset_(std::move(dataset)), impl_(std::move(impl)) {}
+    : dataset_(std::move(dataset)),
+      pipeline_(std::move(pipeline)),
+      impl_(std::move(impl)) {}
+
+IteratorStats Iterator::Stats() const { return pipeline_->Stats(); }
 Iterator::Iterator(Iterator&&) noexcept = default;
 Iterator& Iterator::operator=(Iterator&&) noexcept = default;
 Iterator::~Iterator() = default;
 
 Result<Tuple> Iterator::Next(const CallOptions& options) {
+  if ((++calls_ & 63) == 0) pipeline_->MaybeTune();
   INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, impl_->Next(options));
   if (!e) return OutOfRangeError("end of the dataset");
   return std::move(*e);
@@ -239,7 +246,7 @@ Status Iterator::Restore(std::string_view state) {
   if (s.ok()) return s;
   // Back at the start, so that the iterator is never half restored.
   Result<std::unique_ptr<internal::IteratorBase>> fresh =
-      dataset_->MakeIterator({});
+      dataset_->MakeIterator({.pipeline = pipeline_.get()});
   if (fresh.ok()) impl_ = std::move(fresh).value();
   return s;
 }

@@ -11,6 +11,8 @@
 #ifndef INFLOW_SRC_DATA_DATASET_BASE_H_
 #define INFLOW_SRC_DATA_DATASET_BASE_H_
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "inflow/core/call_options.h"
+#include "inflow/core/mutex.h"
 #include "inflow/core/result.h"
 #include "inflow/core/status.h"
 #include "inflow/core/tensor.h"
@@ -65,10 +68,44 @@ class StateReader {
   size_t pos_ = 0;
 };
 
+class Pipeline;
+
 struct IteratorContext {
   // The pass over this stage's input (Repeat's epoch), for Shuffle's
   // reshuffle_each_iteration.
   int64_t iteration = 0;
+  // The Iterator's counters, budget and autotuner (stats.cc); null for
+  // the datasets a FlatMap or Interleave makes per element (their time is
+  // that stage's) and for iterators made outside an Iterator.
+  Pipeline* pipeline = nullptr;
+};
+
+// One stage's counters in one Iterator (Iterator::Stats). Written by the
+// threads that run the stage, read by Stats() from any thread.
+struct StageCounters {
+  std::atomic<int64_t> elements{0};
+  std::atomic<int64_t> calls{0};  // Next calls
+  // The calls timed (one in kSampleEvery, and those within a timed call
+  // of a later stage) and their own time: in Next, less their inputs'.
+  std::atomic<int64_t> sampled_calls{0};
+  std::atomic<int64_t> sampled_ns{0};
+  // A stage with threads: their time computing (a map's function), and
+  // their time pulling the input or computing (not waiting).
+  std::atomic<int64_t> own_ns{0};
+  std::atomic<int64_t> busy_ns{0};
+  std::atomic<int> threads{0};
+  std::atomic<bool> autotuned{false};
+  std::atomic<int64_t> buffer_size{0};
+  std::atomic<int64_t> fill_samples{0};
+  std::atomic<int64_t> fill_permille{0};  // summed over the samples
+};
+
+// An autotuned parallel stage, told its share of the thread budget.
+class Tunable {
+ public:
+  virtual ~Tunable() = default;
+  virtual void SetActiveThreads(int n) = 0;
+  virtual StageCounters& counters() = 0;
 };
 
 class IteratorBase {
@@ -108,13 +145,19 @@ class DatasetBase {
     return inputs_;
   }
   virtual int64_t Cardinality() const = 0;
-  [[nodiscard]] virtual Result<std::unique_ptr<IteratorBase>> MakeIterator(
-      const IteratorContext& context) const = 0;
+  // MakeIteratorImpl's iterator, counted in context.pipeline's stats.
+  [[nodiscard]] Result<std::unique_ptr<IteratorBase>> MakeIterator(
+      const IteratorContext& context) const;
+  // The pipeline's options set here (WithOptions' stage), else null.
+  virtual const Options* options() const { return nullptr; }
   // Whether every element is one scalar string (a record or a line):
   // then a Shuffle or Batch over it moves strings (NextString).
   virtual bool ScalarStrings() const { return false; }
 
  protected:
+  [[nodiscard]] virtual Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
+      const IteratorContext& context) const = 0;
+
   // Input 0 (most stages have one).
   const DatasetBase& input() const { return *inputs_[0]; }
 
@@ -146,6 +189,59 @@ class PositionIterator : public IteratorBase {
 };
 
 using DatasetPtr = std::shared_ptr<const DatasetBase>;
+
+// What the stages of one Iterator share (stats.cc): each stage's counters,
+// the thread and memory budgets, and the autotuner, which gives the
+// kAutotune maps their shares of the threads from the work each did.
+class Pipeline {
+ public:
+  // The resolved options of the pipeline ending at `top`.
+  explicit Pipeline(const DatasetBase& top);
+  Pipeline(const Pipeline&) = delete;
+  Pipeline& operator=(const Pipeline&) = delete;
+
+  StageCounters& For(const DatasetBase& stage) INFLOW_EXCLUDES(mu_);
+  int thread_budget() const { return thread_budget_; }
+  int64_t ram_budget() const { return ram_budget_; }
+  bool autotune() const { return autotune_; }
+
+  void Add(Tunable* t) INFLOW_EXCLUDES(mu_);
+  void Remove(Tunable* t) INFLOW_EXCLUDES(mu_);
+  // Gives the tunables their shares when kTunePeriod has passed since
+  // the last time (called by Iterator::Next now and then).
+  void MaybeTune() INFLOW_EXCLUDES(mu_);
+  void Tune() INFLOW_EXCLUDES(mu_);
+
+  IteratorStats Stats() const INFLOW_EXCLUDES(mu_);
+
+  static constexpr auto kTunePeriod = std::chrono::milliseconds(50);
+  // One Next call in this many is timed.
+  static constexpr int kSampleEvery = 8;
+
+ private:
+  struct Stage {
+    const DatasetBase* stage;
+    std::unique_ptr<StageCounters> counters;
+  };
+  const DatasetBase& top_;
+  int thread_budget_;
+  int64_t ram_budget_;
+  bool autotune_;
+  const std::chrono::steady_clock::time_point start_;
+  mutable Mutex mu_;
+  std::vector<Stage> stages_ INFLOW_GUARDED_BY(mu_);
+  std::vector<Tunable*> tunables_ INFLOW_GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point last_tune_ INFLOW_GUARDED_BY(mu_);
+  // busy_ns of each stage with threads at the last tune.
+  std::vector<std::pair<const StageCounters*, int64_t>> marks_
+      INFLOW_GUARDED_BY(mu_);
+};
+
+// The options set along the pipeline ending at `top` (the outermost
+// WithOptions' fields first).
+Options PipelineOptions(const DatasetBase& top);
+DatasetPtr MakeOptions(DatasetPtr input, Options options);
+int HardwareThreads();
 
 // The stages (sources.cc, transforms.cc, shuffle.cc, parallel.cc).
 DatasetPtr MakeRange(int64_t start, int64_t stop, int64_t step);
@@ -190,11 +286,14 @@ DatasetPtr MakeGenerator(std::function<Result<Generator>()> make);
 // function: FlatMap, Interleave).
 DatasetPtr BaseOf(const Dataset& d);
 // fn null: a prefetch (the work is pulling the input).
+// threads kAutotune: the autotuner's share of the budget; buffer_size
+// kAutotune (a prefetch): 2 chunks, grown while the consumer waits.
 DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
                         int threads, int64_t buffer_size, bool deterministic);
 // A parallel map `input` with room for `elements` more computed ahead, as
 // a Prefetch(elements) after it would hold (without the prefetch's thread
-// and its hand-off per element); null when `input` is no parallel map.
+// and its hand-off per element; kAutotune: 2, grown as a prefetch's);
+// null when `input` is no parallel map.
 DatasetPtr FusePrefetch(const DatasetPtr& input, int64_t elements);
 
 // `seed`, or a random one when it has none.

@@ -40,7 +40,7 @@ class TextLineDataset final : public DatasetBase {
         files_(std::move(files)),
         options_(options) {}
   int64_t Cardinality() const override { return kUnknown; }
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext&) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
   }
@@ -161,7 +161,7 @@ class FixedLengthDataset final : public DatasetBase {
         footer_(footer),
         options_(options) {}
   int64_t Cardinality() const override { return kUnknown; }
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext&) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
   }
@@ -261,7 +261,7 @@ class ListFilesDataset final : public DatasetBase {
         seed_(seed),
         env_(env != nullptr ? env : &Env::Default()) {}
   int64_t Cardinality() const override { return kUnknown; }
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext& c) const override {
     std::set<std::string> names;
     for (const std::string& p : patterns_) {
@@ -313,7 +313,7 @@ class GeneratorDataset final : public DatasetBase {
                     make ? OkStatus() : InvalidArgumentError("no generator")),
         make_(std::move(make)) {}
   int64_t Cardinality() const override { return kUnknown; }
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext&) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
   }

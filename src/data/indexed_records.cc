@@ -98,7 +98,7 @@ class IndexedTFRecordDataset final : public DatasetBase {
     return f.ok() ? Count((*f)->records()) : kUnknown;
   }
   bool ScalarStrings() const override { return true; }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return ItPtr(std::make_unique<It>(*this, c));
   }
 

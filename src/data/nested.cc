@@ -41,7 +41,7 @@ class InterleaveDataset final : public DatasetBase {
     const int64_t c = input().Cardinality();
     return c == 0 ? 0 : kUnknown;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
     return ItPtr(std::make_unique<It>(*this, c, std::move(in)));
   }
@@ -157,8 +157,11 @@ class InterleaveDataset final : public DatasetBase {
       if (!ds.ok()) return ElementError(ds.status(), d_, k);
       DatasetPtr base = BaseOf(*ds);
       if (!base->status().ok()) return ElementError(base->status(), d_, k);
-      // Its passes are this one's (a reshuffle follows the outer Repeat).
-      Result<ItPtr> it = base->MakeIterator(context_);
+      // Its passes are this one's (a reshuffle follows the outer Repeat);
+      // its time is this stage's (one dataset per element: no counters).
+      IteratorContext inner = context_;
+      inner.pipeline = nullptr;
+      Result<ItPtr> it = base->MakeIterator(inner);
       if (!it.ok()) return ElementError(it.status(), d_, k);
       s.dataset = std::move(base);
       s.it = std::move(it).value();
@@ -189,7 +192,7 @@ class UnbatchDataset final : public DatasetBase {
     const int64_t c = input().Cardinality();
     return c == 0 || c == kInfinite ? c : kUnknown;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
     return ItPtr(std::make_unique<It>(*this, std::move(in)));
   }

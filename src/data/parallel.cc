@@ -42,32 +42,42 @@ namespace inflow::data::internal {
 namespace {
 
 constexpr int64_t kMaxChunk = 16;
+// An autotuned buffer's largest size, in chunks.
+constexpr int64_t kMaxAutotunedBuffer = 64;
 constexpr int64_t kChunkBytes = 512 << 10;
 // The longest a consumer waits for several chunks while one is ready.
 constexpr auto kGatherWait = std::chrono::milliseconds(1);
+
+// This thread's time waiting for a parallel stage's elements: taken out
+// of the busy time of a worker whose input is such a stage.
+thread_local int64_t tls_waited_ns = 0;
 
 class ParallelDataset final : public DatasetBase {
  public:
   ParallelDataset(DatasetPtr input, MapFn fn, std::string kind, int threads,
                   int64_t buffer_size, bool deterministic, Status status,
-                  int64_t prefetched = 0)
+                  int64_t prefetched = 0, bool tune_buffer = false)
       : DatasetBase(std::move(kind), {std::move(input)}, std::move(status)),
         fn_(std::move(fn)),
         threads_(threads),
         buffer_size_(buffer_size),
         deterministic_(deterministic),
-        prefetched_(prefetched) {}
+        prefetched_(prefetched),
+        tune_buffer_(tune_buffer) {}
 
   int64_t Cardinality() const override { return input().Cardinality(); }
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext& c) const override;
 
   const MapFn fn_;
-  const int threads_;
-  const int64_t buffer_size_;  // chunks
+  const int threads_;          // kAutotune: the autotuner's share
+  const int64_t buffer_size_;  // chunks; kAutotune: 2 per thread
   const bool deterministic_;
   // Elements of a Prefetch fused into this map: room for that many more.
   const int64_t prefetched_;
+  // A kAutotune prefetch (or one fused into this map): the buffer doubles
+  // while the consumer finds nothing ready, within the memory budget.
+  const bool tune_buffer_;
 };
 
 // An element's bytes, a string tensor's strings included (a batch of
@@ -83,11 +93,49 @@ size_t ElementBytes(const Tuple& t) {
   return n;
 }
 
-class ParallelIterator final : public IteratorBase {
+class ParallelIterator final : public IteratorBase, public Tunable {
  public:
-  ParallelIterator(const ParallelDataset& d, std::unique_ptr<IteratorBase> in)
-      : d_(d), in_(std::move(in)), chunk_(d.fn_ ? kMaxChunk : 1) {}
-  ~ParallelIterator() override { StopThreads(); }
+  ParallelIterator(const ParallelDataset& d, std::unique_ptr<IteratorBase> in,
+                   Pipeline* pipeline)
+      : d_(d),
+        pipeline_(pipeline),
+        counters_(pipeline != nullptr ? &pipeline->For(d) : nullptr),
+        autotuned_(d.threads_ == kAutotune &&
+                   (pipeline == nullptr || pipeline->autotune())),
+        tune_buffer_(d.tune_buffer_ &&
+                     (pipeline == nullptr || pipeline->autotune())),
+        thread_count_(d.threads_ != kAutotune ? d.threads_
+                      : pipeline != nullptr && pipeline->autotune()
+                          ? pipeline->thread_budget()
+                          : HardwareThreads()),
+        in_(std::move(in)),
+        buffer_(d.buffer_size_ != kAutotune ? d.buffer_size_
+                : d.fn_                     ? 2 * thread_count_
+                                            : 2),
+        prefetched_(d.prefetched_),
+        active_(thread_count_),
+        chunk_(d.fn_ ? kMaxChunk : 1) {
+    if (counters_ != nullptr) {
+      counters_->threads.store(thread_count_);
+      counters_->autotuned.store(autotuned_ && pipeline_ != nullptr);
+      counters_->buffer_size.store(buffer_);
+    }
+    if (autotuned_ && pipeline_ != nullptr) pipeline_->Add(this);
+  }
+  ~ParallelIterator() override {
+    if (autotuned_ && pipeline_ != nullptr) pipeline_->Remove(this);
+    StopThreads();
+  }
+
+  // Tunable: workers past the first n wait.
+  void SetActiveThreads(int n) override {
+    n = std::clamp(n, 1, thread_count_);
+    MutexLock l(&mu_);
+    active_ = n;
+    counters_->threads.store(n);
+    room_cv_.SignalAll();
+  }
+  StageCounters& counters() override { return *counters_; }
 
   Result<std::optional<Tuple>> Next(const CallOptions& o) override {
     for (;;) {
@@ -230,11 +278,15 @@ class ParallelIterator final : public IteratorBase {
     }
     ++consumer_waiting_;
     bool in_time = true;
+    const auto start = std::chrono::steady_clock::now();
     if (deadline == CondVar::Clock::time_point::max()) {
       ready_cv_.Wait(&mu_);
     } else {
       in_time = ready_cv_.WaitUntil(&mu_, deadline);
     }
+    tls_waited_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
     --consumer_waiting_;
     if (!in_time) {
       return DeadlineExceededError(d_.label() + ": no element in time");
@@ -281,6 +333,14 @@ class ParallelIterator final : public IteratorBase {
             handed_.insert(current_->start + static_cast<int64_t>(i));
           }
         }
+        if (counters_ != nullptr) {
+          int64_t done = 0;
+          for (const auto& c : slots_) done += c->done() ? 1 : 0;
+          counters_->fill_samples.fetch_add(1, std::memory_order_relaxed);
+          counters_->fill_permille.fetch_add(
+              std::min<int64_t>(1000, 1000 * done / Limit()),
+              std::memory_order_relaxed);
+        }
         current_ = std::move(*it);
         handed_in_current_ = 0;
         current_ready_ = current_->ready;
@@ -309,6 +369,7 @@ class ParallelIterator final : public IteratorBase {
       // more than one is bounded (kGatherWait): when the input stalls, the
       // chunks computed so far come out then, and the wait goes on for
       // the next one alone.
+      MaybeGrowBuffer();
       CondVar::Clock::time_point until = deadline;
       if (gather) {
         until = std::min(deadline, CondVar::Clock::now() + kGatherWait);
@@ -330,7 +391,29 @@ class ParallelIterator final : public IteratorBase {
   // The chunks the buffer holds: the map's, and a fused prefetch's
   // elements in chunks of the current size.
   int64_t Limit() const INFLOW_REQUIRES(mu_) {
-    return d_.buffer_size_ + (d_.prefetched_ + chunk_ - 1) / chunk_;
+    return buffer_ + (prefetched_ + chunk_ - 1) / chunk_;
+  }
+
+  // An autotuned buffer whose consumer found nothing ready: twice the
+  // room, up to kMaxAutotunedBuffer chunks and the memory budget.
+  void MaybeGrowBuffer() INFLOW_REQUIRES(mu_) {
+    if (!tune_buffer_ || input_end_ || element_bytes_ < 0 ||
+        Limit() >= kMaxAutotunedBuffer) {
+      return;
+    }
+    const int64_t budget =
+        pipeline_ != nullptr ? pipeline_->ram_budget() : int64_t{1} << 30;
+    if (2 * Limit() * chunk_ * std::max<int64_t>(1, element_bytes_) > budget) {
+      return;
+    }
+    if (d_.fn_ == nullptr) {
+      buffer_ = std::min(2 * buffer_, kMaxAutotunedBuffer);
+    } else {
+      prefetched_ = std::min(2 * std::max<int64_t>(prefetched_, 1),
+                             kMaxAutotunedBuffer * chunk_);
+    }
+    if (counters_ != nullptr) counters_->buffer_size.store(Limit());
+    room_cv_.SignalAll();
   }
 
   // Wakes the consumer waiting for a chunk once wake_at_ are computed, or
@@ -338,7 +421,7 @@ class ParallelIterator final : public IteratorBase {
   // end; or waiting for the current chunk's next element, at each element.
   void MaybeWakeConsumer() INFLOW_REQUIRES(mu_) {
     if (consumer_waiting_ == 0) return;
-    bool wake = waiting_current_ || workers_waiting_ == d_.threads_ ||
+    bool wake = waiting_current_ || workers_waiting_ == thread_count_ ||
                 input_end_ || stopping_;
     if (!wake && Ready() != slots_.end()) {
       int64_t done = 0;
@@ -370,10 +453,10 @@ class ParallelIterator final : public IteratorBase {
       MutexLock l(&mu_);
       stopping_ = false;
     }
-    for (int t = 0; t < d_.threads_; ++t) {
+    for (int t = 0; t < thread_count_; ++t) {
       auto thread = std::make_unique<Thread>(
           "inflow-data-" + d_.kind() + "-" + std::to_string(t),
-          [this](std::stop_token stop) { Work(stop); });
+          [this, t](std::stop_token stop) { Work(stop, t); });
       Status s = thread->Start();
       if (!s.ok()) {
         StopThreads();
@@ -395,11 +478,12 @@ class ParallelIterator final : public IteratorBase {
     threads_.clear();  // joins
   }
 
-  void Work(std::stop_token stop) {
+  // Worker `index`: it computes while index < active_.
+  void Work(std::stop_token stop, int index) {
     CallOptions call;
     call.stop = stop;
     for (;;) {
-      if (!Reserve()) return;
+      if (!Reserve(index)) return;
       std::vector<Tuple> inputs;
       Chunk* chunk = nullptr;
       if (!Pull(call, &inputs, &chunk)) return;
@@ -407,10 +491,12 @@ class ParallelIterator final : public IteratorBase {
     }
   }
 
-  // Waits for room in the buffer and takes a place; false when stopping.
-  bool Reserve() {
+  // Waits for room in the buffer (and its turn) and takes a place; false
+  // when stopping.
+  bool Reserve(int index) {
     MutexLock l(&mu_);
-    while (!stopping_ && (input_end_ || reserved_ >= Limit())) {
+    while (!stopping_ &&
+           (input_end_ || reserved_ >= Limit() || index >= active_)) {
       ++workers_waiting_;
       MaybeWakeConsumer();
       room_cv_.Wait(&mu_);
@@ -427,6 +513,7 @@ class ParallelIterator final : public IteratorBase {
   bool Pull(const CallOptions& call, std::vector<Tuple>* inputs,
             Chunk** chunk) {
     MutexLock in(&in_mu_);
+    const Busy busy(counters_, nullptr);
     int64_t want;
     {
       MutexLock l(&mu_);
@@ -464,6 +551,9 @@ class ParallelIterator final : public IteratorBase {
     next_start_ +=
         static_cast<int64_t>(inputs->size()) + (pulled_ok.ok() ? 0 : 1);
     if (made->end) input_end_ = true;
+    if (!inputs->empty()) {
+      element_bytes_ = static_cast<int64_t>(bytes / inputs->size());
+    }
     if (!inputs->empty() && d_.fn_) {
       // Chunks of about kChunkBytes of input.
       const size_t each = std::max<size_t>(1, bytes / inputs->size());
@@ -489,7 +579,10 @@ class ParallelIterator final : public IteratorBase {
   // published as it comes (a pull error the chunk may end with is last).
   void Compute(std::vector<Tuple> inputs, Chunk* chunk) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      Result<Tuple> out = d_.fn_(std::move(inputs[i]));
+      Result<Tuple> out = [&] {
+        const Busy busy(counters_, counters_);
+        return d_.fn_(std::move(inputs[i]));
+      }();
       if (!out.ok()) {
         out = ElementError(out.status(), d_,
                            chunk->start + static_cast<int64_t>(i));
@@ -502,8 +595,42 @@ class ParallelIterator final : public IteratorBase {
     }
   }
 
+  // Adds the time of its scope, less its waits for a parallel input, to
+  // `busy`'s busy_ns and `own`'s own_ns (either may be null).
+  class Busy {
+   public:
+    Busy(StageCounters* busy, StageCounters* own)
+        : busy_(busy),
+          own_(own),
+          waited_(tls_waited_ns),
+          start_(std::chrono::steady_clock::now()) {}
+    ~Busy() {
+      if (busy_ == nullptr && own_ == nullptr) return;
+      const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - start_)
+                             .count() -
+                         (tls_waited_ns - waited_);
+      if (busy_ != nullptr) {
+        busy_->busy_ns.fetch_add(ns, std::memory_order_relaxed);
+      }
+      if (own_ != nullptr)
+        own_->own_ns.fetch_add(ns, std::memory_order_relaxed);
+    }
+
+   private:
+    StageCounters* busy_;
+    StageCounters* own_;
+    const int64_t waited_;
+    const std::chrono::steady_clock::time_point start_;
+  };
+
   const ParallelDataset& d_;
-  Mutex in_mu_;  // taken before mu_
+  Pipeline* const pipeline_;
+  StageCounters* const counters_;  // null outside an Iterator's pipeline
+  const bool autotuned_;           // its threads are the autotuner's share
+  const bool tune_buffer_;         // its buffer grows while the consumer waits
+  const int thread_count_;         // started
+  Mutex in_mu_;                    // taken before mu_
   std::unique_ptr<IteratorBase> in_ INFLOW_GUARDED_BY(in_mu_);
   Mutex mu_;
   CondVar room_cv_;   // workers wait for room in the buffer
@@ -516,7 +643,12 @@ class ParallelIterator final : public IteratorBase {
   int64_t reserved_ INFLOW_GUARDED_BY(mu_) = 0;  // chunks + pulls under way
   int64_t next_seq_ INFLOW_GUARDED_BY(mu_) = 0;
   int64_t next_start_ INFLOW_GUARDED_BY(mu_) = 0;  // the next pull's position
-  int64_t chunk_ INFLOW_GUARDED_BY(mu_);           // elements a pull takes
+  int64_t buffer_ INFLOW_GUARDED_BY(mu_);          // chunks (a map's own)
+  int64_t prefetched_ INFLOW_GUARDED_BY(mu_);      // a fused prefetch's
+  int active_ INFLOW_GUARDED_BY(mu_);              // workers that compute
+  // The last pull's mean element bytes; -1 before the first.
+  int64_t element_bytes_ INFLOW_GUARDED_BY(mu_) = -1;
+  int64_t chunk_ INFLOW_GUARDED_BY(mu_);  // elements a pull takes
   bool input_end_ INFLOW_GUARDED_BY(mu_) = false;
   bool stopping_ INFLOW_GUARDED_BY(mu_) = false;
   // The consumer's own (Next, Save and Restore come from one thread at a
@@ -532,38 +664,43 @@ class ParallelIterator final : public IteratorBase {
   std::vector<std::unique_ptr<Thread>> threads_;
 };
 
-Result<std::unique_ptr<IteratorBase>> ParallelDataset::MakeIterator(
+Result<std::unique_ptr<IteratorBase>> ParallelDataset::MakeIteratorImpl(
     const IteratorContext& c) const {
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<IteratorBase> in,
                           input().MakeIterator(c));
   return std::unique_ptr<IteratorBase>(
-      std::make_unique<ParallelIterator>(*this, std::move(in)));
+      std::make_unique<ParallelIterator>(*this, std::move(in), c.pipeline));
 }
 
 }  // namespace
 
 DatasetPtr FusePrefetch(const DatasetPtr& input, int64_t elements) {
   const auto* map = dynamic_cast<const ParallelDataset*>(input.get());
-  if (map == nullptr || !map->fn_ || !map->status().ok() || elements < 1) {
+  if (map == nullptr || !map->fn_ || !map->status().ok() ||
+      (elements < 1 && elements != kAutotune)) {
     return nullptr;
   }
+  const bool tune = elements == kAutotune;
   return std::make_shared<ParallelDataset>(
       map->inputs()[0], map->fn_, map->kind(), map->threads_, map->buffer_size_,
-      map->deterministic_, OkStatus(), map->prefetched_ + elements);
+      map->deterministic_, OkStatus(), map->prefetched_ + (tune ? 2 : elements),
+      map->tune_buffer_ || tune);
 }
 
 DatasetPtr MakeParallel(DatasetPtr input, MapFn fn, std::string kind,
                         int threads, int64_t buffer_size, bool deterministic) {
   Status status = OkStatus();
   if (kind == "map" && !fn) status = InvalidArgumentError("no function");
-  if (threads < 1 || buffer_size < 1) {
+  if ((threads < 1 && threads != kAutotune) ||
+      (buffer_size < 1 && buffer_size != kAutotune)) {
     status = InvalidArgumentError("parallelism " + std::to_string(threads) +
                                   " and buffer " + std::to_string(buffer_size) +
                                   " must be >= 1");
   }
+  const bool tune = !fn && buffer_size == kAutotune;
   return std::make_shared<ParallelDataset>(
       std::move(input), std::move(fn), std::move(kind), threads, buffer_size,
-      deterministic, std::move(status));
+      deterministic, std::move(status), 0, tune);
 }
 
 }  // namespace inflow::data::internal

@@ -34,7 +34,7 @@ class ShuffleDataset final : public DatasetBase {
 
   int64_t Cardinality() const override { return input().Cardinality(); }
   bool ScalarStrings() const override { return input().ScalarStrings(); }
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext& c) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this, c));
   }

@@ -34,7 +34,7 @@ class RangeDataset final : public DatasetBase {
     return 0;
   }
 
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext&) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
   }
@@ -87,7 +87,7 @@ class TensorSlicesDataset final : public DatasetBase {
     return status().ok() ? components_[0].dim_size(0) : 0;
   }
 
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext&) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
   }
@@ -130,7 +130,7 @@ class TFRecordDataset final : public DatasetBase {
   int64_t Cardinality() const override { return kUnknown; }
   bool ScalarStrings() const override { return true; }
 
-  Result<std::unique_ptr<IteratorBase>> MakeIterator(
+  Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext&) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this));
   }

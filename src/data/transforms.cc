@@ -63,7 +63,7 @@ class MapDataset final : public DatasetBase {
                     fn ? OkStatus() : InvalidArgumentError("no function")),
         fn_(std::move(fn)) {}
   int64_t Cardinality() const override { return input().Cardinality(); }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return OverInput<It>(*this, input(), c);
   }
 
@@ -97,7 +97,7 @@ class FilterDataset final : public DatasetBase {
     const int64_t c = input().Cardinality();
     return c == 0 || c == kInfinite ? c : kUnknown;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return OverInput<It>(*this, input(), c);
   }
 
@@ -234,7 +234,7 @@ class BatchDataset final : public DatasetBase {
     return drop_remainder_ ? c / batch_size_
                            : (c + batch_size_ - 1) / batch_size_;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
     return ItPtr(std::make_unique<It>(*this, std::move(in)));
   }
@@ -393,7 +393,7 @@ class RepeatDataset final : public DatasetBase {
     return c * count_;
   }
   bool ScalarStrings() const override { return input().ScalarStrings(); }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return ItPtr(std::make_unique<It>(*this, c));
   }
 
@@ -487,7 +487,7 @@ class TakeSkipDataset final : public DatasetBase {
     if (c == kInfinite) return count_;
     return c == kUnknown ? kUnknown : std::min(c, count_);
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return OverInput<It>(*this, input(), c);
   }
 
@@ -542,7 +542,7 @@ class ShardDataset final : public DatasetBase {
     if (c < 0) return c;
     return c > index_ ? (c - index_ + n_ - 1) / n_ : 0;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return OverInput<It>(*this, input(), c);
   }
 
@@ -570,7 +570,7 @@ class EnumerateDataset final : public DatasetBase {
   EnumerateDataset(DatasetPtr input, int64_t start)
       : DatasetBase("enumerate", {std::move(input)}), start_(start) {}
   int64_t Cardinality() const override { return input().Cardinality(); }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return OverInput<It>(*this, input(), c);
   }
 
@@ -610,7 +610,7 @@ class ZipDataset final : public DatasetBase {
     }
     return n;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     std::vector<ItPtr> ins;
     for (const DatasetPtr& in : inputs()) {
       INFLOW_ASSIGN_OR_RETURN(ItPtr it, in->MakeIterator(c));
@@ -695,7 +695,7 @@ class ConcatenateDataset final : public DatasetBase {
     if (a == kUnknown || b == kUnknown) return kUnknown;
     return a + b;
   }
-  Result<ItPtr> MakeIterator(const IteratorContext& c) const override {
+  Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return ItPtr(std::make_unique<It>(*this, c));
   }
 

@@ -8,6 +8,7 @@ import random
 import select
 import signal
 import threading
+import time
 import subprocess
 import sys
 import textwrap
@@ -500,3 +501,48 @@ def test_tfrecord_records_by_index_shard_and_global_shuffle(tmp_path):
         data.TFRecordDataset(files, index="sometimes")
     with pytest.raises(InvalidArgumentError, match="plain files only"):
         list(data.TFRecordDataset(files, compression_type="GZIP", shuffle_records=True))
+
+
+def test_stats_name_the_stages_and_the_bottleneck():
+    def slow(x):
+        t = time.perf_counter() + 0.0005
+        while time.perf_counter() < t:
+            pass
+        return x
+
+    it = iter(data.Dataset.range(200).map(slow, num_parallel_calls=2).batch(8))
+    assert it.stats()["bottleneck"] == ""
+    assert len(list(it)) == 25
+    s = it.stats()
+    names = [st["stage"] for st in s["stages"]]
+    assert names == ["range (stage 0)", "map (stage 1)", "batch (stage 2)"]
+    assert [st["elements"] for st in s["stages"]] == [200, 200, 25]
+    assert s["stages"][1]["threads"] == 2 and s["stages"][1]["seconds"] >= 0.1
+    assert s["bottleneck"] == "map (stage 1)"
+    assert s["thread_budget"] == os.cpu_count() and s["wall_seconds"] > 0
+
+
+def test_options_and_autotune_within_the_thread_budget():
+    opts = data.Options()
+    opts.autotune.cpu_budget = 2
+    ds = (data.Dataset.range(300).map(lambda x: x + 1, num_parallel_calls=data.AUTOTUNE)
+          .map(lambda x: x * 2, num_parallel_calls=data.AUTOTUNE)
+          .prefetch(data.AUTOTUNE).with_options(opts))
+    assert ds.options().autotune.cpu_budget == 2
+    assert ds.options().autotune.enabled is None
+    it = iter(ds)
+    assert [int(x) for x in it] == [(i + 1) * 2 for i in range(300)]
+    s = it.stats()
+    assert s["thread_budget"] == 2
+    maps = [st for st in s["stages"] if st["stage"].startswith("map")]
+    assert [st["threads"] for st in maps] == [1, 1]
+    off = data.Options()
+    off.autotune.enabled = False
+    merged = ds.with_options(off).options()
+    assert merged.autotune.enabled is False and merged.autotune.cpu_budget == 2
+    with pytest.raises(TypeError, match="Options"):
+        ds.with_options({"autotune": 1})
+    bad = data.Options()
+    bad.autotune.cpu_budget = 0
+    with pytest.raises(InvalidArgumentError, match="thread_budget"):
+        list(ds.with_options(bad))

@@ -66,13 +66,16 @@ namespace inflow::data {
 // without running it (after Filter, say).
 inline constexpr int64_t kInfinite = -1;
 inline constexpr int64_t kUnknown = -2;
-// num_parallel_calls: as many as the machine has hardware threads.
+// num_parallel_calls: chosen while it runs, within the pipeline's thread
+// budget (Options); Prefetch: a buffer that grows while its consumer
+// waits, within the memory budget.
 inline constexpr int kAutotune = -1;
 
 class Dataset;
 namespace internal {
 class DatasetBase;
 class IteratorBase;
+class Pipeline;
 std::shared_ptr<const DatasetBase> BaseOf(const Dataset& d);
 }  // namespace internal
 
@@ -81,8 +84,8 @@ using PredicateFn = std::function<Result<bool>(const Tuple&)>;
 
 struct MapOptions {
   // Elements computed at once, each on a thread of the map's own; 0 or 1:
-  // in the caller's thread, one at a time. kAutotune: the hardware
-  // threads.
+  // in the caller's thread, one at a time. kAutotune: a share of the
+  // pipeline's thread budget, retuned from the stages' measured work.
   int num_parallel_calls = 0;
   // false: an element finished early is handed out before one started
   // earlier (the order then depends on timing).
@@ -128,6 +131,54 @@ struct TFRecordOptions {
   bool shuffle_records = false;
   std::optional<int64_t> seed = std::nullopt;
   bool reshuffle_each_iteration = true;
+};
+
+// Options of a whole pipeline (tf.data's Options): WithOptions anywhere in
+// it; a later WithOptions sets what it sets over an earlier one's.
+struct Options {
+  // The threads its stages may keep busy at once: kAutotune maps share
+  // what the other stages' threads leave (at least one each). Unset: the
+  // machine's hardware threads.
+  std::optional<int> thread_budget = std::nullopt;
+  // The bytes kAutotune prefetch buffers may hold. Unset: an eighth of the
+  // machine's memory.
+  std::optional<int64_t> ram_budget = std::nullopt;
+  // false: kAutotune is fixed (the hardware threads for a map, 2 for a
+  // prefetch), and nothing is retuned while it runs.
+  std::optional<bool> autotune = std::nullopt;
+};
+
+// Iterator::Stats(): what each stage did since the iterator started.
+struct StageStats {
+  std::string stage;  // "map (stage 3)"
+  // Elements it handed out (while it runs, up to 7 behind: its counts
+  // are published every few calls, and at its end).
+  int64_t elements = 0;
+  // Its own work: a map's function time on its threads, or a stage's time
+  // in Next beyond its inputs' (measured on a sample of the calls).
+  double seconds = 0;
+  // seconds over the wall time times its threads (1 when it has none):
+  // 1 means saturated.
+  double busy = 0;
+  // Threads of its own that may compute (an autotuned map's share); 0: it
+  // runs on its consumer's thread.
+  int threads = 0;
+  // Chunks it may hold computed ahead (a parallel map's or prefetch's
+  // buffer; autotuned: its current size), and how full it was on average
+  // when its consumer took from it (0 to 1).
+  int64_t buffer_size = 0;
+  double buffer_fill = 0;
+};
+
+struct IteratorStats {
+  std::vector<StageStats> stages;  // the source first
+  // The stage with the highest `busy`: the one to give more threads (or
+  // make cheaper); empty before any element.
+  std::string bottleneck;
+  double wall_seconds = 0;
+  int thread_budget = 0;
+  // Threads the stages may compute on now (their `threads`, summed).
+  int threads = 0;
 };
 
 class Iterator;
@@ -211,9 +262,10 @@ class Dataset {
   // This dataset's elements, then other's (of the same structure).
   Dataset Concatenate(const Dataset& other) const;
   // A thread that computes up to buffer_size elements ahead (kAutotune:
-  // 2). After a Map with num_parallel_calls > 1 it is fused into the map,
-  // whose buffer holds buffer_size more elements (no thread of its own,
-  // no hand-off per element; the same elements in the same order, and
+  // 2 at first, doubled while its consumer finds it empty, up to 64 and
+  // the memory budget). After a Map with num_parallel_calls > 1 it is fused
+  // into the map, whose buffer holds buffer_size more elements (no thread of
+  // its own, no hand-off per element; the same elements in the same order, and
   // its state is the map's).
   Dataset Prefetch(int64_t buffer_size) const;
 
@@ -226,6 +278,12 @@ class Dataset {
   // its input, also in another process. A pass that stops early keeps
   // nothing.
   Dataset Cache(std::string filename = {}, Env* env = nullptr) const;
+
+  // This dataset with `options` for its whole pipeline (set fields over
+  // those of an earlier WithOptions).
+  Dataset WithOptions(const Options& options) const;
+  // The pipeline's options: those set by WithOptions along it.
+  Options options() const;
 
   // Elements in the dataset, kInfinite or kUnknown.
   int64_t Cardinality() const;
@@ -258,6 +316,10 @@ class Iterator {
   [[nodiscard]] Result<Tuple> Next(const CallOptions& options = {});
   // The position: bytes for Restore().
   [[nodiscard]] Result<std::string> Save();
+  // Each stage's elements, time, threads and buffer since this iterator
+  // started, and the bottleneck. Safe to call from another thread while
+  // Next runs.
+  IteratorStats Stats() const;
   // Moves to a position Save() gave on an iterator of the same pipeline.
   // INVALID_ARGUMENT for the bytes of another pipeline or damaged bytes
   // (they carry a checksum); the iterator is then back at its start.
@@ -266,9 +328,13 @@ class Iterator {
  private:
   friend class Dataset;
   Iterator(std::shared_ptr<const internal::DatasetBase> dataset,
+           std::shared_ptr<internal::Pipeline> pipeline,
            std::unique_ptr<internal::IteratorBase> impl);
   std::shared_ptr<const internal::DatasetBase> dataset_;
+  // Shared by the stages' iterators: destroyed after them.
+  std::shared_ptr<internal::Pipeline> pipeline_;
   std::unique_ptr<internal::IteratorBase> impl_;
+  uint32_t calls_ = 0;  // Next calls, for the autotuner's turns
 };
 
 }  // namespace inflow::data

@@ -27,7 +27,7 @@ from inflow import errors
 from inflow._validate import check_int
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
-           "FixedLengthRecordDataset", "AUTOTUNE", "INFINITE_CARDINALITY",
+           "FixedLengthRecordDataset", "Options", "AUTOTUNE", "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE = -1
@@ -426,12 +426,38 @@ class Dataset:
         return Dataset(self._native.cache(os.fspath(filename)), self._structure)
 
     def prefetch(self, buffer_size, name=None):
+        """Up to buffer_size elements computed ahead on a thread (AUTOTUNE:
+        2 at first, doubled while the consumer finds none ready, within the
+        memory budget)."""
         n = check_int("Dataset.prefetch", "buffer_size", buffer_size)
-        if n == AUTOTUNE:
-            n = 2
-        if n < 1:
+        if n < 1 and n != AUTOTUNE:
             raise ValueError(f"prefetch: buffer_size {n} is not >= 1 (or AUTOTUNE)")
         return Dataset(self._native.prefetch(n), self._structure)
+
+    def with_options(self, options, name=None):
+        """This dataset with `options` (an Options) for its whole pipeline:
+        the fields set there over those of an earlier with_options."""
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options: {type(options).__name__} is not an "
+                            "inflow.data.Options")
+        a = options.autotune
+        budget = a.cpu_budget
+        if budget is None:
+            budget = options.threading.private_threadpool_size
+        if budget is not None:
+            budget = check_int("Options", "autotune.cpu_budget", budget)
+        ram = None if a.ram_budget is None else check_int("Options", "autotune.ram_budget",
+                                                          a.ram_budget)
+        enabled = None if a.enabled is None else bool(a.enabled)
+        return Dataset(self._native.with_options(budget, ram, enabled), self._structure)
+
+    def options(self):
+        """The pipeline's Options: those set by with_options along it."""
+        budget, ram, enabled = self._native.options()
+        out = Options()
+        out.autotune.cpu_budget, out.autotune.ram_budget = budget, ram
+        out.autotune.enabled = enabled
+        return out
 
     # running it
 
@@ -483,6 +509,14 @@ class Iterator:
         value, _ = _unflatten(self._dataset._structure, [_to_user(a) for a in leaves])
         return value
 
+    def stats(self):
+        """What each stage did since this iterator started: a dict with
+        "stages" (source first; each its "stage" name, "elements",
+        "seconds" of its own work, "busy" (1: saturated), "threads",
+        "buffer_size" and mean "buffer_fill"), the "bottleneck" stage's
+        name, "wall_seconds", "thread_budget" and "threads"."""
+        return self._native.stats()
+
     def save(self):
         """The position, as bytes for restore()."""
         return self._native.save()
@@ -505,6 +539,41 @@ class Iterator:
 
     def _restore_swap(self, native):
         self._native = native
+
+
+class AutotuneOptions:
+    """Options.autotune: enabled (False: AUTOTUNE fixed: the hardware
+    threads for a map, 2 for a prefetch), cpu_budget (threads the stages
+    may keep busy; None: the hardware threads), ram_budget (bytes the
+    AUTOTUNE prefetch buffers may hold; None: an eighth of the memory)."""
+
+    def __init__(self):
+        self.enabled = None
+        self.cpu_budget = None
+        self.ram_budget = None
+
+
+class ThreadingOptions:
+    """Options.threading: private_threadpool_size, the thread budget when
+    autotune.cpu_budget is not set."""
+
+    def __init__(self):
+        self.private_threadpool_size = None
+
+
+class Options:
+    """tf.data.Options' names for what inflow's pipeline takes: autotune
+    (AutotuneOptions) and threading (ThreadingOptions); fields left None
+    are not set."""
+
+    def __init__(self):
+        self.autotune = AutotuneOptions()
+        self.threading = ThreadingOptions()
+
+    def __repr__(self):
+        a = self.autotune
+        return (f"Options(autotune.enabled={a.enabled}, autotune.cpu_budget={a.cpu_budget}, "
+                f"autotune.ram_budget={a.ram_budget})")
 
 
 class TextLineDataset(Dataset):
