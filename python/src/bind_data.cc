@@ -253,10 +253,13 @@ void BindDatasetClass(nb::module_& m) {
              return Wrap(d.ds.FlatMap(PythonDatasetFn(fn)));
            })
       .def("interleave_py",
-           [](const PyDataset& d, nb::handle fn, int64_t cycle, int64_t block) {
-             return Wrap(d.ds.Interleave(
-                 PythonDatasetFn(fn),
-                 {.cycle_length = cycle, .block_length = block}));
+           [](const PyDataset& d, nb::handle fn, int64_t cycle, int64_t block,
+              int threads, bool deterministic) {
+             return Wrap(d.ds.Interleave(PythonDatasetFn(fn),
+                                         {.cycle_length = cycle,
+                                          .block_length = block,
+                                          .num_parallel_calls = threads,
+                                          .deterministic = deterministic}));
            })
       .def("unbatch", [](const PyDataset& d) { return Wrap(d.ds.Unbatch()); })
       .def(

@@ -53,7 +53,9 @@ Dataset Dataset::TFRecord(std::vector<std::string> files,
           [options](Tuple file) -> Result<Dataset> {
             return TFRecord({file[0].flat<std::string>()[0]}, options);
           },
-          {.cycle_length = reads, .block_length = 1});
+          {.cycle_length = reads,
+           .block_length = 1,
+           .num_parallel_calls = static_cast<int>(reads)});
 }
 Dataset Dataset::Zip(std::vector<Dataset> datasets) {
   std::vector<DatasetPtr> inputs;
@@ -85,7 +87,8 @@ Dataset Dataset::FlatMap(DatasetFn fn) const {
 }
 Dataset Dataset::Interleave(DatasetFn fn, InterleaveOptions options) const {
   return Dataset(internal::MakeInterleave(
-      base_, std::move(fn), options.cycle_length, options.block_length));
+      base_, std::move(fn), options.cycle_length, options.block_length,
+      options.num_parallel_calls, options.deterministic));
 }
 Dataset Dataset::Unbatch() const {
   return Dataset(internal::MakeUnbatch(base_));

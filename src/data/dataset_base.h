@@ -263,7 +263,7 @@ DatasetPtr MakeConcatenate(DatasetPtr first, DatasetPtr second);
 DatasetPtr MakePaddedBatch(DatasetPtr input, int64_t batch_size,
                            PaddedBatchOptions options);
 DatasetPtr MakeInterleave(DatasetPtr input, DatasetFn fn, int64_t cycle,
-                          int64_t block);
+                          int64_t block, int threads, bool deterministic);
 DatasetPtr MakeFlatMap(DatasetPtr input, DatasetFn fn);
 DatasetPtr MakeUnbatch(DatasetPtr input);
 // TFRecord read by record number (options.index or shuffle_records).

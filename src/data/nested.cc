@@ -10,10 +10,16 @@
 // the element it is splitting and how many rows it handed out.
 
 #include <algorithm>
+#include <deque>
+#include <memory>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "inflow/core/mutex.h"
+#include "inflow/threads/thread.h"
 
 #include "data/dataset_base.h"
 
@@ -29,14 +35,17 @@ using Element = std::optional<Tuple>;
 class InterleaveDataset final : public DatasetBase {
  public:
   InterleaveDataset(DatasetPtr input, DatasetFn fn, std::string kind,
-                    int64_t cycle, int64_t block)
+                    int64_t cycle, int64_t block, int threads,
+                    bool deterministic)
       : DatasetBase(std::move(kind), {std::move(input)},
-                    Check(fn, cycle, block)),
+                    Check(fn, cycle, block, threads)),
         fn_(std::move(fn)),
-        cycle_(cycle > 0
-                   ? cycle
-                   : std::max<int64_t>(1, std::thread::hardware_concurrency())),
-        block_(block) {}
+        cycle_(cycle > 0 ? cycle : HardwareThreads()),
+        block_(block),
+        threads_(threads == kAutotune ? static_cast<int>(std::min<int64_t>(
+                                            cycle_, HardwareThreads()))
+                                      : threads),
+        deterministic_(deterministic) {}
   int64_t Cardinality() const override {
     const int64_t c = input().Cardinality();
     return c == 0 ? 0 : kUnknown;
@@ -47,13 +56,27 @@ class InterleaveDataset final : public DatasetBase {
   }
 
  private:
-  static Status Check(const DatasetFn& fn, int64_t cycle, int64_t block) {
+  static Status Check(const DatasetFn& fn, int64_t cycle, int64_t block,
+                      int threads) {
     if (!fn) return InvalidArgumentError("no function");
     if (cycle < 0) return InvalidArgumentError("cycle_length must be >= 0");
     if (block < 1) return InvalidArgumentError("block_length must be >= 1");
+    if (threads < 0 && threads != kAutotune) {
+      return InvalidArgumentError("num_parallel_calls " +
+                                  std::to_string(threads) +
+                                  " is not >= 0 or kAutotune");
+    }
     return OkStatus();
   }
 
+  // Sequential (threads_ <= 1): the consumer reads each slot's iterator.
+  // Parallel: threads_ workers pull each open slot's elements ahead, in
+  // chunks, into the slot's buffer (the slot the consumer needs soonest
+  // first); the consumer takes them in the same cycle order (or, not
+  // deterministic, from any slot with one ready when its own has none).
+  // The state of an open slot is its inner iterator's state before the
+  // first element not handed out and how many of its chunk come before
+  // that element: the same fields whatever the parallelism.
   class It final : public IteratorBase {
    public:
     It(const InterleaveDataset& d, IteratorContext c, ItPtr in)
@@ -61,33 +84,28 @@ class InterleaveDataset final : public DatasetBase {
           context_(c),
           in_(std::move(in)),
           slots_(static_cast<size_t>(d.cycle_)) {}
+    ~It() override { StopThreads(); }
 
     // tf.data's InterleaveDatasetOp::Iterator::GetNextInternal.
     Result<Element> Next(const CallOptions& o) override {
+      // Parallel: every slot open, so that each one's workers can read
+      // ahead. The slots take the input's elements in the order the
+      // cycle comes to them, which is the order it would open them in.
+      if (parallel()) INFLOW_RETURN_IF_ERROR(FillCycle(o));
       while (!end_of_input_ || open_ > 0) {
         Slot& s = slots_[cycle_index_];
-        if (s.it != nullptr) {
-          INFLOW_ASSIGN_OR_RETURN(Element e, s.it->Next(o));
-          if (e) {
-            if (++block_index_ == d_.block_) Advance();
-            return e;
+        if (s.open) {
+          INFLOW_ASSIGN_OR_RETURN(Item item, Take(s, o));
+          if (!item.end) {
+            // An error keeps the turn (tf.data's order).
+            if (!item.value.ok()) return item.value.status();
+            if (!item.from_other && ++block_index_ == d_.block_) Advance();
+            return Element(std::move(item.value).value());
           }
-          s = Slot();
-          --open_;
+          Close(s);
           Advance();
         } else if (!end_of_input_) {
-          StateWriter w;
-          INFLOW_RETURN_IF_ERROR(in_->Save(w));
-          std::string snapshot = w.Take();
-          INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
-          if (!e) {
-            end_of_input_ = true;
-            continue;
-          }
-          INFLOW_RETURN_IF_ERROR(Open(std::move(*e), count_, s));
-          s.snapshot = std::move(snapshot);
-          s.element = count_++;
-          ++open_;
+          INFLOW_RETURN_IF_ERROR(OpenNext(s, o));
         } else {
           Advance();
         }
@@ -96,22 +114,39 @@ class InterleaveDataset final : public DatasetBase {
     }
 
     Status Save(StateWriter& w) override {
+      MutexLock l(&mu_);
       w.Tag(d_.kind());
       w.Int(cycle_index_);
       w.Int(block_index_);
       w.Int(end_of_input_ ? 1 : 0);
       w.Int(count_);
       for (Slot& s : slots_) {
-        w.Int(s.it != nullptr ? 1 : 0);
-        if (s.it == nullptr) continue;
+        w.Int(s.open ? 1 : 0);
+        if (!s.open) continue;
         w.Int(s.element);
         w.Bytes(s.snapshot);
-        INFLOW_RETURN_IF_ERROR(s.it->Save(w));
+        // The inner position: before the oldest element not handed out.
+        std::string inner;
+        int64_t skip = 0;
+        if (!s.buffer.empty()) {
+          inner = *s.buffer.front().chunk;
+          skip = s.buffer.front().index;
+        } else if (s.claimed) {
+          inner = *s.chunk;
+          skip = s.pushed;
+        } else {
+          StateWriter iw;
+          INFLOW_RETURN_IF_ERROR(s.it->Save(iw));
+          inner = iw.Take();
+        }
+        w.Bytes(inner);
+        w.Int(skip);
       }
       return in_->Save(w);
     }
 
     Status Restore(StateReader& r) override {
+      StopThreads();
       INFLOW_RETURN_IF_ERROR(r.Tag(d_.kind()));
       INFLOW_ASSIGN_OR_RETURN(cycle_index_,
                               r.IntIn("cycle index", 0, d_.cycle_ - 1));
@@ -122,7 +157,7 @@ class InterleaveDataset final : public DatasetBase {
       INFLOW_ASSIGN_OR_RETURN(count_, r.IntIn("elements", 0, INT64_MAX / 4));
       open_ = 0;
       for (Slot& s : slots_) {
-        s = Slot();
+        s.Reset();
         INFLOW_ASSIGN_OR_RETURN(int64_t has, r.IntIn("open", 0, 1));
         if (has == 0) continue;
         INFLOW_ASSIGN_OR_RETURN(s.element, r.IntIn("element", 0, count_));
@@ -132,19 +167,148 @@ class InterleaveDataset final : public DatasetBase {
         INFLOW_ASSIGN_OR_RETURN(ItPtr again, d_.input().MakeIterator(context_));
         INFLOW_ASSIGN_OR_RETURN(Tuple e, ElementAt(*again, snapshot, d_));
         INFLOW_RETURN_IF_ERROR(Open(std::move(e), s.element, s));
-        INFLOW_RETURN_IF_ERROR(s.it->Restore(r));
+        INFLOW_ASSIGN_OR_RETURN(std::string_view inner, r.Bytes());
+        INFLOW_RETURN_IF_ERROR(RestoreFrom(*s.it, inner, d_));
+        INFLOW_ASSIGN_OR_RETURN(int64_t skip, r.IntIn("skip", 0, 1 << 20));
+        for (int64_t k = 0; k < skip; ++k) {
+          INFLOW_ASSIGN_OR_RETURN(Element pulled, s.it->Next({}));
+          if (!pulled) {
+            return InvalidArgumentError(
+                d_.label() + ": an inner dataset ended before a saved element");
+          }
+        }
+        s.open = true;
         ++open_;
       }
       return in_->Restore(r);
     }
 
    private:
+    // A slot's element, pulled ahead (parallel) or at once (sequential).
+    struct Item {
+      Result<Tuple> value = Tuple();
+      bool end = false;  // the inner dataset ended
+      // The inner state before its chunk, and its place in the chunk.
+      std::shared_ptr<const std::string> chunk;
+      int64_t index = 0;
+      bool from_other = false;  // not deterministic: another slot's
+    };
     struct Slot {
       DatasetPtr dataset;  // fn(element), alive while `it` reads it
       ItPtr it;
       std::string snapshot;  // the input's state before its element
       int64_t element = 0;   // that element's position
+      bool open = false;
+      // Parallel, under mu_: the elements pulled ahead; whether a worker
+      // is pulling (it alone then uses `it`), the inner state before its
+      // chunk and the elements of it pushed so far; whether the end was
+      // pulled.
+      std::deque<Item> buffer;
+      bool claimed = false;
+      std::shared_ptr<const std::string> chunk;
+      int64_t pushed = 0;
+      bool ended = false;
+      void Reset() { *this = Slot(); }
     };
+
+    bool parallel() const { return d_.threads_ > 1; }
+
+    // The slot's next element: its iterator's (sequential), or the first
+    // its workers pulled, waited for.
+    Result<Item> Take(Slot& s, const CallOptions& o) {
+      if (!parallel()) {
+        Item item;
+        Result<Element> e = s.it->Next(o);
+        if (!e.ok()) {
+          item.value = e.status();
+        } else if (!e->has_value()) {
+          item.end = true;
+        } else {
+          item.value = std::move(**e);
+        }
+        return item;
+      }
+      INFLOW_RETURN_IF_ERROR(StartThreads());
+      std::stop_callback wake(o.stop, [this] {
+        MutexLock w(&mu_);
+        ready_cv_.SignalAll();
+      });
+      MutexLock l(&mu_);
+      const CondVar::Clock::time_point deadline =
+          o.timeout.has_value() ? CondVar::Clock::now() + *o.timeout
+                                : CondVar::Clock::time_point::max();
+      for (;;) {
+        if (!s.buffer.empty()) return Pop(s);
+        if (!d_.deterministic_) {
+          for (Slot& other : slots_) {
+            if (&other == &s || !other.open || other.buffer.empty() ||
+                other.buffer.front().end) {
+              continue;
+            }
+            Item item = Pop(other);
+            item.from_other = true;
+            return item;
+          }
+        }
+        if (o.stop.stop_requested()) {
+          return CancelledError(d_.label() + ": cancelled");
+        }
+        waiting_ = &s;
+        work_cv_.SignalAll();  // the slot needed now goes first
+        bool in_time = true;
+        if (deadline == CondVar::Clock::time_point::max()) {
+          ready_cv_.Wait(&mu_);
+        } else {
+          in_time = ready_cv_.WaitUntil(&mu_, deadline);
+        }
+        waiting_ = nullptr;
+        if (!in_time && s.buffer.empty()) {
+          return DeadlineExceededError(d_.label() + ": no element in time");
+        }
+      }
+    }
+
+    Item Pop(Slot& s) INFLOW_REQUIRES(mu_) {
+      Item item = std::move(s.buffer.front());
+      s.buffer.pop_front();
+      work_cv_.SignalAll();  // room in its buffer
+      return item;
+    }
+
+    // The input's next element's dataset into `s` (or the end of input).
+    Status OpenNext(Slot& s, const CallOptions& o) {
+      StateWriter w;
+      INFLOW_RETURN_IF_ERROR(in_->Save(w));
+      std::string snapshot = w.Take();
+      INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+      if (!e) {
+        end_of_input_ = true;
+        return OkStatus();
+      }
+      INFLOW_RETURN_IF_ERROR(Open(std::move(*e), count_, s));
+      s.snapshot = std::move(snapshot);
+      s.element = count_++;
+      MutexLock l(&mu_);
+      s.open = true;
+      ++open_;
+      work_cv_.SignalAll();
+      return OkStatus();
+    }
+
+    // Opens the closed slots in cycle order from the current one.
+    Status FillCycle(const CallOptions& o) {
+      for (int64_t k = 0; k < d_.cycle_ && !end_of_input_; ++k) {
+        Slot& s = slots_[(cycle_index_ + k) % d_.cycle_];
+        if (!s.open) INFLOW_RETURN_IF_ERROR(OpenNext(s, o));
+      }
+      return OkStatus();
+    }
+
+    void Close(Slot& s) {
+      MutexLock l(&mu_);
+      s.Reset();  // its worker is done with it: the end was its last pull
+      --open_;
+    }
 
     void Advance() {
       block_index_ = 0;
@@ -168,10 +332,121 @@ class InterleaveDataset final : public DatasetBase {
       return OkStatus();
     }
 
+    Status StartThreads() {
+      if (!threads_.empty()) return OkStatus();
+      {
+        MutexLock l(&mu_);
+        stopping_ = false;
+      }
+      for (int t = 0; t < d_.threads_; ++t) {
+        auto thread = std::make_unique<Thread>(
+            "inflow-data-" + d_.kind() + "-" + std::to_string(t),
+            [this](std::stop_token stop) { Work(stop); });
+        if (Status s = thread->Start(); !s.ok()) {
+          StopThreads();
+          return s.WithContext(d_.label() + ": starting its threads");
+        }
+        threads_.push_back(std::move(thread));
+      }
+      return OkStatus();
+    }
+
+    void StopThreads() {
+      {
+        MutexLock l(&mu_);
+        stopping_ = true;
+        work_cv_.SignalAll();
+        ready_cv_.SignalAll();
+      }
+      for (auto& t : threads_) t->RequestStop();
+      threads_.clear();  // joins
+      MutexLock l(&mu_);
+      for (Slot& s : slots_) {
+        s.buffer.clear();
+        s.claimed = false;
+        s.ended = false;
+      }
+    }
+
+    // The open slot that needs elements soonest: the one the consumer
+    // waits for, else in cycle order from the consumer's.
+    Slot* NextToFill() INFLOW_REQUIRES(mu_) {
+      if (waiting_ != nullptr && !waiting_->claimed && !waiting_->ended &&
+          waiting_->open) {
+        return waiting_;
+      }
+      for (int64_t k = 0; k < d_.cycle_; ++k) {
+        Slot& s = slots_[(cycle_index_ + k) % d_.cycle_];
+        if (s.open && !s.claimed && !s.ended &&
+            static_cast<int64_t>(s.buffer.size()) < kSlotBuffer) {
+          return &s;
+        }
+      }
+      return nullptr;
+    }
+
+    void Work(std::stop_token stop) {
+      CallOptions call;
+      call.stop = stop;
+      MutexLock l(&mu_);
+      while (!stopping_) {
+        Slot* s = NextToFill();
+        if (s == nullptr) {
+          work_cv_.Wait(&mu_);
+          continue;
+        }
+        StateWriter w;
+        Status saved = s->it->Save(w);
+        s->claimed = true;
+        s->chunk = std::make_shared<const std::string>(w.Take());
+        s->pushed = 0;
+        IteratorBase* it = s->it.get();
+        for (int64_t k = 0; k < kChunk && !stopping_; ++k) {
+          Item item;
+          item.chunk = s->chunk;
+          item.index = s->pushed;
+          if (!saved.ok()) {
+            item.value = saved;
+          } else {
+            mu_.unlock();
+            Result<Element> e = it->Next(call);
+            mu_.lock();
+            if (stopping_) break;
+            if (!e.ok()) {
+              item.value = e.status();
+            } else if (!e->has_value()) {
+              item.end = true;
+              s->ended = true;
+            } else {
+              item.value = std::move(**e);
+            }
+          }
+          s->buffer.push_back(std::move(item));
+          ++s->pushed;
+          if (waiting_ == s || !d_.deterministic_) ready_cv_.SignalAll();
+          if (s->ended || !saved.ok() ||
+              static_cast<int64_t>(s->buffer.size()) >= kSlotBuffer) {
+            break;
+          }
+        }
+        s->claimed = false;
+        if (waiting_ != nullptr) ready_cv_.SignalAll();
+      }
+    }
+
+    static constexpr int64_t kChunk = 8;        // elements a worker pulls
+    static constexpr int64_t kSlotBuffer = 16;  // elements a slot holds
+
     const InterleaveDataset& d_;
     const IteratorContext context_;
-    ItPtr in_;
+    ItPtr in_;  // the consumer's
+    Mutex mu_;
+    CondVar work_cv_;   // workers wait for a slot to fill
+    CondVar ready_cv_;  // the consumer waits for its slot's element
     std::vector<Slot> slots_;
+    Slot* waiting_ INFLOW_GUARDED_BY(mu_) = nullptr;
+    bool stopping_ INFLOW_GUARDED_BY(mu_) = false;
+    std::vector<std::unique_ptr<Thread>> threads_;
     int64_t cycle_index_ = 0;
     int64_t block_index_ = 0;
     int64_t open_ = 0;
@@ -182,6 +457,8 @@ class InterleaveDataset final : public DatasetBase {
   const DatasetFn fn_;
   const int64_t cycle_;
   const int64_t block_;
+  const int threads_;  // <= 1: sequential
+  const bool deterministic_;
 };
 
 class UnbatchDataset final : public DatasetBase {
@@ -285,13 +562,14 @@ class UnbatchDataset final : public DatasetBase {
 }  // namespace
 
 DatasetPtr MakeInterleave(DatasetPtr input, DatasetFn fn, int64_t cycle,
-                          int64_t block) {
+                          int64_t block, int threads, bool deterministic) {
   return std::make_shared<InterleaveDataset>(std::move(input), std::move(fn),
-                                             "interleave", cycle, block);
+                                             "interleave", cycle, block,
+                                             threads, deterministic);
 }
 DatasetPtr MakeFlatMap(DatasetPtr input, DatasetFn fn) {
   return std::make_shared<InterleaveDataset>(std::move(input), std::move(fn),
-                                             "flat_map", 1, 1);
+                                             "flat_map", 1, 1, 0, true);
 }
 DatasetPtr MakeUnbatch(DatasetPtr input) {
   return std::make_shared<UnbatchDataset>(std::move(input));

@@ -5,12 +5,14 @@
 
 #include "inflow/data/dataset.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -580,6 +582,95 @@ TEST(DatasetTest, AStalledInputStillDeliversWhatItGave) {
   }
   EXPECT_TRUE(IsOutOfRange(it->Next().status()));
   watchdog.join();
+}
+
+// Parallel interleave: the sequential order at 1..8 threads, with inner
+// datasets of uneven cost and errors in their place; a dataset that is
+// blocked holds the rest back only when deterministic (a Next waiting for
+// it times out and loses nothing), and not deterministic the others'
+// elements come out meanwhile.
+TEST(DatasetTest,
+     AParallelInterleaveKeepsTheOrderAndABlockedDatasetOnlyWhenDeterministic) {
+  auto inner = [](Tuple e) -> Result<Dataset> {
+    const int64_t x = e[0].flat<int64_t>()[0];
+    return Dataset::Range(x * 100, x * 100 + x % 7)
+        .Map([](Tuple v) -> Result<Tuple> {
+          const int64_t y = v[0].flat<int64_t>()[0];
+          if (y == 1304) return InvalidArgumentError("1304 is bad");
+          volatile int64_t spin = (y % 5) * 2000;
+          while (spin > 0) spin = spin - 1;
+          return v;
+        });
+  };
+  auto run = [&](int p) {
+    Result<Iterator> it = Dataset::Range(1, 30)
+                              .Interleave(inner, {.cycle_length = 4,
+                                                  .block_length = 3,
+                                                  .num_parallel_calls = p})
+                              .MakeIterator();
+    EXPECT_TRUE(it.ok());
+    std::vector<std::string> out;
+    for (;;) {
+      Result<Tuple> e = it->Next();
+      if (IsOutOfRange(e.status())) break;
+      out.push_back(e.ok() ? std::to_string((*e)[0].flat<int64_t>()[0])
+                           : e.status().ToString());
+    }
+    return out;
+  };
+  const std::vector<std::string> want = run(1);
+  ASSERT_GT(want.size(), 50u);
+  EXPECT_NE(
+      std::find(want.begin(), want.end(),
+                "INVALID_ARGUMENT: map (stage 1), element 4: 1304 is bad"),
+      want.end());
+  for (int p = 2; p <= 8; ++p) EXPECT_EQ(run(p), want) << p;
+
+  // Element 0's dataset waits for `gate`; element 1's does not.
+  for (const bool deterministic : {true, false}) {
+    std::promise<void> open;
+    std::shared_future<void> gate = open.get_future().share();
+    auto gated = [gate](Tuple e) -> Result<Dataset> {
+      const int64_t x = e[0].flat<int64_t>()[0];
+      Dataset d = Dataset::Range(x * 10, x * 10 + 3);
+      if (x != 0) return d;
+      return d.Map([gate](Tuple v) -> Result<Tuple> {
+        gate.wait();
+        return v;
+      });
+    };
+    Result<Iterator> it =
+        Dataset::Range(2)
+            .Interleave(gated, {.cycle_length = 2,
+                                .num_parallel_calls = 2,
+                                .deterministic = deterministic})
+            .MakeIterator();
+    ASSERT_TRUE(it.ok());
+    std::vector<int64_t> got;
+    if (deterministic) {
+      Result<Tuple> e = it->Next({.timeout = std::chrono::milliseconds(20)});
+      EXPECT_TRUE(IsDeadlineExceeded(e.status())) << e.status();
+    } else {
+      for (int k = 0; k < 3; ++k) {
+        Result<Tuple> e = it->Next();
+        ASSERT_TRUE(e.ok()) << e.status();
+        got.push_back((*e)[0].flat<int64_t>()[0]);
+      }
+      EXPECT_EQ(got, (std::vector<int64_t>{10, 11, 12}));
+    }
+    open.set_value();
+    for (;;) {
+      Result<Tuple> e = it->Next();
+      if (IsOutOfRange(e.status())) break;
+      ASSERT_TRUE(e.ok()) << e.status();
+      got.push_back((*e)[0].flat<int64_t>()[0]);
+    }
+    if (deterministic) {
+      EXPECT_EQ(got, (std::vector<int64_t>{0, 10, 1, 11, 2, 12}));
+    } else {
+      EXPECT_EQ(got, (std::vector<int64_t>{10, 11, 12, 0, 1, 2}));
+    }
+  }
 }
 
 }  // namespace

@@ -70,6 +70,9 @@ PIPELINES = {
     "interleave_blocks": lambda D: D.range(1, 8).interleave(
         lambda x: D.range(x * 10, x * 10 + x).map(lambda y: y * 2),
         cycle_length=3, block_length=2),
+    "interleave_parallel": lambda D: D.range(1, 9).interleave(
+        lambda x: D.range(x * 10, x * 10 + x).map(lambda y: y + 1),
+        cycle_length=3, block_length=2, num_parallel_calls=3),
     "unbatch": lambda D: D.range(11).batch(4).unbatch(),
     "padded_batch": lambda D: D.range(1, 8).map(
         lambda x: tf.fill([x], x) if D is tf.data.Dataset else np.full([x], x)

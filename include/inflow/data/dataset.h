@@ -98,6 +98,13 @@ struct InterleaveOptions {
   int64_t cycle_length = 0;
   // Elements taken from one before moving to the next.
   int64_t block_length = 1;
+  // > 1: that many threads read the open datasets ahead (kAutotune: up to
+  // cycle_length, the hardware threads); the same elements in the same
+  // order (and the same checkpoints) as reading them in turn.
+  int num_parallel_calls = 0;
+  // false: when the dataset whose turn it is has nothing ready, an element
+  // another one has is handed out first.
+  bool deterministic = true;
 };
 
 struct PaddedBatchOptions {
@@ -113,11 +120,12 @@ struct TFRecordOptions {
   CompressionType compression = CompressionType::kNone;
   size_t buffer_size = 256 << 10;
   Env* env = nullptr;  // nullptr: Env::Default()
-  // TFRecord only: > 1 reads that many files at once and hands out their
-  // records in turn, one each (tf.data's order: the interleave of the
-  // files with cycle_length num_parallel_reads, block_length 1; a file
-  // that ends gives its place to the next one); kAutotune: the hardware
-  // threads. 1: the files one after another.
+  // TFRecord only: > 1 reads that many files at once, on that many
+  // threads, and hands out their records in turn, one each (tf.data's
+  // order: the interleave of the files with cycle_length
+  // num_parallel_reads, block_length 1; a file that ends gives its place
+  // to the next one); kAutotune: the hardware threads. 1: the files one
+  // after another.
   int num_parallel_reads = 1;
   // TFRecord only. Set: each record is read by its number, through each
   // file's record index (io/record_index.h; this mode says whether

@@ -284,15 +284,22 @@ class Dataset:
     def interleave(self, map_func, cycle_length=None, block_length=None,
                    num_parallel_calls=None, deterministic=None, name=None):
         """tf.data's interleave: cycle_length of the map_func(element)
-        datasets read in turn, block_length elements each (the calls run in
-        turn: num_parallel_calls is accepted and not used yet)."""
+        datasets read in turn, block_length elements each. num_parallel_calls
+        > 1 (or AUTOTUNE) reads the open datasets ahead on that many threads
+        (map_func itself is called in turn), in the same order unless
+        deterministic=False."""
         cycle = 0 if cycle_length is None or cycle_length == AUTOTUNE else \
             check_int("Dataset.interleave", "cycle_length", cycle_length, 1)
         block = 1 if block_length is None else \
             check_int("Dataset.interleave", "block_length", block_length, 1)
-        return self._nested("interleave", map_func, cycle, block)
+        calls = 0 if num_parallel_calls is None else \
+            check_int("Dataset.interleave", "num_parallel_calls", num_parallel_calls)
+        if calls < AUTOTUNE:
+            raise ValueError(f"interleave: num_parallel_calls {calls} is below -1 (AUTOTUNE)")
+        return self._nested("interleave", map_func, cycle, block, calls,
+                            True if deterministic is None else bool(deterministic))
 
-    def _nested(self, kind, map_func, cycle, block):
+    def _nested(self, kind, map_func, cycle, block, calls=0, deterministic=True):
         if not callable(map_func):
             raise TypeError(f"{kind}: map_func is not callable")
         in_structure = self._structure
@@ -309,7 +316,8 @@ class Dataset:
 
         if kind == "flat_map":
             return Dataset(self._native.flat_map_py(call), out_structure)
-        return Dataset(self._native.interleave_py(call, cycle, block), out_structure)
+        return Dataset(self._native.interleave_py(call, cycle, block, calls, deterministic),
+                       out_structure)
 
     def unbatch(self, name=None):
         """Each element split along its first dimension."""
