@@ -17,6 +17,8 @@
 #include "inflow/io/env.h"
 
 #include "data/dataset_base.h"
+#include "io/input_stream.h"
+#include "io/zlib_source.h"
 
 namespace inflow::data::internal {
 namespace {
@@ -25,18 +27,40 @@ Env& EnvOf(const TFRecordOptions& o) {
   return o.env != nullptr ? *o.env : Env::Default();
 }
 
-Status Uncompressed(const TFRecordOptions& o, std::string_view what) {
-  if (o.compression == CompressionType::kNone) return OkStatus();
-  return UnimplementedError(std::string(what) +
-                            " reads uncompressed files only");
+// A file's bytes, inflated when `o` says it is compressed, from stream
+// offset `at`.
+Result<std::unique_ptr<inflow::internal::ByteSource>> OpenSource(
+    const TFRecordOptions& o, const std::string& name, uint64_t at,
+    const DatasetBase& stage) {
+  Result<std::unique_ptr<RandomAccessFile>> f =
+      EnvOf(o).NewRandomAccessFile(name);
+  if (!f.ok()) return f.status().WithContext(stage.label());
+  std::unique_ptr<inflow::internal::ByteSource> source =
+      inflow::internal::NewByteSource(
+          std::shared_ptr<const RandomAccessFile>(std::move(f).value()),
+          o.compression, ZlibOptions{});
+  if (Status s = source->SeekTo(at); !s.ok()) {
+    return s.WithContext(stage.label());
+  }
+  return source;
+}
+
+// At the end of `source`: DATA_LOSS when it is a compressed stream cut
+// short (its last bytes lost).
+Status CheckEnded(const inflow::internal::ByteSource& source,
+                  const std::string& name, const DatasetBase& stage) {
+  const auto* zlib = dynamic_cast<const inflow::internal::ZlibSource*>(&source);
+  if (zlib == nullptr || zlib->ended_cleanly()) return OkStatus();
+  return DataLossError(stage.label() + ": the compressed stream of " + name +
+                       " is cut short (its end and checksum are missing)");
 }
 
 class TextLineDataset final : public DatasetBase {
  public:
   TextLineDataset(std::vector<std::string> files, TFRecordOptions options)
-      : DatasetBase("text_line", {},
-                    files.empty() ? InvalidArgumentError("no files")
-                                  : Uncompressed(options, "text_line")),
+      : DatasetBase(
+            "text_line", {},
+            files.empty() ? InvalidArgumentError("no files") : OkStatus()),
         files_(std::move(files)),
         options_(options) {}
   int64_t Cardinality() const override { return kUnknown; }
@@ -51,7 +75,7 @@ class TextLineDataset final : public DatasetBase {
     explicit It(const TextLineDataset& d) : d_(d) {}
     Result<std::optional<Tuple>> Next(const CallOptions&) override {
       while (file_ < d_.files_.size()) {
-        if (file_handle_ == nullptr) INFLOW_RETURN_IF_ERROR(Open());
+        if (source_ == nullptr) INFLOW_RETURN_IF_ERROR(Open());
         std::string line;
         bool got = false;
         for (;;) {
@@ -67,6 +91,13 @@ class TextLineDataset final : public DatasetBase {
           offset_ += buffer_.size() - pos_;
           INFLOW_ASSIGN_OR_RETURN(bool more, Fill());
           if (!more) {
+            if (Status s = CheckEnded(*source_, d_.files_[file_], d_);
+                !s.ok()) {
+              source_.reset();  // reported once; then the next file
+              ++file_;
+              offset_ = 0;
+              return s;
+            }
             got = !line.empty();
             break;
           }
@@ -75,7 +106,7 @@ class TextLineDataset final : public DatasetBase {
           if (!line.empty() && line.back() == '\r') line.pop_back();
           return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(line))});
         }
-        file_handle_.reset();
+        source_.reset();
         ++file_;
         offset_ = 0;
       }
@@ -94,18 +125,15 @@ class TextLineDataset final : public DatasetBase {
           r.IntIn("file", 0, static_cast<int64_t>(d_.files_.size())));
       INFLOW_ASSIGN_OR_RETURN(int64_t offset, r.IntIn("offset", 0, INT64_MAX));
       file_ = static_cast<size_t>(file);
-      file_handle_.reset();
+      source_.reset();
       offset_ = static_cast<uint64_t>(offset);
       return OkStatus();
     }
 
    private:
     Status Open() {
-      Result<std::unique_ptr<RandomAccessFile>> f =
-          EnvOf(d_.options_).NewRandomAccessFile(d_.files_[file_]);
-      if (!f.ok()) return f.status().WithContext(d_.label());
-      file_handle_ = std::move(f).value();
-      read_at_ = offset_;
+      INFLOW_ASSIGN_OR_RETURN(
+          source_, OpenSource(d_.options_, d_.files_[file_], offset_, d_));
       buffer_.clear();
       pos_ = 0;
       return OkStatus();
@@ -113,20 +141,17 @@ class TextLineDataset final : public DatasetBase {
     // The next chunk of the file into buffer_; false at its end.
     Result<bool> Fill() {
       buffer_.resize(d_.options_.buffer_size);
-      Result<size_t> n =
-          file_handle_->Read(read_at_, buffer_.size(), buffer_.data());
+      Result<size_t> n = source_->Read(buffer_.data(), buffer_.size());
       if (!n.ok()) return n.status().WithContext(d_.label());
       buffer_.resize(*n);
-      read_at_ += *n;
       pos_ = 0;
       return *n > 0;
     }
 
     const TextLineDataset& d_;
     size_t file_ = 0;
-    uint64_t offset_ = 0;   // of the next line
-    uint64_t read_at_ = 0;  // of the byte after buffer_
-    std::unique_ptr<RandomAccessFile> file_handle_;
+    uint64_t offset_ = 0;  // of the next line, in the (inflated) stream
+    std::unique_ptr<inflow::internal::ByteSource> source_;
     std::string buffer_;
     size_t pos_ = 0;
   };
@@ -146,7 +171,8 @@ Status CheckFixedLength(const std::vector<std::string>& files, int64_t record,
   if (header < 0 || footer < 0) {
     return InvalidArgumentError("header_bytes and footer_bytes must be >= 0");
   }
-  return Uncompressed(o, "fixed_length_record");
+  (void)o;
+  return OkStatus();
 }
 
 class FixedLengthDataset final : public DatasetBase {
@@ -171,6 +197,9 @@ class FixedLengthDataset final : public DatasetBase {
    public:
     explicit It(const FixedLengthDataset& d) : d_(d) {}
     Result<std::optional<Tuple>> Next(const CallOptions&) override {
+      if (d_.options_.compression != CompressionType::kNone) {
+        return NextCompressed();
+      }
       while (file_ < d_.files_.size()) {
         if (file_handle_ == nullptr) INFLOW_RETURN_IF_ERROR(Open());
         if (record_ < records_) {
@@ -208,6 +237,7 @@ class FixedLengthDataset final : public DatasetBase {
       INFLOW_ASSIGN_OR_RETURN(record_, r.IntIn("record", 0, INT64_MAX / 4));
       file_ = static_cast<size_t>(file);
       file_handle_.reset();
+      stream_.reset();
       return OkStatus();
     }
 
@@ -237,11 +267,56 @@ class FixedLengthDataset final : public DatasetBase {
       return OkStatus();
     }
 
+    // A compressed file: its length is known at its end only, so each
+    // record is handed out once the footer's bytes after it are read
+    // (tf.data's way); a body that is not whole records is DATA_LOSS
+    // there, after the whole records (TF's message and code).
+    Result<std::optional<Tuple>> NextCompressed() {
+      const size_t want = static_cast<size_t>(d_.record_ + d_.footer_);
+      while (file_ < d_.files_.size()) {
+        if (stream_ == nullptr) {
+          const uint64_t at =
+              static_cast<uint64_t>(d_.header_ + record_ * d_.record_);
+          INFLOW_ASSIGN_OR_RETURN(
+              std::unique_ptr<inflow::internal::ByteSource> source,
+              OpenSource(d_.options_, d_.files_[file_], at, d_));
+          stream_ = std::make_unique<inflow::internal::BufferedStream>(
+              std::move(source), std::max(want, d_.options_.buffer_size));
+        }
+        Result<std::string_view> bytes = stream_->Peek(want);
+        if (!bytes.ok()) return bytes.status().WithContext(d_.label());
+        if (bytes->size() == want) {
+          std::string out(bytes->substr(0, static_cast<size_t>(d_.record_)));
+          stream_->Skip(static_cast<size_t>(d_.record_));
+          ++record_;
+          return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(out))});
+        }
+        const int64_t left = static_cast<int64_t>(bytes->size());
+        const std::string name = d_.files_[file_];
+        stream_.reset();
+        ++file_;
+        const int64_t records = record_;
+        record_ = 0;
+        if (left != d_.footer_) {
+          const int64_t body = records * d_.record_ + left - d_.footer_;
+          return DataLossError(
+              d_.label() + ": excluding the header (" +
+              std::to_string(d_.header_) + " bytes) and footer (" +
+              std::to_string(d_.footer_) + " bytes), input file \"" + name +
+              "\" has body length " + std::to_string(body) +
+              " bytes, which is not an exact multiple of the record length (" +
+              std::to_string(d_.record_) + " bytes)");
+        }
+      }
+      return std::optional<Tuple>();
+    }
+
     const FixedLengthDataset& d_;
     size_t file_ = 0;
     int64_t record_ = 0;
     int64_t records_ = 0;
     std::unique_ptr<RandomAccessFile> file_handle_;
+    std::unique_ptr<inflow::internal::BufferedStream> stream_;
   };
 
   const std::vector<std::string> files_;

@@ -24,6 +24,7 @@
 #include "inflow/io/record_writer.h"
 
 #include "dataset_test_util.h"
+#include "io/zlib_source.h"
 
 namespace inflow::data {
 namespace {
@@ -505,10 +506,106 @@ TEST(DatasetTest, TextLineFixedLengthAndListFiles) {
   Status none = Dataset::ListFiles({dir + "/*.csv"}).MakeIterator().status();
   EXPECT_TRUE(IsInvalidArgument(none)) << none;
   EXPECT_NE(none.message().find("no files match"), std::string::npos);
-  EXPECT_TRUE(
-      IsUnimplemented(Dataset::TextLine({dir + "/a.txt"},
-                                        {.compression = CompressionType::kGzip})
-                          .status()));
+}
+
+// `bytes` deflated into `path` (GZIP or ZLIB); `cut` bytes of the file's
+// end dropped.
+void WriteCompressed(const std::string& path, std::string_view bytes,
+                     CompressionType type, size_t cut = 0) {
+  {
+    auto file = Env::Default().NewWritableFile(path);
+    ASSERT_TRUE(file.ok());
+    auto z = inflow::internal::ZlibWritableFile::Create(
+        std::move(file).value(), type == CompressionType::kGzip, {});
+    ASSERT_TRUE(z.ok());
+    ASSERT_TRUE((*z)->Append(bytes).ok());
+    ASSERT_TRUE((*z)->Close().ok());
+  }
+  if (cut > 0) {
+    std::filesystem::resize_file(path, std::filesystem::file_size(path) - cut);
+  }
+}
+
+// Compressed text and fixed-length files (tf.data's results, checked in
+// test_py_data.py too); a restore inflates again to the saved offset; a
+// cut-short stream is DATA_LOSS naming the file (TF reads such a file as
+// empty or short, silently).
+TEST(DatasetTest, CompressedTextLineAndFixedLengthFiles) {
+  const std::string dir = ::testing::TempDir() + "/compressed_files_test";
+  std::filesystem::create_directories(dir);
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += "line " + std::to_string(i) + "\n";
+  WriteCompressed(dir + "/t.gz", text, CompressionType::kGzip);
+  WriteCompressed(dir + "/t.zz", "a\r\nb", CompressionType::kZlib);
+  TFRecordOptions gzip{.compression = CompressionType::kGzip,
+                       .buffer_size = 1000};
+  const Dataset lines = Dataset::TextLine({dir + "/t.gz"}, gzip);
+  Result<Iterator> it = lines.MakeIterator();
+  ASSERT_TRUE(it.ok());
+  std::vector<std::string> got = Strings(*it);
+  ASSERT_EQ(got.size(), 3000u);
+  EXPECT_EQ(got[2999], "line 2999");
+  Result<Iterator> z =
+      Dataset::TextLine({dir + "/t.zz"},
+                        {.compression = CompressionType::kZlib})
+          .MakeIterator();
+  ASSERT_TRUE(z.ok());
+  EXPECT_EQ(Strings(*z), (std::vector<std::string>{"a", "b"}));
+  // Saved after 2000 lines, restored into a new iterator.
+  Result<Iterator> first = lines.MakeIterator();
+  ASSERT_TRUE(first.ok());
+  for (int k = 0; k < 2000; ++k) ASSERT_TRUE(first->Next().ok());
+  Result<std::string> state = first->Save();
+  ASSERT_TRUE(state.ok());
+  Result<Iterator> second = lines.MakeIterator();
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(second->Restore(*state).ok());
+  EXPECT_EQ(Strings(*second), std::vector(got.begin() + 2000, got.end()));
+  // Cut short: the lines it has, then DATA_LOSS naming the file, then the
+  // end.
+  WriteCompressed(dir + "/cut.gz", text, CompressionType::kGzip, 10);
+  Result<Iterator> cut =
+      Dataset::TextLine({dir + "/cut.gz"}, gzip).MakeIterator();
+  ASSERT_TRUE(cut.ok());
+  Status s;
+  for (;;) {
+    Result<Tuple> e = cut->Next();
+    if (!e.ok()) {
+      s = e.status();
+      break;
+    }
+  }
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find(dir + "/cut.gz"), std::string::npos) << s;
+  EXPECT_TRUE(IsOutOfRange(cut->Next().status()));
+
+  // Fixed-length: header 2, records of 3, footer 2.
+  WriteCompressed(dir + "/f.gz", "HHabcdefghiFF", CompressionType::kGzip);
+  const Dataset fixed =
+      Dataset::FixedLengthRecord({dir + "/f.gz"}, 3, 2, 2, gzip);
+  Result<Iterator> f = fixed.MakeIterator();
+  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE(f->Next().ok());
+  state = f->Save();
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(Strings(*f), (std::vector<std::string>{"def", "ghi"}));
+  Result<Iterator> g = fixed.MakeIterator();
+  ASSERT_TRUE(g.ok());
+  ASSERT_TRUE(g->Restore(*state).ok());
+  EXPECT_EQ(Strings(*g), (std::vector<std::string>{"def", "ghi"}));
+  // A partial body: the whole records, then TF's DATA_LOSS.
+  WriteCompressed(dir + "/p.gz", "HHabcdefgFF", CompressionType::kGzip);
+  Result<Iterator> p =
+      Dataset::FixedLengthRecord({dir + "/p.gz"}, 3, 2, 2, gzip).MakeIterator();
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->Next().ok());
+  EXPECT_TRUE(p->Next().ok());
+  s = p->Next().status();
+  EXPECT_TRUE(IsDataLoss(s)) << s;
+  EXPECT_NE(s.message().find("has body length 7 bytes, which is not an exact "
+                             "multiple of the record length (3 bytes)"),
+            std::string::npos)
+      << s;
 }
 
 TEST(DatasetTest, DestroyingAnIteratorMidStreamStopsItsThreads) {

@@ -549,3 +549,35 @@ def test_options_and_autotune_within_the_thread_budget():
     bad.autotune.cpu_budget = 0
     with pytest.raises(InvalidArgumentError, match="thread_budget"):
         list(ds.with_options(bad))
+
+
+def test_compressed_text_and_fixed_length_files_give_what_tf_data_gives(tmp_path):
+    import gzip
+    import zlib
+    (tmp_path / "a.txt.gz").write_bytes(gzip.compress(b"one\ntwo\r\n\nlast"))
+    (tmp_path / "b.zz").write_bytes(zlib.compress(b"a\nb\n"))
+    for name, kind in (("a.txt.gz", "GZIP"), ("b.zz", "ZLIB")):
+        path = str(tmp_path / name)
+        assert_like_tf(data.TextLineDataset(path, compression_type=kind),
+                       tf.data.TextLineDataset(path, compression_type=kind))
+    fixed = str(tmp_path / "f.gz")
+    (tmp_path / "f.gz").write_bytes(gzip.compress(b"HDR" + bytes(range(42)) + b"FT"))
+    assert_like_tf(
+        data.FixedLengthRecordDataset(fixed, 6, header_bytes=3, footer_bytes=2,
+                                      compression_type="GZIP"),
+        tf.data.FixedLengthRecordDataset(fixed, 6, header_bytes=3, footer_bytes=2,
+                                         compression_type="GZIP"))
+    partial = str(tmp_path / "p.gz")
+    (tmp_path / "p.gz").write_bytes(gzip.compress(b"HDR" + bytes(13) + b"FT"))
+    it = iter(data.FixedLengthRecordDataset(partial, 4, header_bytes=3, footer_bytes=2,
+                                            compression_type="GZIP"))
+    assert [bytes(next(it)) for _ in range(3)] == [bytes(4)] * 3  # as tf.data
+    with pytest.raises(inflow.errors.DataLossError, match="not an exact multiple"):
+        next(it)
+    # Cut short: tf.data reads it as empty; inflow says so.
+    cut = tmp_path / "cut.gz"
+    full = gzip.compress(b"x" * 1000 + b"\n" + b"y" * 5000)
+    cut.write_bytes(full[:len(full) // 2])
+    assert list(tf.data.TextLineDataset(str(cut), compression_type="GZIP")) == []
+    with pytest.raises(inflow.errors.DataLossError, match="cut short"):
+        list(data.TextLineDataset(str(cut), compression_type="GZIP"))
