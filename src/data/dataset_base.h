@@ -223,6 +223,11 @@ class Pipeline {
     const DatasetBase* stage;
     std::unique_ptr<StageCounters> counters;
   };
+  // The work (busy_ns) a stage with threads did since the last turn.
+  double WorkSinceLastTune(const StageCounters& c) INFLOW_REQUIRES(mu_);
+  // The counters of `d` (of its input, for an options stage); null when
+  // it has not run.
+  const StageCounters* Find(const DatasetBase* d) const INFLOW_REQUIRES(mu_);
   const DatasetBase& top_;
   int thread_budget_;
   int64_t ram_budget_;

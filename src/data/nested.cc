@@ -10,6 +10,7 @@
 // the element it is splitting and how many rows it handed out.
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <stop_token>
@@ -150,6 +151,7 @@ class InterleaveDataset final : public DatasetBase {
       INFLOW_RETURN_IF_ERROR(r.Tag(d_.kind()));
       INFLOW_ASSIGN_OR_RETURN(cycle_index_,
                               r.IntIn("cycle index", 0, d_.cycle_ - 1));
+      turn_.store(cycle_index_, std::memory_order_relaxed);
       INFLOW_ASSIGN_OR_RETURN(block_index_,
                               r.IntIn("block index", 0, d_.block_ - 1));
       INFLOW_ASSIGN_OR_RETURN(int64_t end, r.IntIn("end of input", 0, 1));
@@ -313,6 +315,7 @@ class InterleaveDataset final : public DatasetBase {
     void Advance() {
       block_index_ = 0;
       cycle_index_ = (cycle_index_ + 1) % d_.cycle_;
+      turn_.store(cycle_index_, std::memory_order_relaxed);
     }
 
     // fn(element k)'s dataset and an iterator of it, into `s`.
@@ -375,8 +378,9 @@ class InterleaveDataset final : public DatasetBase {
           waiting_->open) {
         return waiting_;
       }
+      const int64_t turn = turn_.load(std::memory_order_relaxed);
       for (int64_t k = 0; k < d_.cycle_; ++k) {
-        Slot& s = slots_[(cycle_index_ + k) % d_.cycle_];
+        Slot& s = slots_[(turn + k) % d_.cycle_];
         if (s.open && !s.claimed && !s.ended &&
             static_cast<int64_t>(s.buffer.size()) < kSlotBuffer) {
           return &s;
@@ -448,6 +452,8 @@ class InterleaveDataset final : public DatasetBase {
     bool stopping_ INFLOW_GUARDED_BY(mu_) = false;
     std::vector<std::unique_ptr<Thread>> threads_;
     int64_t cycle_index_ = 0;
+    // cycle_index_, for the workers' choice of the slot to fill (a hint).
+    std::atomic<int64_t> turn_{0};
     int64_t block_index_ = 0;
     int64_t open_ = 0;
     int64_t count_ = 0;  // input elements pulled

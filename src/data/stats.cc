@@ -250,24 +250,12 @@ void Pipeline::Tune() {
       1, std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_tune_)
              .count());
   last_tune_ = now;
-  // The work each stage with threads did since the last turn.
-  auto delta = [&](const StageCounters& c) {
-    const int64_t busy = c.busy_ns.load(std::memory_order_relaxed);
-    for (auto& [counters, mark] : marks_) {
-      if (counters == &c) {
-        const int64_t d = busy - mark;
-        mark = busy;
-        return static_cast<double>(d);
-      }
-    }
-    marks_.emplace_back(&c, busy);
-    return static_cast<double>(busy);
-  };
   double fixed_threads = 0;
   for (const Stage& s : stages_) {
     const StageCounters& c = *s.counters;
     if (c.threads.load() == 0 || c.autotuned.load()) continue;
-    fixed_threads += std::min<double>(c.threads.load(), delta(c) / wall_ns);
+    fixed_threads +=
+        std::min<double>(c.threads.load(), WorkSinceLastTune(c) / wall_ns);
   }
   if (tunables_.empty()) return;
   const int n = static_cast<int>(tunables_.size());
@@ -276,7 +264,7 @@ void Pipeline::Tune() {
   std::vector<double> work(n);
   double total = 0;
   for (int i = 0; i < n; ++i) {
-    work[i] = std::max(0.0, delta(tunables_[i]->counters()));
+    work[i] = std::max(0.0, WorkSinceLastTune(tunables_[i]->counters()));
     total += work[i];
   }
   // At least one each; the rest in proportion to the work (evenly before
@@ -300,6 +288,27 @@ void Pipeline::Tune() {
   for (int i = 0; i < n; ++i) tunables_[i]->SetActiveThreads(threads[i]);
 }
 
+double Pipeline::WorkSinceLastTune(const StageCounters& c) {
+  const int64_t busy = c.busy_ns.load(std::memory_order_relaxed);
+  for (auto& [counters, mark] : marks_) {
+    if (counters == &c) {
+      const int64_t d = busy - mark;
+      mark = busy;
+      return static_cast<double>(d);
+    }
+  }
+  marks_.emplace_back(&c, busy);
+  return static_cast<double>(busy);
+}
+
+const StageCounters* Pipeline::Find(const DatasetBase* d) const {
+  while (d->options() != nullptr) d = d->inputs()[0].get();  // no stage
+  for (const Stage& s : stages_) {
+    if (s.stage == d) return s.counters.get();
+  }
+  return nullptr;
+}
+
 IteratorStats Pipeline::Stats() const {
   std::set<const DatasetBase*> seen;
   std::vector<const DatasetBase*> order;
@@ -308,13 +317,6 @@ IteratorStats Pipeline::Stats() const {
   out.thread_budget = thread_budget_;
   out.wall_seconds = static_cast<double>(NanosSince(start_)) * 1e-9;
   MutexLock l(&mu_);
-  auto find = [&](const DatasetBase* d) -> const StageCounters* {
-    while (d->options() != nullptr) d = d->inputs()[0].get();  // no stage
-    for (const Stage& s : stages_) {
-      if (s.stage == d) return s.counters.get();
-    }
-    return nullptr;
-  };
   // A stage's own time in its Next calls, from the timed ones.
   auto own_ns = [](const StageCounters& c) {
     const int64_t sampled = c.sampled_calls.load();
@@ -324,7 +326,7 @@ IteratorStats Pipeline::Stats() const {
   double busiest = 0;
   for (const DatasetBase* d : order) {
     if (d->options() != nullptr) continue;
-    const StageCounters* c = find(d);
+    const StageCounters* c = Find(d);
     if (c == nullptr) continue;  // not run
     StageStats s;
     s.stage = d->label();
