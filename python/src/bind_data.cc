@@ -275,8 +275,10 @@ void BindDatasetClass(nb::module_& m) {
           },
           nb::arg("batch_size"), nb::arg("padded_shapes"),
           nb::arg("padding_values").none(), nb::arg("drop_remainder"))
-      .def("batch", [](const PyDataset& d, int64_t n,
-                       bool drop) { return Wrap(d.ds.Batch(n, drop)); })
+      .def("batch",
+           [](const PyDataset& d, int64_t n, bool drop, int threads) {
+             return Wrap(d.ds.Batch(n, drop, threads));
+           })
       .def(
           "shuffle",
           [](const PyDataset& d, int64_t n, std::optional<int64_t> seed,

@@ -112,8 +112,10 @@ Dataset Dataset::Map(MapFn fn, MapOptions options) const {
 Dataset Dataset::Filter(PredicateFn fn) const {
   return Dataset(internal::MakeFilter(base_, std::move(fn)));
 }
-Dataset Dataset::Batch(int64_t batch_size, bool drop_remainder) const {
-  return Dataset(internal::MakeBatch(base_, batch_size, drop_remainder));
+Dataset Dataset::Batch(int64_t batch_size, bool drop_remainder,
+                       int num_parallel_calls) const {
+  return Dataset(internal::MakeBatch(base_, batch_size, drop_remainder,
+                                     num_parallel_calls));
 }
 Dataset Dataset::Shuffle(int64_t buffer_size, std::optional<int64_t> seed,
                          bool reshuffle_each_iteration) const {

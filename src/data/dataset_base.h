@@ -256,7 +256,10 @@ DatasetPtr MakeTFRecord(std::vector<std::string> files,
 DatasetPtr MakeZip(std::vector<DatasetPtr> inputs);
 DatasetPtr MakeMap(DatasetPtr input, MapFn fn);
 DatasetPtr MakeFilter(DatasetPtr input, PredicateFn fn);
-DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size, bool drop_remainder);
+// threads > 1 (or kAutotune): the rows gathered in order and stacked on
+// that many threads (a "batch_gather" stage and a parallel "batch").
+DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size, bool drop_remainder,
+                     int threads = 0);
 DatasetPtr MakeShuffle(DatasetPtr input, int64_t buffer_size,
                        std::optional<int64_t> seed, bool reshuffle);
 DatasetPtr MakeRepeat(DatasetPtr input, int64_t count);

@@ -215,11 +215,80 @@ Result<Tensor> PadStack(const std::vector<Tensor>& column,
   return out;
 }
 
+// The rows of a batch, stacked per component into `out`; errors name
+// `stage` and batch k.
+Status StackRows(std::vector<Tuple> rows, const DatasetBase& stage, int64_t k,
+                 const std::optional<PaddedBatchOptions>& padding, Tuple* out) {
+  const size_t components = rows[0].size();
+  std::vector<Tensor> column(rows.size());
+  for (size_t c = 0; c < components; ++c) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].size() != components) {
+        return ElementError(
+            InvalidArgumentError(
+                "element " + std::to_string(i) + " of the batch has " +
+                std::to_string(rows[i].size()) + " components, element 0 " +
+                std::to_string(components)),
+            stage, k);
+      }
+      column[i] = std::move(rows[i][c]);
+    }
+    Result<Tensor> stacked = InternalError("not stacked");
+    if (padding) {
+      const auto& shapes = padding->padded_shapes;
+      const auto& values = padding->padding_values;
+      stacked = PadStack(column,
+                         c < shapes.size() ? shapes[c] : std::vector<int64_t>{},
+                         c < values.size() ? values[c] : Tensor());
+    } else {
+      // Moves the strings of rows no one else holds (records, mostly).
+      stacked = Tensor::StackMove(std::move(column));
+      column.assign(rows.size(), Tensor());
+    }
+    if (!stacked.ok()) {
+      return ElementError(
+          stacked.status().WithContext("component " + std::to_string(c)), stage,
+          k);
+    }
+    out->push_back(std::move(stacked).value());
+  }
+  return OkStatus();
+}
+
+// A gathered batch (BatchDataset with gather): {int64 rows, row 0's
+// components, row 1's, ...}, for a parallel stage that stacks it.
+Result<Tuple> StackGathered(Tuple gathered) {
+  const int64_t n = gathered[0].flat<int64_t>()[0];
+  const size_t components = (gathered.size() - 1) / static_cast<size_t>(n);
+  std::vector<Tuple> rows(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    for (size_t c = 0; c < components; ++c) {
+      rows[i].push_back(std::move(gathered[1 + i * components + c]));
+    }
+  }
+  Tuple out;
+  std::vector<Tensor> column(rows.size());
+  for (size_t c = 0; c < components; ++c) {
+    for (size_t i = 0; i < rows.size(); ++i) column[i] = std::move(rows[i][c]);
+    Result<Tensor> stacked = Tensor::StackMove(std::move(column));
+    column.assign(rows.size(), Tensor());
+    if (!stacked.ok()) {
+      return stacked.status().WithContext("component " + std::to_string(c));
+    }
+    out.push_back(std::move(stacked).value());
+  }
+  return out;
+}
+
 class BatchDataset final : public DatasetBase {
  public:
   BatchDataset(DatasetPtr input, int64_t batch_size, bool drop_remainder,
-               std::optional<PaddedBatchOptions> padding = std::nullopt)
-      : DatasetBase(padding ? "padded_batch" : "batch", {std::move(input)},
+               std::optional<PaddedBatchOptions> padding = std::nullopt,
+               bool gather = false)
+      : DatasetBase(gather    ? "batch_gather"
+                    : padding ? "padded_batch"
+                              : "batch",
+                    {std::move(input)},
                     batch_size >= 1
                         ? OkStatus()
                         : InvalidArgumentError("batch_size " +
@@ -227,7 +296,8 @@ class BatchDataset final : public DatasetBase {
                                                " is not >= 1")),
         batch_size_(batch_size),
         drop_remainder_(drop_remainder),
-        padding_(std::move(padding)) {}
+        padding_(std::move(padding)),
+        gather_(gather) {}
   int64_t Cardinality() const override {
     const int64_t c = input().Cardinality();
     if (c < 0) return c;
@@ -245,7 +315,7 @@ class BatchDataset final : public DatasetBase {
     It(const BatchDataset& d, ItPtr in)
         : d_(d),
           in_(std::move(in)),
-          strings_(!d.padding_ && d.input().ScalarStrings()) {}
+          strings_(!d.padding_ && !d.gather_ && d.input().ScalarStrings()) {}
     Result<Element> Next(const CallOptions& o) override {
       if (strings_) return NextStrings(o);
       // A batch cut short by a timeout (or another error of the input) is
@@ -270,39 +340,23 @@ class BatchDataset final : public DatasetBase {
       }
       const int64_t k = count_++;
       Tuple out;
-      const size_t components = rows[0].size();
-      std::vector<Tensor> column(rows.size());
-      for (size_t c = 0; c < components; ++c) {
+      if (d_.gather_) {
+        out.push_back(Tensor::Scalar<int64_t>(rows.size()));
         for (size_t i = 0; i < rows.size(); ++i) {
-          if (rows[i].size() != components) {
+          if (rows[i].size() != rows[0].size()) {
             return ElementError(
                 InvalidArgumentError(
                     "element " + std::to_string(i) + " of the batch has " +
                     std::to_string(rows[i].size()) + " components, element 0 " +
-                    std::to_string(components)),
+                    std::to_string(rows[0].size())),
                 d_, k);
           }
-          column[i] = std::move(rows[i][c]);
+          for (Tensor& t : rows[i]) out.push_back(std::move(t));
         }
-        Result<Tensor> stacked = InternalError("not stacked");
-        if (d_.padding_) {
-          const auto& shapes = d_.padding_->padded_shapes;
-          const auto& values = d_.padding_->padding_values;
-          stacked = PadStack(
-              column, c < shapes.size() ? shapes[c] : std::vector<int64_t>{},
-              c < values.size() ? values[c] : Tensor());
-        } else {
-          // Moves the strings of rows no one else holds (records, mostly).
-          stacked = Tensor::StackMove(std::move(column));
-          column.assign(rows.size(), Tensor());
-        }
-        if (!stacked.ok()) {
-          return ElementError(
-              stacked.status().WithContext("component " + std::to_string(c)),
-              d_, k);
-        }
-        out.push_back(std::move(stacked).value());
+        return Element(std::move(out));
       }
+      INFLOW_RETURN_IF_ERROR(
+          StackRows(std::move(rows), d_, k, d_.padding_, &out));
       return Element(std::move(out));
     }
     Status Save(StateWriter& w) override {
@@ -374,6 +428,7 @@ class BatchDataset final : public DatasetBase {
   const int64_t batch_size_;
   const bool drop_remainder_;
   const std::optional<PaddedBatchOptions> padding_;
+  const bool gather_;  // rows gathered, not stacked (a parallel batch's)
 };
 
 class RepeatDataset final : public DatasetBase {
@@ -749,10 +804,17 @@ DatasetPtr MakeMap(DatasetPtr input, MapFn fn) {
 DatasetPtr MakeFilter(DatasetPtr input, PredicateFn fn) {
   return std::make_shared<FilterDataset>(std::move(input), std::move(fn));
 }
-DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size,
-                     bool drop_remainder) {
-  return std::make_shared<BatchDataset>(std::move(input), batch_size,
-                                        drop_remainder);
+DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size, bool drop_remainder,
+                     int threads) {
+  if (threads == 0 || threads == 1) {
+    return std::make_shared<BatchDataset>(std::move(input), batch_size,
+                                          drop_remainder);
+  }
+  // The rows gathered in order, stacked on `threads` threads.
+  auto gathered = std::make_shared<BatchDataset>(
+      std::move(input), batch_size, drop_remainder, std::nullopt, true);
+  return MakeParallel(std::move(gathered), StackGathered, "batch", threads,
+                      threads == kAutotune ? kAutotune : 2 * threads, true);
 }
 DatasetPtr MakePaddedBatch(DatasetPtr input, int64_t batch_size,
                            PaddedBatchOptions options) {

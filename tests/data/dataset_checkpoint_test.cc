@@ -76,6 +76,11 @@ std::vector<Pipeline> Pipelines() {
        [](int) { return Dataset::Range(80).Filter(NotMultipleOf(3)); }},
       {"batch", [](int) { return Dataset::Range(50).Batch(7); }},
       {"batch_drop", [](int) { return Dataset::Range(50).Batch(7, true); }},
+      {"batch_parallel",  // the rows gathered, stacked on p threads
+       [](int p) {
+         return Dataset::Zip({Dataset::Range(50), Dataset::Range(100, 150)})
+             .Batch(7, false, p);
+       }},
       {"shuffle",
        [](int p) {
          return Dataset::Range(90)

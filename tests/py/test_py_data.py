@@ -51,6 +51,8 @@ PIPELINES = {
     "map_tuple": lambda D: D.range(6).map(lambda x: (x, x * 10)).map(lambda a, b: a + b),
     "batch": lambda D: D.range(10).batch(4),
     "batch_drop": lambda D: D.range(10).batch(4, drop_remainder=True),
+    "batch_parallel": lambda D: D.range(23).map(lambda x: (x, x * 2)).batch(
+        4, num_parallel_calls=3),
     "shard": lambda D: D.range(17).shard(5, 3),
     "take_skip": lambda D: D.range(30).skip(4).take(9),
     "take_all": lambda D: D.range(5).take(-1),

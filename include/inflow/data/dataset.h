@@ -251,7 +251,10 @@ class Dataset {
   Dataset Filter(PredicateFn fn) const;
   // Each component of batch_size consecutive elements stacked on a new
   // first dimension; the last batch short unless drop_remainder.
-  Dataset Batch(int64_t batch_size, bool drop_remainder = false) const;
+  // num_parallel_calls > 1 (or kAutotune): the elements are gathered in
+  // order and the batches stacked on that many threads (the same batches).
+  Dataset Batch(int64_t batch_size, bool drop_remainder = false,
+                int num_parallel_calls = 0) const;
   // A buffer of buffer_size elements, each output drawn from it at random
   // and replaced by the next input. reshuffle_each_iteration: each pass
   // (each Repeat epoch) in a new order; seed nullopt: a random seed, drawn

@@ -378,10 +378,17 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
+        """batch_size consecutive elements stacked; num_parallel_calls > 1
+        (or AUTOTUNE) stacks the batches on that many threads (the same
+        batches, in order)."""
         n = check_int("Dataset.batch", "batch_size", batch_size)
         if n < 1:
             raise ValueError(f"batch: batch_size {n} is not >= 1")
-        return Dataset(self._native.batch(n, bool(drop_remainder)), self._structure)
+        calls = 0 if num_parallel_calls is None else \
+            check_int("Dataset.batch", "num_parallel_calls", num_parallel_calls)
+        if calls < AUTOTUNE:
+            raise ValueError(f"batch: num_parallel_calls {calls} is below -1 (AUTOTUNE)")
+        return Dataset(self._native.batch(n, bool(drop_remainder), calls), self._structure)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         n = check_int("Dataset.shuffle", "buffer_size", buffer_size)
