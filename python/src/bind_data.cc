@@ -262,6 +262,14 @@ void BindDatasetClass(nb::module_& m) {
                                           .deterministic = deterministic}));
            })
       .def("unbatch", [](const PyDataset& d) { return Wrap(d.ds.Unbatch()); })
+      .def("ragged_batch",
+           [](const PyDataset& d, int64_t n, bool drop) {
+             return Wrap(d.ds.RaggedBatch(n, drop));
+           })
+      .def("sparse_batch",
+           [](const PyDataset& d, int64_t n, std::vector<int64_t> row_shape) {
+             return Wrap(d.ds.SparseBatch(n, std::move(row_shape)));
+           })
       .def(
           "padded_batch",
           [](const PyDataset& d, int64_t n,

@@ -109,6 +109,14 @@ Dataset Dataset::Map(MapFn fn, MapOptions options) const {
       threads == kAutotune ? kAutotune : 2 * static_cast<int64_t>(threads),
       options.deterministic));
 }
+Dataset Dataset::RaggedBatch(int64_t batch_size, bool drop_remainder) const {
+  return Dataset(internal::MakeRaggedBatch(base_, batch_size, drop_remainder));
+}
+Dataset Dataset::SparseBatch(int64_t batch_size,
+                             std::vector<int64_t> row_shape) const {
+  return Dataset(
+      internal::MakeSparseBatch(base_, batch_size, std::move(row_shape)));
+}
 Dataset Dataset::Filter(PredicateFn fn) const {
   return Dataset(internal::MakeFilter(base_, std::move(fn)));
 }

@@ -268,6 +268,16 @@ DatasetPtr MakeSkip(DatasetPtr input, int64_t count);
 DatasetPtr MakeShard(DatasetPtr input, int64_t num_shards, int64_t index);
 DatasetPtr MakeEnumerate(DatasetPtr input, int64_t start);
 DatasetPtr MakeConcatenate(DatasetPtr first, DatasetPtr second);
+// Batch's iterator (its state too) with `combine` putting each batch's
+// rows together; `status`: a bad argument of the caller's.
+using RowsFn = std::function<Result<Tuple>(std::vector<Tuple>)>;
+DatasetPtr MakeRowsBatch(DatasetPtr input, std::string kind, int64_t batch_size,
+                         bool drop_remainder, RowsFn combine,
+                         Status status = OkStatus());
+DatasetPtr MakeRaggedBatch(DatasetPtr input, int64_t batch_size,
+                           bool drop_remainder);
+DatasetPtr MakeSparseBatch(DatasetPtr input, int64_t batch_size,
+                           std::vector<int64_t> row_shape);
 DatasetPtr MakePaddedBatch(DatasetPtr input, int64_t batch_size,
                            PaddedBatchOptions options);
 DatasetPtr MakeInterleave(DatasetPtr input, DatasetFn fn, int64_t cycle,

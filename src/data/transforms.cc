@@ -280,24 +280,47 @@ Result<Tuple> StackGathered(Tuple gathered) {
   return out;
 }
 
+// A gathered batch: {int64 rows, row 0's components, row 1's, ...}.
+Result<Tuple> GatherRows(std::vector<Tuple> rows) {
+  Tuple out;
+  out.push_back(Tensor::Scalar<int64_t>(rows.size()));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].size() != rows[0].size()) {
+      return InvalidArgumentError(
+          "element " + std::to_string(i) + " of the batch has " +
+          std::to_string(rows[i].size()) + " components, element 0 " +
+          std::to_string(rows[0].size()));
+    }
+    for (Tensor& t : rows[i]) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Status BatchSizeStatus(int64_t batch_size, Status extra) {
+  if (batch_size < 1) {
+    return InvalidArgumentError("batch_size " + std::to_string(batch_size) +
+                                " is not >= 1");
+  }
+  return extra;
+}
+
+// Batch, PaddedBatch and the batches whose rows a function puts together
+// (RowsFn: a parallel batch's gathering, RaggedBatch, SparseBatch).
 class BatchDataset final : public DatasetBase {
  public:
   BatchDataset(DatasetPtr input, int64_t batch_size, bool drop_remainder,
                std::optional<PaddedBatchOptions> padding = std::nullopt,
-               bool gather = false)
-      : DatasetBase(gather    ? "batch_gather"
-                    : padding ? "padded_batch"
-                              : "batch",
+               std::string kind = {}, RowsFn combine = nullptr,
+               Status extra = OkStatus())
+      : DatasetBase(!kind.empty() ? std::move(kind)
+                    : padding     ? "padded_batch"
+                                  : "batch",
                     {std::move(input)},
-                    batch_size >= 1
-                        ? OkStatus()
-                        : InvalidArgumentError("batch_size " +
-                                               std::to_string(batch_size) +
-                                               " is not >= 1")),
+                    BatchSizeStatus(batch_size, std::move(extra))),
         batch_size_(batch_size),
         drop_remainder_(drop_remainder),
         padding_(std::move(padding)),
-        gather_(gather) {}
+        combine_(std::move(combine)) {}
   int64_t Cardinality() const override {
     const int64_t c = input().Cardinality();
     if (c < 0) return c;
@@ -315,7 +338,7 @@ class BatchDataset final : public DatasetBase {
     It(const BatchDataset& d, ItPtr in)
         : d_(d),
           in_(std::move(in)),
-          strings_(!d.padding_ && !d.gather_ && d.input().ScalarStrings()) {}
+          strings_(!d.padding_ && !d.combine_ && d.input().ScalarStrings()) {}
     Result<Element> Next(const CallOptions& o) override {
       if (strings_) return NextStrings(o);
       // A batch cut short by a timeout (or another error of the input) is
@@ -340,20 +363,10 @@ class BatchDataset final : public DatasetBase {
       }
       const int64_t k = count_++;
       Tuple out;
-      if (d_.gather_) {
-        out.push_back(Tensor::Scalar<int64_t>(rows.size()));
-        for (size_t i = 0; i < rows.size(); ++i) {
-          if (rows[i].size() != rows[0].size()) {
-            return ElementError(
-                InvalidArgumentError(
-                    "element " + std::to_string(i) + " of the batch has " +
-                    std::to_string(rows[i].size()) + " components, element 0 " +
-                    std::to_string(rows[0].size())),
-                d_, k);
-          }
-          for (Tensor& t : rows[i]) out.push_back(std::move(t));
-        }
-        return Element(std::move(out));
+      if (d_.combine_) {
+        Result<Tuple> combined = d_.combine_(std::move(rows));
+        if (!combined.ok()) return ElementError(combined.status(), d_, k);
+        return Element(std::move(combined).value());
       }
       INFLOW_RETURN_IF_ERROR(
           StackRows(std::move(rows), d_, k, d_.padding_, &out));
@@ -428,7 +441,7 @@ class BatchDataset final : public DatasetBase {
   const int64_t batch_size_;
   const bool drop_remainder_;
   const std::optional<PaddedBatchOptions> padding_;
-  const bool gather_;  // rows gathered, not stacked (a parallel batch's)
+  const RowsFn combine_;  // null: stacked (or padded)
 };
 
 class RepeatDataset final : public DatasetBase {
@@ -811,10 +824,16 @@ DatasetPtr MakeBatch(DatasetPtr input, int64_t batch_size, bool drop_remainder,
                                           drop_remainder);
   }
   // The rows gathered in order, stacked on `threads` threads.
-  auto gathered = std::make_shared<BatchDataset>(
-      std::move(input), batch_size, drop_remainder, std::nullopt, true);
+  DatasetPtr gathered = MakeRowsBatch(std::move(input), "batch_gather",
+                                      batch_size, drop_remainder, GatherRows);
   return MakeParallel(std::move(gathered), StackGathered, "batch", threads,
                       threads == kAutotune ? kAutotune : 2 * threads, true);
+}
+DatasetPtr MakeRowsBatch(DatasetPtr input, std::string kind, int64_t batch_size,
+                         bool drop_remainder, RowsFn combine, Status status) {
+  return std::make_shared<BatchDataset>(
+      std::move(input), batch_size, drop_remainder, std::nullopt,
+      std::move(kind), std::move(combine), std::move(status));
 }
 DatasetPtr MakePaddedBatch(DatasetPtr input, int64_t batch_size,
                            PaddedBatchOptions options) {

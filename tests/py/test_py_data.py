@@ -583,3 +583,36 @@ def test_compressed_text_and_fixed_length_files_give_what_tf_data_gives(tmp_path
     assert list(tf.data.TextLineDataset(str(cut), compression_type="GZIP")) == []
     with pytest.raises(inflow.errors.DataLossError, match="cut short"):
         list(data.TextLineDataset(str(cut), compression_type="GZIP"))
+
+
+def test_ragged_and_sparse_batches_give_what_tf_data_gives():
+    def filled(D, pairs=False):
+        def f(x):
+            if D is tf.data.Dataset:
+                return tf.fill([x, 2] if pairs else [x], x)
+            return np.full([x, 2] if pairs else [x], x)
+        return D.range(1, 6).map(f)
+
+    for pairs in (False, True):
+        ours = list(filled(data.Dataset, pairs).ragged_batch(2))
+        theirs = list(filled(tf.data.Dataset, pairs).ragged_batch(2))
+        assert len(ours) == len(theirs) == 3
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(a.values, b.values.numpy())
+            np.testing.assert_array_equal(a.row_splits, b.row_splits.numpy())
+            assert a.to_list() == b.to_list()
+        row = [5, 2] if pairs else [6]
+        ours = list(filled(data.Dataset, pairs).sparse_batch(2, row))
+        theirs = list(filled(tf.data.Dataset, pairs).sparse_batch(2, row))
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(a.indices, b.indices.numpy())
+            np.testing.assert_array_equal(a.values, b.values.numpy())
+            np.testing.assert_array_equal(a.dense_shape, b.dense_shape.numpy())
+    # Scalars come back dense; a tuple element's ragged parts in place.
+    assert [list(x) for x in data.Dataset.range(3).ragged_batch(2)] == [[0, 1], [2]]
+    first = next(iter(data.Dataset.range(1, 4).map(lambda x: (x, np.full([x], x)))
+                      .ragged_batch(3)))
+    assert list(first[0]) == [1, 2, 3]
+    assert first[1].to_list() == [[1], [2, 2], [3, 3, 3]]
+    with pytest.raises(inflow.errors.DataLossError, match="larger than the row shape"):
+        list(filled(data.Dataset).sparse_batch(2, [3]))

@@ -242,6 +242,18 @@ class Dataset {
   // Each element's components split along their first dimension (all of
   // the same size) into that many elements.
   Dataset Unbatch() const;
+  // tf.data's ragged_batch: batch_size elements whose first dimension
+  // varies, each component as two tensors: its rows concatenated
+  // (values) and int64 row_splits [rows + 1] (row i is values[splits[i]:
+  // splits[i+1]]); a scalar component as its values stacked and an empty
+  // row_splits. Dimensions after the first must agree.
+  Dataset RaggedBatch(int64_t batch_size, bool drop_remainder = false) const;
+  // tf.data's sparse_batch: batch_size elements of one component, of rank
+  // row_shape.size(), as a sparse tensor {indices int64 [n, rank + 1],
+  // values [n], dense_shape int64 [rows, row_shape...]} (a -1 in row_shape:
+  // the batch's largest); an element larger than row_shape is TF's
+  // DATA_LOSS.
+  Dataset SparseBatch(int64_t batch_size, std::vector<int64_t> row_shape) const;
   // Batch padding each component to the padded shape.
   Dataset PaddedBatch(int64_t batch_size,
                       PaddedBatchOptions options = {}) const;

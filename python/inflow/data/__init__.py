@@ -18,6 +18,7 @@ taken for each call (tf.py_function's way), on the map's own threads when
 num_parallel_calls > 1. docs/python.md says what differs from tf.data.
 """
 
+import collections
 import os
 
 import numpy as np
@@ -27,7 +28,8 @@ from inflow import errors
 from inflow._validate import check_int
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
-           "FixedLengthRecordDataset", "Options", "AUTOTUNE", "INFINITE_CARDINALITY",
+           "FixedLengthRecordDataset", "Options", "RaggedTensorValue", "AUTOTUNE",
+           "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE = -1
@@ -68,7 +70,24 @@ class _Later:
                 f"the same structure")
 
 
+class _Derived:
+    """A structure made from another (a ragged_batch's from its input's)
+    once that one is known: at the first element."""
+
+    def __init__(self, base, make):
+        self.base, self.make, self.value = base, make, None
+
+    def resolve(self):
+        if self.value is None:
+            if _unknown(self.base):
+                return self.make(_resolve(self.base))  # not kept: may change
+            self.value = self.make(self.base)
+        return self.value
+
+
 def _resolve(structure):
+    if isinstance(structure, _Derived):
+        return structure.resolve()
     if isinstance(structure, _Later):
         if not structure.known and structure.source is not None:
             structure.learn()
@@ -80,6 +99,8 @@ def _unknown(structure):
     """The structures of map functions not called yet within `structure`."""
     if isinstance(structure, _Later):
         return [structure] if not structure.known else _unknown(structure.value)
+    if isinstance(structure, _Derived):
+        return _unknown(structure.base)
     if isinstance(structure, dict):
         structure = list(structure.values())
     if isinstance(structure, (tuple, list)):
@@ -119,11 +140,48 @@ def _flatten(value, out, lists=True):
     return out
 
 
+class RaggedTensorValue(collections.namedtuple("RaggedTensorValue",
+                                               ["values", "row_splits"])):
+    """A ragged batch (tf.compat.v1.ragged.RaggedTensorValue's fields): row
+    i is values[row_splits[i]:row_splits[i + 1]]."""
+
+    def to_list(self):
+        return [self.values[a:b].tolist()
+                for a, b in zip(self.row_splits[:-1], self.row_splits[1:])]
+
+
+# The structure of a ragged_batch's component: two leaves, values and
+# row_splits (empty for a batch of scalars, which comes back dense).
+_RAGGED = "ragged"
+
+
+def _map_leaves(structure, leaf):
+    """`structure` with each of its leaves (components) replaced by leaf()."""
+    structure = _resolve(structure)
+    if structure is None:
+        return leaf()
+    if isinstance(structure, tuple) and len(structure) == 3 and \
+            structure[0] == "namedtuple" and isinstance(structure[1], type):
+        return ("namedtuple", structure[1], [_map_leaves(s, leaf) for s in structure[2]])
+    if isinstance(structure, tuple):
+        return tuple(_map_leaves(s, leaf) for s in structure)
+    if isinstance(structure, list):
+        return [_map_leaves(s, leaf) for s in structure]
+    if isinstance(structure, dict):
+        return {k: _map_leaves(s, leaf) for k, s in structure.items()}
+    return leaf()
+
+
 def _unflatten(structure, leaves, pos=0):
     """(value, next position)."""
     structure = _resolve(structure)
     if structure is None:
         return leaves[pos], pos + 1
+    if structure is _RAGGED:
+        values, splits = leaves[pos], leaves[pos + 1]
+        if splits.size == 0:
+            return values, pos + 2
+        return RaggedTensorValue(values, splits), pos + 2
     if isinstance(structure, tuple) and len(structure) == 3 and \
             structure[0] == "namedtuple" and isinstance(structure[1], type):
         values = []
@@ -322,6 +380,31 @@ class Dataset:
     def unbatch(self, name=None):
         """Each element split along its first dimension."""
         return Dataset(self._native.unbatch(), self._structure)
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None,
+                     name=None):
+        """tf.data's ragged_batch: batch_size elements whose first dimension
+        varies; each array component comes back as a RaggedTensorValue
+        (values: the rows concatenated, row_splits: int64 [rows + 1]), each
+        scalar component as an array of the batch's values."""
+        n = check_int("Dataset.ragged_batch", "batch_size", batch_size)
+        if n < 1:
+            raise ValueError(f"ragged_batch: batch_size {n} is not >= 1")
+        return Dataset(self._native.ragged_batch(n, bool(drop_remainder)),
+                       _Derived(self._structure,
+                                lambda structure: _map_leaves(structure, lambda: _RAGGED)))
+
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """tf.data's sparse_batch: batch_size single-array elements of rank
+        len(row_shape) as an inflow.io.SparseTensorValue (indices, values,
+        dense_shape [rows, *row_shape]; -1: the batch's largest)."""
+        from inflow.io import SparseTensorValue
+        n = check_int("Dataset.sparse_batch", "batch_size", batch_size)
+        if n < 1:
+            raise ValueError(f"sparse_batch: batch_size {n} is not >= 1")
+        shape = [check_int("Dataset.sparse_batch", "row_shape", d) for d in row_shape]
+        return Dataset(self._native.sparse_batch(n, shape),
+                       ("namedtuple", SparseTensorValue, [None, None, None]))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
