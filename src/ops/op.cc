@@ -1,0 +1,318 @@
+// Copyright 2026 The inflow Authors.
+
+#include "inflow/ops/op.h"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "inflow/core/mutex.h"
+#include "inflow/core/status.h"
+#include "inflow/ops/op_kernel.h"
+
+#include "ops/registry.h"
+
+namespace inflow::ops {
+
+namespace {
+
+std::string Where(const OpDef& op) { return "op '" + op.name() + "'"; }
+
+std::string DescribeArg(DType dtype, const PartialShape& shape) {
+  return std::string(DTypeName(dtype)) + " " + shape.DebugString();
+}
+
+// The attributes of a use of `op`: `given` checked against the
+// declaration, the defaults filled in.
+Result<AttrMap> ResolveAttrs(const OpDef& op, const AttrMap& given) {
+  for (const auto& [name, value] : given.values()) {
+    bool declared = false;
+    for (const AttrDef& a : op.attrs()) declared = declared || a.name == name;
+    if (!declared) {
+      return InvalidArgumentError(Where(op) + " has no attribute '" + name +
+                                  "'");
+    }
+  }
+  AttrMap attrs;
+  for (const AttrDef& a : op.attrs()) {
+    const AttrValue* v = given.Find(a.name);
+    if (v == nullptr) {
+      if (!a.default_value.has_value()) {
+        return InvalidArgumentError(Where(op) + ": attribute '" + a.name +
+                                    "' (" + std::string(AttrTypeName(a.type)) +
+                                    ") has no default and was not given");
+      }
+      attrs.Set(a.name, *a.default_value);
+      continue;
+    }
+    if (v->type() == a.type) {
+      attrs.Set(a.name, *v);
+    } else if (a.type == AttrType::kFloat && v->type() == AttrType::kInt) {
+      attrs.Set(a.name, static_cast<double>(*v->get_if<int64_t>()));
+    } else if (a.type == AttrType::kFloatList &&
+               v->type() == AttrType::kIntList) {
+      const auto& ints = *v->get_if<std::vector<int64_t>>();
+      attrs.Set(a.name, std::vector<double>(ints.begin(), ints.end()));
+    } else {
+      return InvalidArgumentError(
+          Where(op) + ": attribute '" + a.name + "' must be " +
+          std::string(AttrTypeName(a.type)) + ", got " +
+          std::string(AttrTypeName(v->type())) + " " + v->DebugString());
+    }
+  }
+  return attrs;
+}
+
+class Context final : public OpKernelContext {
+ public:
+  Context(const OpDef& op, const AttrMap& attrs, const Tuple& inputs,
+          const std::vector<PartialShape>& output_shapes,
+          const CallOptions& options)
+      : op_(op),
+        attrs_(attrs),
+        inputs_(inputs),
+        output_shapes_(output_shapes),
+        options_(options),
+        outputs_(op.outputs().size()) {}
+
+  const OpDef& op() const override { return op_; }
+  const AttrMap& attrs() const override { return attrs_; }
+  int num_inputs() const override { return static_cast<int>(inputs_.size()); }
+  const Tensor& input(int i) const override { return inputs_.at(i); }
+  const CallOptions& options() const override { return options_; }
+  int num_outputs() const override { return static_cast<int>(outputs_.size()); }
+
+  Result<Tensor> AllocateOutput(int i, const TensorShape& shape) override {
+    INFLOW_RETURN_IF_ERROR(CheckIndex(i));
+    for (int64_t d : shape.dims()) {
+      if (d < 0) {
+        return InvalidArgumentError(
+            Where(op_) + ": output '" + op_.outputs()[i].name +
+            "': negative dimension in " + shape.DebugString());
+      }
+    }
+    Tensor t(op_.outputs()[i].dtype, shape);
+    INFLOW_RETURN_IF_ERROR(CheckOutput(i, t));
+    outputs_[i] = t;
+    return t;
+  }
+
+  Status SetOutput(int i, Tensor value) override {
+    INFLOW_RETURN_IF_ERROR(CheckIndex(i));
+    INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
+    outputs_[i] = std::move(value);
+    return OkStatus();
+  }
+
+  // The outputs, once Compute returned OK.
+  Result<Tuple> TakeOutputs() {
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (!outputs_[i].IsInitialized()) {
+        return InvalidArgumentError(Where(op_) +
+                                    ": the kernel did not set "
+                                    "output '" +
+                                    op_.outputs()[i].name + "'");
+      }
+    }
+    return std::move(outputs_);
+  }
+
+ private:
+  Status CheckIndex(int i) const {
+    if (i < 0 || i >= static_cast<int>(outputs_.size())) {
+      return InvalidArgumentError(Where(op_) + ": no output " +
+                                  std::to_string(i) + " (it has " +
+                                  std::to_string(outputs_.size()) + ")");
+    }
+    return OkStatus();
+  }
+  Status CheckOutput(int i, const Tensor& t) const {
+    const ArgDef& arg = op_.outputs()[i];
+    if (t.dtype() != arg.dtype ||
+        !output_shapes_[i].IsCompatibleWith(t.shape())) {
+      return InvalidArgumentError(Where(op_) + ": output '" + arg.name +
+                                  "' must be " +
+                                  DescribeArg(arg.dtype, output_shapes_[i]) +
+                                  ", got " + DescribeArg(t.dtype(), t.shape()));
+    }
+    return OkStatus();
+  }
+
+  const OpDef& op_;
+  const AttrMap& attrs_;
+  const Tuple& inputs_;
+  const std::vector<PartialShape>& output_shapes_;
+  const CallOptions& options_;
+  Tuple outputs_;
+};
+
+}  // namespace
+
+struct Op::Rep {
+  const internal::RegisteredOp* registered = nullptr;
+  AttrMap attrs;
+  std::vector<PartialShape> input_shapes;
+  std::vector<PartialShape> output_shapes;
+  std::unique_ptr<OpKernel> kernel;
+  // A stateful kernel's calls, one at a time.
+  mutable Mutex mu;
+};
+
+Op::Op(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+Op::~Op() = default;
+
+Result<std::shared_ptr<Op>> Op::Create(std::string_view name, AttrMap attrs,
+                                       std::vector<PartialShape> input_shapes) {
+  const internal::RegisteredOp* registered =
+      internal::Registry::Global().Find(name);
+  if (registered == nullptr) {
+    return NotFoundError("no op '" + std::string(name) + "' is registered");
+  }
+  const OpDef& def = registered->def;
+  auto rep = std::make_unique<Rep>();
+  rep->registered = registered;
+  INFLOW_ASSIGN_OR_RETURN(rep->attrs, ResolveAttrs(def, attrs));
+  const size_t n_in = def.inputs().size();
+  if (input_shapes.empty()) input_shapes.resize(n_in);
+  if (input_shapes.size() != n_in) {
+    return InvalidArgumentError(Where(def) + " takes " + std::to_string(n_in) +
+                                " inputs, got " +
+                                std::to_string(input_shapes.size()));
+  }
+  for (size_t i = 0; i < n_in; ++i) {
+    const ArgDef& arg = def.inputs()[i];
+    if (!arg.shape.IsCompatibleWith(input_shapes[i])) {
+      return InvalidArgumentError(Where(def) + ": input '" + arg.name +
+                                  "' takes shape " + arg.shape.DebugString() +
+                                  ", got " + input_shapes[i].DebugString());
+    }
+    if (!input_shapes[i].rank_known()) input_shapes[i] = arg.shape;
+  }
+  rep->input_shapes = std::move(input_shapes);
+  for (const ArgDef& out : def.outputs()) {
+    rep->output_shapes.push_back(out.shape);
+  }
+  if (def.shape_fn()) {
+    Result<std::vector<PartialShape>> inferred =
+        def.shape_fn()(ShapeContext{rep->input_shapes, rep->attrs});
+    if (!inferred.ok()) {
+      return inferred.status().WithContext(Where(def) + ": shape function");
+    }
+    if (inferred->size() != def.outputs().size()) {
+      return InvalidArgumentError(
+          Where(def) + ": the shape function gave " +
+          std::to_string(inferred->size()) + " shapes for " +
+          std::to_string(def.outputs().size()) + " outputs");
+    }
+    for (size_t i = 0; i < inferred->size(); ++i) {
+      const ArgDef& out = def.outputs()[i];
+      if (!out.shape.IsCompatibleWith((*inferred)[i])) {
+        return InvalidArgumentError(
+            Where(def) + ": the shape function gave output '" + out.name +
+            "' the shape " + (*inferred)[i].DebugString() +
+            ", but the op declares " + out.shape.DebugString());
+      }
+      if ((*inferred)[i].rank_known()) rep->output_shapes[i] = (*inferred)[i];
+    }
+  }
+  rep->kernel = registered->kernel.factory();
+  if (rep->kernel == nullptr) {
+    return InternalError(Where(def) + ": the kernel factory returned null");
+  }
+  OpKernelConstruction construction(def, rep->attrs, rep->input_shapes);
+  Status init = rep->kernel->Initialize(construction);
+  if (!init.ok()) return init.WithContext(Where(def));
+  return std::make_shared<Op>(std::move(rep));
+}
+
+const OpDef& Op::def() const { return rep_->registered->def; }
+const std::string& Op::name() const { return def().name(); }
+const AttrMap& Op::attrs() const { return rep_->attrs; }
+const std::vector<PartialShape>& Op::input_shapes() const {
+  return rep_->input_shapes;
+}
+std::vector<DType> Op::output_dtypes() const {
+  std::vector<DType> dtypes;
+  for (const ArgDef& out : def().outputs()) dtypes.push_back(out.dtype);
+  return dtypes;
+}
+const std::vector<PartialShape>& Op::output_shapes() const {
+  return rep_->output_shapes;
+}
+
+Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
+  const OpDef& op = def();
+  if (inputs.size() != op.inputs().size()) {
+    return InvalidArgumentError(
+        Where(op) + " takes " + std::to_string(op.inputs().size()) +
+        " inputs, got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ArgDef& arg = op.inputs()[i];
+    if (inputs[i].dtype() != arg.dtype ||
+        !rep_->input_shapes[i].IsCompatibleWith(inputs[i].shape())) {
+      return InvalidArgumentError(
+          Where(op) + ": input '" + arg.name + "' must be " +
+          DescribeArg(arg.dtype, rep_->input_shapes[i]) + ", got " +
+          DescribeArg(inputs[i].dtype(), inputs[i].shape()));
+    }
+  }
+  Context context(op, rep_->attrs, inputs, rep_->output_shapes, options);
+  Status s;
+  if (op.stateful()) {
+    MutexLock lock(&rep_->mu);
+    s = rep_->kernel->Compute(context);
+  } else {
+    s = rep_->kernel->Compute(context);
+  }
+  if (!s.ok()) {
+    // A message the kernel already began with the op's name keeps it once.
+    if (s.message().starts_with(Where(op))) return s;
+    return s.WithContext(Where(op));
+  }
+  return context.TakeOutputs();
+}
+
+data::MapFn OpMapFn(std::shared_ptr<const Op> op) {
+  return [op = std::move(op)](Tuple element) { return op->Run(element); };
+}
+
+Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op) {
+  MapFunction map;
+  for (size_t i = 0; i < op->def().outputs().size(); ++i) {
+    const ArgDef& out = op->def().outputs()[i];
+    const PartialShape& shape = op->output_shapes()[i];
+    if (!shape.IsFullyDefined()) {
+      return InvalidArgumentError("op '" + op->name() +
+                                  "': a Pipeline map needs outputs of fully "
+                                  "defined shape, and output '" +
+                                  out.name + "' has the shape " +
+                                  shape.DebugString());
+    }
+    map.dtypes.push_back(out.dtype);
+    map.row_shapes.push_back(shape);
+    map.names.push_back(out.name);
+  }
+  map.fn = [op = std::move(op)](Tuple rows) -> Result<Tuple> {
+    const int64_t n = rows.empty() ? 0 : rows[0].dim_size(0);
+    std::vector<Tuple> outputs(op->def().outputs().size());
+    Tuple row(rows.size());
+    for (int64_t r = 0; r < n; ++r) {
+      for (size_t c = 0; c < rows.size(); ++c) row[c] = rows[c].SubTensor(r);
+      INFLOW_ASSIGN_OR_RETURN(Tuple out, op->Run(row));
+      for (size_t c = 0; c < out.size(); ++c) {
+        outputs[c].push_back(std::move(out[c]));
+      }
+    }
+    Tuple stacked;
+    for (Tuple& column : outputs) {
+      INFLOW_ASSIGN_OR_RETURN(Tensor t, Tensor::StackMove(std::move(column)));
+      stacked.push_back(std::move(t));
+    }
+    return stacked;
+  };
+  return map;
+}
+
+}  // namespace inflow::ops
