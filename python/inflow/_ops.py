@@ -14,7 +14,10 @@ with one function per op, named with TF's snake_case of the op's name
 - ``Dataset.map(lib.zero_out)`` (or ``lib.zero_out.bind(preserve_index=1)``,
   or a ``functools.partial`` of it with attributes only) maps the op over
   the elements in C++, without the GIL: an element's components are the op's
-  inputs, in order.
+  inputs, in order;
+- ``inflow.Pipeline(..., map_fn=lib.zero_out)`` runs it on each parsed
+  record, the components (in the features' order) its inputs, its outputs
+  (of fully defined shapes) the pipeline's components, in C++.
 
 One output gives one value, several a tuple. Each call (and each map) makes
 one kernel: a stateful op keeps its state for the life of that Node or map.
@@ -125,15 +128,32 @@ class OpFunction:
         return f"<inflow op function {self.__name__} ({self.op_name})>"
 
 
-def _native_map_fn(map_func):
-    """The C++ map function for an op function (bound or a partial with
-    attributes only), None for any other callable."""
+def _as_op_function(map_func):
+    """The op function of an op function, a bound one, or a partial of one
+    with attributes only; None for any other callable."""
     if isinstance(map_func, functools.partial) and \
             isinstance(map_func.func, OpFunction) and not map_func.args:
         map_func = map_func.func.bind(**map_func.keywords)
-    if isinstance(map_func, OpFunction):
-        return map_func._map_fn(), len(map_func._def["outputs"])
-    return None
+    return map_func if isinstance(map_func, OpFunction) else None
+
+
+def _native_map_fn(map_func):
+    """(the C++ Dataset map function, the number of outputs) for an op
+    function (see _as_op_function), None for any other callable."""
+    op = _as_op_function(map_func)
+    if op is None:
+        return None
+    return op._map_fn(), len(op._def["outputs"])
+
+
+def _native_pipeline_map(map_fn):
+    """The C++ Pipeline map of an op function (see _as_op_function): run on
+    each record, the parsed components its inputs; None for any other
+    callable."""
+    op = _as_op_function(map_fn)
+    if op is None:
+        return None
+    return _inflow._op_pipeline_map(_inflow._make_op(op.op_name, op._attrs, None))
 
 
 def load_op_library(library_filename):

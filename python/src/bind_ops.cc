@@ -3,8 +3,9 @@
 // Custom ops' Python face (python/inflow/_ops.py builds
 // inflow.load_op_library on it): loading a library, an op's declaration,
 // _Op (a use of an op: its attributes and its kernel), the op's step over
-// Nodes, an eager call, and _NativeMapFn, the op as a Dataset map function
-// that runs in C++ without the GIL (bind_data.cc's map_native).
+// Nodes, an eager call, and the op as a Dataset map function and a
+// Pipeline map that run in C++ without the GIL (_NativeMapFn for
+// bind_data.cc's map_native, _NativePipelineMap for bind_pipeline.cc).
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/shared_ptr.h>
@@ -219,6 +220,8 @@ void BindOps(nb::module_& m) {
 
   nb::class_<NativeMapFn>(m, "_NativeMapFn",
                           "A Dataset map function that runs in C++.");
+  nb::class_<NativePipelineMap>(m, "_NativePipelineMap",
+                                "A Pipeline map that runs in C++.");
 
   m.def(
       "_load_op_library",
@@ -290,6 +293,13 @@ void BindOps(nb::module_& m) {
       "_op_map_fn",
       [](std::shared_ptr<Op> op) {
         return NativeMapFn{ops::OpMapFn(std::move(op))};
+      },
+      nb::arg("op"));
+  m.def(
+      "_op_pipeline_map",
+      [](std::shared_ptr<Op> op) {
+        return NativePipelineMap{
+            ValueOrThrow(ops::OpPipelineMap(std::move(op)))};
       },
       nb::arg("op"));
 }

@@ -219,3 +219,21 @@ def test_a_library_built_with_sysconfigs_flags_loads_and_runs(tmp_path):
                                        "ops", "op_library.h"))
     assert os.path.exists(os.path.join(inflow.sysconfig.get_lib(), "libinflow_core.a"))
 
+
+
+def test_a_pipeline_maps_an_op_over_each_record_and_its_end_ends_it(lib, tmp_path):
+    path = tmp_path / "lines.txt"
+    path.write_text("".join("x" * i + "\n" for i in range(1, 11)))
+    every = inflow.Pipeline([str(path)], reader="text", num_epochs=1, shuffle=False,
+                            batch_size=3, allow_smaller_final_batch=True, read_batch=4,
+                            map_fn=lib.line_length, name="ops_py_all")
+    got = [int(v) for batch in every for v in batch["length"]]
+    assert got == list(range(1, 11))
+    # The op ends after 6 lines: the first chunk of 4 goes through.
+    ended = inflow.Pipeline([str(path)], reader="text", num_epochs=1, shuffle=False,
+                            batch_size=3, allow_smaller_final_batch=True, read_batch=4,
+                            map_fn=lib.line_length.bind(limit=6), name="ops_py_end")
+    assert [int(v) for batch in ended for v in batch["length"]] == [1, 2, 3, 4]
+    with pytest.raises(errors.InvalidArgumentError,
+                       match="op 'Scale': a Pipeline map needs outputs of fully defined"):
+        inflow.Pipeline([str(path)], reader="text", map_fn=lib.scale)

@@ -271,14 +271,6 @@ class Dataset:
     def _nested(self, kind, map_func, cycle, block):
         if not callable(map_func):
             raise TypeError(f"{kind}: map_func is not callable")
-        deterministic = True if deterministic is None else bool(deterministic)
-        native_fn = _native_map_fn(map_func)
-        if native_fn is not None:
-            # A custom op (inflow.load_op_library): mapped in C++, without
-            # the GIL; the element's components are its inputs.
-            fn, outputs = native_fn
-            return Dataset(self._native.map_native(fn, calls, deterministic),
-                           None if outputs == 1 else (None,) * outputs)
         in_structure = self._structure
         out_structure = _Later()
 
