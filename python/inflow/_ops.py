@@ -19,13 +19,18 @@ with one function per op, named with TF's snake_case of the op's name
   record, the components (in the features' order) its inputs, its outputs
   (of fully defined shapes) the pipeline's components, in C++.
 
-One output gives one value, several a tuple. Each call (and each map) makes
-one kernel: a stateful op keeps its state for the life of that Node or map.
+An input the op declares mutable (``MutableInput``, a variable it updates
+in place) must be a writeable, C-contiguous NumPy array of exactly its dtype.
+No output gives an empty tuple, one output one value, several a tuple. Each
+call (and each map) makes one kernel: a stateful op keeps its state for the
+life of that Node or map.
 """
 
 import functools
 import os
 import types
+
+import numpy as np
 
 from inflow import _inflow
 from inflow._steps import Node, _as_node
@@ -59,9 +64,10 @@ def _doc(op_def):
     for kind in ("inputs", "outputs"):
         if op_def[kind]:
             lines.append(kind.capitalize() + ":")
-            for name, dtype, shape in op_def[kind]:
+            for name, dtype, shape, mutable in op_def[kind]:
                 lines.append(f"  {name}: {_inflow.dtype_name(dtype)} "
-                             f"{_describe_shape(shape)}")
+                             f"{_describe_shape(shape)}" +
+                             (" (updated in place)" if mutable else ""))
     if op_def["attrs"]:
         lines.append("Attributes:")
         for name, type_name, default, has_default in op_def["attrs"]:
@@ -117,6 +123,13 @@ class OpFunction:
             nodes = [_as_node(i) for i in inputs]
             op = _inflow._make_op(self.op_name, attrs, [n.shape for n in nodes])
             return self._result(_inflow._op_nodes(op, nodes))
+        for (name, dtype, _, mutable), value in zip(self._def["inputs"], inputs):
+            if mutable and not (isinstance(value, np.ndarray) and value.dtype == dtype
+                                and value.flags.c_contiguous and value.flags.writeable):
+                raise TypeError(
+                    f"op '{self.op_name}': input '{name}' is updated in place: pass a "
+                    f"writeable, C-contiguous NumPy array of "
+                    f"{_inflow.dtype_name(dtype)}")
         op = _inflow._make_op(self.op_name, attrs, None)
         return self._result(_inflow._op_run(op, inputs))
 

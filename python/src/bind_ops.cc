@@ -158,12 +158,13 @@ nb::list ArgsToPython(const std::vector<ops::ArgDef>& args) {
   nb::list out;
   for (const ops::ArgDef& a : args) {
     out.append(nb::make_tuple(a.name, DTypeToNumpy(a.dtype),
-                              PartialShapeToPython(a.shape)));
+                              PartialShapeToPython(a.shape), a.is_mutable));
   }
   return out;
 }
 
-// {"name", "inputs": [(name, dtype, shape)], "outputs": [...], "attrs":
+// {"name", "inputs": [(name, dtype, shape, mutable)], "outputs": [...],
+// "attrs":
 // [(name, type name, default or None, has_default)], "doc", "stateful"}.
 nb::dict OpDefToPython(const OpDef& op) {
   nb::dict d;

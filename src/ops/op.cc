@@ -80,6 +80,23 @@ class Context final : public OpKernelContext {
   const AttrMap& attrs() const override { return attrs_; }
   int num_inputs() const override { return static_cast<int>(inputs_.size()); }
   const Tensor& input(int i) const override { return inputs_.at(i); }
+  Result<Tensor> MutableInput(int i) override {
+    if (i < 0 || i >= static_cast<int>(inputs_.size())) {
+      return InvalidArgumentError(Where(op_) + ": no input " +
+                                  std::to_string(i));
+    }
+    const ArgDef& arg = op_.inputs()[i];
+    if (!arg.is_mutable) {
+      return InvalidArgumentError(Where(op_) + ": input '" + arg.name +
+                                  "' is not declared mutable");
+    }
+    if (inputs_[i].read_only()) {
+      return FailedPreconditionError(Where(op_) + ": input '" + arg.name +
+                                     "' is read-only, and the op updates it "
+                                     "in place");
+    }
+    return inputs_[i];
+  }
   const CallOptions& options() const override { return options_; }
   int num_outputs() const override { return static_cast<int>(outputs_.size()); }
 

@@ -43,9 +43,10 @@ class OpLibraryTest : public ::testing::Test {
 TEST_F(OpLibraryTest, LoadingRegistersTheLibrarysOpsAndLoadingAgainIsTheSame) {
   Result<OpLibraryInfo> info = LoadOpLibrary(LibraryPath("inflow_test_ops"));
   ASSERT_TRUE(info.ok()) << info.status();
-  EXPECT_EQ(info->op_names, (std::vector<std::string>{
-                                "ZeroOut", "Scale", "Counter", "RunningSum",
-                                "LineLength", "WrongShape", "Fail"}));
+  EXPECT_EQ(info->op_names,
+            (std::vector<std::string>{"ZeroOut", "Scale", "Counter",
+                                      "RunningSum", "LineLength", "WrongShape",
+                                      "AddInPlace", "Fail"}));
   // Another path to the same file is the same library.
   const std::string other =
       std::string(INFLOW_TEST_OP_LIBRARY_DIR) + "/./libinflow_test_ops.so";

@@ -6,6 +6,7 @@
 // names: the registry is the process's.
 
 #include <atomic>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -378,6 +379,61 @@ TEST(OpTest, AStatefulKernelKeepsItsStateAndItsCallsNeverOverlap) {
   // Another use of the op has a kernel (and a count) of its own.
   auto other = Op::Create("RegCallCount");
   EXPECT_EQ((*(*other)->Run({}))[0], Tensor::Scalar<int64_t>(1));
+}
+
+TEST(OpTest, AMutableInputIsUpdatedInPlaceAndOnlyWhenWritableAndDeclared) {
+  // acc += x, in place; no output.
+  class AddInPlace : public OpKernel {
+   public:
+    Status Compute(OpKernelContext& c) override {
+      INFLOW_ASSIGN_OR_RETURN(Tensor acc, c.MutableInput(0));
+      INFLOW_ASSIGN_OR_RETURN(std::span<float> a, acc.mutable_flat<float>());
+      std::span<const float> x = c.input(1).flat<float>();
+      for (size_t i = 0; i < a.size(); ++i) a[i] += x[i];
+      return OkStatus();
+    }
+  };
+  // Asks to write into an input it did not declare mutable.
+  class WritesInput : public OpKernel {
+   public:
+    Status Compute(OpKernelContext& c) override {
+      return c.MutableInput(0).status();
+    }
+  };
+  RegisterOrDie("mutable_test", [](OpLibraryBuilder& b) {
+    b.AddOp(OpDef("RegAddInPlace")
+                .MutableInput("acc", DType::kFloat32)
+                .Input("x", DType::kFloat32));
+    b.AddKernel(MakeKernelDef<AddInPlace>("RegAddInPlace", {}));
+    b.AddOp(OpDef("RegWritesInput").Input("x", DType::kFloat32));
+    b.AddKernel(MakeKernelDef<WritesInput>("RegWritesInput", {}));
+  });
+  auto op = Op::Create("RegAddInPlace");
+  ASSERT_TRUE(op.ok()) << op.status();
+  Tensor acc = Tensor::FromVector<float>({1, 2});
+  for (int i = 0; i < 2; ++i) {
+    auto out = (*op)->Run({acc, Tensor::FromVector<float>({10, 20})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_TRUE(out->empty());
+  }
+  EXPECT_EQ(acc, Tensor::FromVector<float>({21, 42}));
+
+  const float values[2] = {1, 2};
+  Tensor read_only =
+      *Tensor::FromBuffer(DType::kFloat32, TensorShape({2}),
+                          TensorBuffer::Wrap(values, sizeof(values), {}));
+  auto refused = (*op)->Run({read_only, Tensor::FromVector<float>({1, 1})});
+  EXPECT_EQ(refused.status(),
+            FailedPreconditionError("op 'RegAddInPlace': input 'acc' is "
+                                    "read-only, and the op updates it in "
+                                    "place"));
+  EXPECT_EQ(values[0], 1);
+
+  auto undeclared =
+      (*Op::Create("RegWritesInput"))->Run({Tensor::FromVector<float>({1})});
+  EXPECT_EQ(undeclared.status(),
+            InvalidArgumentError("op 'RegWritesInput': input 'x' is not "
+                                 "declared mutable"));
 }
 
 }  // namespace

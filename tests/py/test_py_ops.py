@@ -50,9 +50,9 @@ def test_snake_case_is_tfs():
 
 def test_the_module_has_a_function_per_op_with_its_declaration_as_doc(lib):
     assert lib.op_names == ["ZeroOut", "Scale", "Counter", "RunningSum",
-                            "LineLength", "WrongShape", "Fail"]
+                            "LineLength", "WrongShape", "AddInPlace", "Fail"]
     for name in ("zero_out", "scale", "counter", "running_sum", "line_length",
-                 "wrong_shape", "fail"):
+                 "wrong_shape", "add_in_place", "fail"):
         assert callable(getattr(lib, name))
     assert lib.zero_out.op_name == "ZeroOut"
     assert "Zeroes every element" in lib.zero_out.__doc__
@@ -101,6 +101,25 @@ def test_an_output_of_another_shape_than_declared_names_the_op(lib):
                        match=r"op 'WrongShape': output 'y' must be float32 \[2\], got "
                              r"float32 \[3\]"):
         lib.wrong_shape(np.zeros(1, np.float32))
+
+
+def test_a_mutable_input_is_updated_in_place_and_must_be_writeable(lib):
+    acc = np.array([1, 2], np.float32)
+    assert lib.add_in_place(acc, np.array([10, 20], np.float32)) == ()
+    lib.add_in_place(acc, x=np.array([10, 20], np.float32))
+    np.testing.assert_array_equal(acc, [21, 42])
+    assert "acc: float32 any shape (updated in place)" in lib.add_in_place.__doc__
+    x = np.ones(2, np.float32)
+    with pytest.raises(TypeError, match="op 'AddInPlace': input 'acc' is updated in "
+                                        "place: pass a writeable, C-contiguous"):
+        lib.add_in_place(np.array([1, 2], np.float64), x)
+    frozen = np.array([1, 2], np.float32)
+    frozen.flags.writeable = False
+    with pytest.raises(TypeError, match="input 'acc' is updated in place"):
+        lib.add_in_place(frozen, x)
+    with pytest.raises(TypeError, match="input 'acc' is updated in place"):
+        lib.add_in_place([1.0, 2.0], x)
+    np.testing.assert_array_equal(frozen, [1, 2])
 
 
 def test_on_nodes_an_op_is_a_step_with_static_shapes(lib):

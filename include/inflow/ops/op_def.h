@@ -211,11 +211,13 @@ class AttrMap {
 };
 
 // An input or an output: a name, a dtype and a shape (unknown rank by
-// default; -1 for an unknown dimension).
+// default; -1 for an unknown dimension). A mutable input is one the kernel
+// writes into (TF's ref inputs: a variable updated in place).
 struct ArgDef {
   std::string name;
   DType dtype = DType::kInvalid;
   PartialShape shape;
+  bool is_mutable = false;
 };
 
 // An attribute: a name, a type, and the default (none: the attribute must
@@ -257,12 +259,19 @@ class OpDef {
   explicit OpDef(std::string name) : name_(std::move(name)) {}
 
   OpDef& Input(std::string name, DType dtype, PartialShape shape = {}) {
-    inputs_.push_back({std::move(name), dtype, std::move(shape)});
+    inputs_.push_back({std::move(name), dtype, std::move(shape), false});
+    return *this;
+  }
+  // An input the kernel updates in place (OpKernelContext::MutableInput):
+  // the caller's tensor, which must be writable (a NumPy array of exactly
+  // this dtype, C-contiguous and writeable, from Python).
+  OpDef& MutableInput(std::string name, DType dtype, PartialShape shape = {}) {
+    inputs_.push_back({std::move(name), dtype, std::move(shape), true});
     return *this;
   }
   // The output's static shape is `shape` unless a shape function is set.
   OpDef& Output(std::string name, DType dtype, PartialShape shape = {}) {
-    outputs_.push_back({std::move(name), dtype, std::move(shape)});
+    outputs_.push_back({std::move(name), dtype, std::move(shape), false});
     return *this;
   }
   // An attribute the caller must give.

@@ -84,9 +84,14 @@ class OpKernelContext {
   virtual const OpDef& op() const = 0;
   virtual const AttrMap& attrs() const = 0;
   // The inputs, of the declared dtypes and shapes (inflow checks them
-  // before Compute). Read-only: a kernel never writes into an input.
+  // before Compute). Read-only: a kernel writes only into the inputs
+  // declared mutable, through MutableInput.
   virtual int num_inputs() const = 0;
   virtual const Tensor& input(int i) const = 0;
+  // Input i for writing in place: the caller's tensor, sharing its buffer.
+  // INVALID_ARGUMENT (naming the op and the input) unless the op declares
+  // it with MutableInput; FAILED_PRECONDITION when the tensor is read-only.
+  virtual Result<Tensor> MutableInput(int i) = 0;
   // Blocking kernels wait with these (their stop token, their deadline).
   virtual const CallOptions& options() const = 0;
 

@@ -5,8 +5,8 @@
 // default, a shape function), Scale (float attributes), Counter (stateful,
 // no input, ends the input with OUT_OF_RANGE), RunningSum (stateful, one
 // input), LineLength (stateful, a string input, ends after a limit),
-// WrongShape (a kernel writing an output of another shape than declared)
-// and Fail (a kernel error).
+// WrongShape (a kernel writing an output of another shape than declared),
+// AddInPlace (a mutable input, no output) and Fail (a kernel error).
 
 #include <cstdint>
 #include <span>
@@ -146,6 +146,21 @@ class LineLengthKernel : public OpKernel {
   int64_t seen_ = 0;
 };
 
+// acc += x, in place.
+class AddInPlaceKernel : public OpKernel {
+ public:
+  Status Compute(OpKernelContext& c) override {
+    INFLOW_ASSIGN_OR_RETURN(Tensor acc, c.MutableInput(0));
+    INFLOW_ASSIGN_OR_RETURN(std::span<float> a, acc.mutable_flat<float>());
+    std::span<const float> x = c.input(1).flat<float>();
+    if (x.size() != a.size()) {
+      return inflow::InvalidArgumentError("acc and x differ in size");
+    }
+    for (size_t i = 0; i < a.size(); ++i) a[i] += x[i];
+    return OkStatus();
+  }
+};
+
 class FailKernel : public OpKernel {
  public:
   Status Compute(OpKernelContext& c) override {
@@ -206,6 +221,12 @@ INFLOW_OP_LIBRARY(library) {
                     .Output("y", DType::kFloat32, PartialShape({2})));
   library.AddKernel(
       MakeKernelDef<WrongShapeKernel>("WrongShape", {DType::kFloat32}));
+
+  library.AddOp(OpDef("AddInPlace")
+                    .MutableInput("acc", DType::kFloat32)
+                    .Input("x", DType::kFloat32)
+                    .Doc("acc += x, in place."));
+  library.AddKernel(MakeKernelDef<AddInPlaceKernel>("AddInPlace", {}));
 
   library.AddOp(OpDef("Fail")
                     .Input("x", DType::kFloat32)
