@@ -23,7 +23,8 @@ An input the op declares mutable (``MutableInput``, a variable it updates
 in place) must be a writeable, C-contiguous NumPy array of exactly its dtype.
 No output gives an empty tuple, one output one value, several a tuple. Each
 call (and each map) makes one kernel: a stateful op keeps its state for the
-life of that Node or map.
+life of that Node or map. ``fn.instance(**attrs)`` makes one kernel called
+on arrays again and again (a stateful op's state across eager calls).
 """
 
 import functools
@@ -94,6 +95,21 @@ class OpFunction:
         """This op with ``attrs`` given: for Dataset.map."""
         return OpFunction(self._def, {**self._attrs, **attrs})
 
+    def instance(self, **attrs):
+        """One use of the op with ``attrs``, called with arrays again and
+        again on one kernel: a stateful op's state lives across the calls
+        (``skipgram_word2vec``'s position in its corpus)."""
+        return OpInstance(self, {**self._attrs, **attrs})
+
+    def _check_in_place(self, inputs):
+        for (name, dtype, _, mutable), value in zip(self._def["inputs"], inputs):
+            if mutable and not (isinstance(value, np.ndarray) and value.dtype == dtype
+                                and value.flags.c_contiguous and value.flags.writeable):
+                raise TypeError(
+                    f"op '{self.op_name}': input '{name}' is updated in place: pass a "
+                    f"writeable, C-contiguous NumPy array of "
+                    f"{_inflow.dtype_name(dtype)}")
+
     def _split(self, args, kwargs):
         names = [i[0] for i in self._def["inputs"]]
         if len(args) > len(names):
@@ -123,13 +139,7 @@ class OpFunction:
             nodes = [_as_node(i) for i in inputs]
             op = _inflow._make_op(self.op_name, attrs, [n.shape for n in nodes])
             return self._result(_inflow._op_nodes(op, nodes))
-        for (name, dtype, _, mutable), value in zip(self._def["inputs"], inputs):
-            if mutable and not (isinstance(value, np.ndarray) and value.dtype == dtype
-                                and value.flags.c_contiguous and value.flags.writeable):
-                raise TypeError(
-                    f"op '{self.op_name}': input '{name}' is updated in place: pass a "
-                    f"writeable, C-contiguous NumPy array of "
-                    f"{_inflow.dtype_name(dtype)}")
+        self._check_in_place(inputs)
         op = _inflow._make_op(self.op_name, attrs, None)
         return self._result(_inflow._op_run(op, inputs))
 
@@ -139,6 +149,35 @@ class OpFunction:
 
     def __repr__(self):
         return f"<inflow op function {self.__name__} ({self.op_name})>"
+
+
+class OpInstance:
+    """One use of an op (OpFunction.instance): its kernel lives as long as
+    this object, and each call runs it once on arrays, now, with the GIL
+    released."""
+
+    def __init__(self, function, attrs):
+        self._function = function
+        self._op = _inflow._make_op(function.op_name, attrs, None)
+        self.__name__ = function.__name__
+        self.__doc__ = function.__doc__
+
+    @property
+    def attrs(self):
+        """The attributes, defaults filled in."""
+        return self._op.attrs
+
+    def __call__(self, *args, **kwargs):
+        inputs, attrs = self._function._split(args, kwargs)
+        if len(attrs) != len(self._function._attrs) or any(
+                k not in self._function._attrs for k in attrs):
+            raise TypeError(f"{self.__name__}: an instance takes inputs only; "
+                            "give the attributes to instance()")
+        self._function._check_in_place(inputs)
+        return self._function._result(_inflow._op_run(self._op, inputs))
+
+    def __repr__(self):
+        return f"<inflow op instance {self.__name__} ({self._function.op_name})>"
 
 
 def _as_op_function(map_func):

@@ -256,3 +256,15 @@ def test_a_pipeline_maps_an_op_over_each_record_and_its_end_ends_it(lib, tmp_pat
     with pytest.raises(errors.InvalidArgumentError,
                        match="op 'Scale': a Pipeline map needs outputs of fully defined"):
         inflow.Pipeline([str(path)], reader="text", map_fn=lib.scale)
+
+
+def test_an_instance_keeps_one_kernel_across_eager_calls(lib):
+    counter = lib.counter.instance(limit=2)
+    assert counter.attrs == {"limit": 2}
+    assert [int(counter()), int(counter())] == [0, 1]
+    with pytest.raises(errors.OutOfRangeError, match="op 'Counter': counted to 2"):
+        counter()
+    sums = lib.running_sum.instance()
+    assert [int(sums(np.int64(v))) for v in (1, 2, 3)] == [1, 3, 6]
+    with pytest.raises(TypeError, match="an instance takes inputs only"):
+        lib.zero_out.instance()(np.zeros(2, np.int32), preserve_index=1)
