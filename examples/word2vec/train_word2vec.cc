@@ -19,6 +19,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -126,7 +127,9 @@ int main(int argc, char** argv) {
   Tensor w_out(inflow::DType::kFloat32, TensorShape({vocab, dim}));
   std::mt19937_64 rng(static_cast<uint64_t>(seed));
   std::uniform_real_distribution<float> init(-0.5f / dim, 0.5f / dim);
-  for (float& x : *w_in.mutable_flat<float>()) x = init(rng);
+  // The span, not the Result holding it, outlives the loop's range.
+  const std::span<float> w_in_values = *w_in.mutable_flat<float>();
+  for (float& x : w_in_values) x = init(rng);
 
   int64_t pairs = 0;
   int64_t words = 0;

@@ -295,25 +295,54 @@ data::MapFn OpMapFn(std::shared_ptr<const Op> op) {
   return [op = std::move(op)](Tuple element) { return op->Run(element); };
 }
 
-Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op) {
+Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op,
+                                  OpMapUnit unit) {
+  const bool chunks = unit == OpMapUnit::kChunk;
   MapFunction map;
   for (size_t i = 0; i < op->def().outputs().size(); ++i) {
     const ArgDef& out = op->def().outputs()[i];
     const PartialShape& shape = op->output_shapes()[i];
-    if (!shape.IsFullyDefined()) {
-      return InvalidArgumentError("op '" + op->name() +
-                                  "': a Pipeline map needs outputs of fully "
-                                  "defined shape, and output '" +
-                                  out.name + "' has the shape " +
-                                  shape.DebugString());
+    const bool rows_ok = !chunks || (shape.rank_known() && shape.rank() >= 1);
+    PartialShape row = shape;
+    if (chunks && rows_ok) {
+      row = PartialShape(
+          std::vector<int64_t>(shape.dims().begin() + 1, shape.dims().end()));
+    }
+    if (!rows_ok || !row.IsFullyDefined()) {
+      return InvalidArgumentError(
+          "op '" + op->name() + "': a Pipeline map needs outputs of " +
+          (chunks ? "shape [?] + a fully defined row shape"
+                  : "fully defined shape") +
+          ", and output '" + out.name + "' has the shape " +
+          shape.DebugString());
     }
     map.dtypes.push_back(out.dtype);
-    map.row_shapes.push_back(shape);
+    map.row_shapes.push_back(row);
     map.names.push_back(out.name);
+  }
+  if (chunks) {
+    map.fn = [op = std::move(op)](Tuple rows) -> Result<Tuple> {
+      const int64_t n = rows.empty() ? 0 : rows[0].dim_size(0);
+      INFLOW_ASSIGN_OR_RETURN(Tuple out, op->Run(rows));
+      for (size_t c = 0; c < out.size(); ++c) {
+        if (out[c].rank() < 1 || out[c].dim_size(0) != n) {
+          return InvalidArgumentError(
+              "op '" + op->name() + "': output '" +
+              op->def().outputs()[c].name + "' has the shape " +
+              out[c].shape().DebugString() + " for a chunk of " +
+              std::to_string(n) + " records");
+        }
+      }
+      return out;
+    };
+    return map;
   }
   map.fn = [op = std::move(op)](Tuple rows) -> Result<Tuple> {
     const int64_t n = rows.empty() ? 0 : rows[0].dim_size(0);
-    std::vector<Tuple> outputs(op->def().outputs().size());
+    std::vector<std::vector<Tensor>> outputs(op->def().outputs().size());
+    for (std::vector<Tensor>& column : outputs) {
+      column.reserve(static_cast<size_t>(n));
+    }
     Tuple row(rows.size());
     for (int64_t r = 0; r < n; ++r) {
       for (size_t c = 0; c < rows.size(); ++c) row[c] = rows[c].SubTensor(r);
@@ -323,7 +352,7 @@ Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op) {
       }
     }
     Tuple stacked;
-    for (Tuple& column : outputs) {
+    for (std::vector<Tensor>& column : outputs) {
       INFLOW_ASSIGN_OR_RETURN(Tensor t, Tensor::StackMove(std::move(column)));
       stacked.push_back(std::move(t));
     }

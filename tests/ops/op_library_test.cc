@@ -45,8 +45,8 @@ TEST_F(OpLibraryTest, LoadingRegistersTheLibrarysOpsAndLoadingAgainIsTheSame) {
   ASSERT_TRUE(info.ok()) << info.status();
   EXPECT_EQ(info->op_names,
             (std::vector<std::string>{"ZeroOut", "Scale", "Counter",
-                                      "RunningSum", "LineLength", "WrongShape",
-                                      "AddInPlace", "Fail"}));
+                                      "RunningSum", "LineLength", "Lengths",
+                                      "WrongShape", "AddInPlace", "Fail"}));
   // Another path to the same file is the same library.
   const std::string other =
       std::string(INFLOW_TEST_OP_LIBRARY_DIR) + "/./libinflow_test_ops.so";
@@ -165,14 +165,15 @@ class OpPipelineTest : public OpLibraryTest {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  PipelineOptions Options(std::shared_ptr<const Op> op, std::string name) {
+  PipelineOptions Options(std::shared_ptr<const Op> op, std::string name,
+                          OpMapUnit unit = OpMapUnit::kRecord) {
     PipelineOptions o;
     o.files = {(dir_ / "lines.txt").string()};
     o.num_epochs = 1;
     o.shuffle_files = false;
     o.format = RecordFormat::kTextLine;
     o.read_batch = 4;
-    Result<MapFunction> map = OpPipelineMap(std::move(op));
+    Result<MapFunction> map = OpPipelineMap(std::move(op), unit);
     EXPECT_TRUE(map.ok()) << map.status();
     o.map = *map;
     o.batching.batch_size = 3;
@@ -216,6 +217,22 @@ TEST_F(OpPipelineTest, OutOfRangeFromAnOpEndsAPipeline) {
   (*pipeline)->Close().IgnoreError();
 }
 
+TEST_F(OpPipelineTest, AnOpOverChunksRunsOncePerChunkOfRecords) {
+  auto lengths = Op::Create("Lengths");
+  ASSERT_TRUE(lengths.ok()) << lengths.status();
+  auto pipeline = Pipeline::Create(
+      Options(*lengths, "ops_pipeline_chunks", OpMapUnit::kChunk));
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status();
+  std::vector<int64_t> got;
+  Result<Tuple> b = (*pipeline)->Next();
+  for (; b.ok(); b = (*pipeline)->Next()) {
+    for (int64_t v : (*b)[0].flat<int64_t>()) got.push_back(v);
+  }
+  EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_TRUE((*pipeline)->Close().ok());
+}
+
 TEST_F(OpLibraryTest, APipelineMapNeedsOutputsOfFullyDefinedShape) {
   auto scale = Op::Create("Scale");
   ASSERT_TRUE(scale.ok()) << scale.status();
@@ -225,6 +242,12 @@ TEST_F(OpLibraryTest, APipelineMapNeedsOutputsOfFullyDefinedShape) {
               HasSubstr("op 'Scale': a Pipeline map needs outputs of fully "
                         "defined shape, and output 'y' has the shape "
                         "<unknown>"));
+  // Over chunks: [?] + a fully defined row shape.
+  Result<MapFunction> chunks = OpPipelineMap(*scale, OpMapUnit::kChunk);
+  EXPECT_THAT(chunks.status().message(),
+              HasSubstr("op 'Scale': a Pipeline map needs outputs of shape "
+                        "[?] + a fully defined row shape, and output 'y' has "
+                        "the shape <unknown>"));
 }
 
 TEST(OpLibraryLoadTest, AMissingFileIsNotFoundNamingIt) {

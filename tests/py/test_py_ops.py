@@ -50,9 +50,10 @@ def test_snake_case_is_tfs():
 
 def test_the_module_has_a_function_per_op_with_its_declaration_as_doc(lib):
     assert lib.op_names == ["ZeroOut", "Scale", "Counter", "RunningSum",
-                            "LineLength", "WrongShape", "AddInPlace", "Fail"]
+                            "LineLength", "Lengths", "WrongShape", "AddInPlace",
+                            "Fail"]
     for name in ("zero_out", "scale", "counter", "running_sum", "line_length",
-                 "wrong_shape", "add_in_place", "fail"):
+                 "lengths", "wrong_shape", "add_in_place", "fail"):
         assert callable(getattr(lib, name))
     assert lib.zero_out.op_name == "ZeroOut"
     assert "Zeroes every element" in lib.zero_out.__doc__

@@ -87,12 +87,25 @@ class Op {
 // (Iterator::Next returns it, and a Python loop stops).
 data::MapFn OpMapFn(std::shared_ptr<const Op> op);
 
-// op as a Pipeline map (PipelineOptions::map): run on each parsed record
-// (each row of a chunk), the outputs stacked. INVALID_ARGUMENT when an
-// output's static shape is not fully defined (the Pipeline's rows are of
-// fixed shape). A kernel's OUT_OF_RANGE ends the input: the pipeline
-// hands out what is batched, then OUT_OF_RANGE.
-Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op);
+// What one call of an op in a Pipeline map gets.
+enum class OpMapUnit {
+  // One parsed record: component i of its row shape; the outputs are
+  // stacked into the chunk's.
+  kRecord,
+  // A chunk of the n records read together (PipelineOptions::read_batch):
+  // component i of shape [n] + its row shape; every output must have n
+  // rows. For an op written over batches: one call per chunk.
+  kChunk,
+};
+
+// op as a Pipeline map (PipelineOptions::map). INVALID_ARGUMENT when an
+// output's static shape is not fully defined (kRecord) or not [?] + a
+// fully defined row shape (kChunk): the Pipeline's rows are of fixed
+// shape. A kChunk call whose outputs have another number of rows than its
+// inputs fails naming the op. A kernel's OUT_OF_RANGE ends the input: the
+// pipeline hands out what is batched, then OUT_OF_RANGE.
+Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op,
+                                  OpMapUnit unit = OpMapUnit::kRecord);
 
 }  // namespace inflow::ops
 

@@ -5,6 +5,7 @@
 // default, a shape function), Scale (float attributes), Counter (stateful,
 // no input, ends the input with OUT_OF_RANGE), RunningSum (stateful, one
 // input), LineLength (stateful, a string input, ends after a limit),
+// Lengths (over a vector: a chunk of records),
 // WrongShape (a kernel writing an output of another shape than declared),
 // AddInPlace (a mutable input, no output) and Fail (a kernel error).
 
@@ -146,6 +147,21 @@ class LineLengthKernel : public OpKernel {
   int64_t seen_ = 0;
 };
 
+// The length of each string of a vector: an op over a chunk of records.
+class LengthsKernel : public OpKernel {
+ public:
+  Status Compute(OpKernelContext& c) override {
+    std::span<const std::string> in = c.input(0).flat<std::string>();
+    INFLOW_ASSIGN_OR_RETURN(Tensor out,
+                            c.AllocateOutput(0, c.input(0).shape()));
+    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> v, out.mutable_flat<int64_t>());
+    for (size_t i = 0; i < in.size(); ++i) {
+      v[i] = static_cast<int64_t>(in[i].size());
+    }
+    return OkStatus();
+  }
+};
+
 // acc += x, in place.
 class AddInPlaceKernel : public OpKernel {
  public:
@@ -215,6 +231,12 @@ INFLOW_OP_LIBRARY(library) {
                          "after `limit` lines (-1: never)."));
   library.AddKernel(
       MakeKernelDef<LineLengthKernel>("LineLength", {DType::kInt64}));
+
+  library.AddOp(OpDef("Lengths")
+                    .Input("lines", DType::kString, PartialShape({-1}))
+                    .Output("lengths", DType::kInt64, PartialShape({-1}))
+                    .Doc("The length of each line."));
+  library.AddKernel(MakeKernelDef<LengthsKernel>("Lengths", {DType::kInt64}));
 
   library.AddOp(OpDef("WrongShape")
                     .Input("x", DType::kFloat32)
