@@ -2,6 +2,7 @@
 
 #include "inflow/ops/op.h"
 
+#include <exception>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,6 +19,27 @@ namespace inflow::ops {
 namespace {
 
 std::string Where(const OpDef& op) { return "op '" + op.name() + "'"; }
+
+// Runs a piece of an op library's code (a kernel's, a shape function's):
+// inflow's code never throws, but a library's may, and an exception must
+// become an error naming the op, not end the process.
+template <typename F>
+auto Guarded(const OpDef& op, const char* what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return InternalError(Where(op) + ": the " + what + " threw: " + e.what());
+  } catch (...) {
+    return InternalError(Where(op) + ": the " + what + " threw");
+  }
+}
+
+// `s` with the op's name first, once (a message that already begins with
+// it keeps it).
+Status NamingOp(const Status& s, const OpDef& op) {
+  if (s.ok() || s.message().starts_with(Where(op))) return s;
+  return s.WithContext(Where(op));
+}
 
 std::string DescribeArg(DType dtype, const PartialShape& shape) {
   return std::string(DTypeName(dtype)) + " " + shape.DebugString();
@@ -212,9 +234,14 @@ Result<std::shared_ptr<Op>> Op::Create(std::string_view name, AttrMap attrs,
   }
   if (def.shape_fn()) {
     Result<std::vector<PartialShape>> inferred =
-        def.shape_fn()(ShapeContext{rep->input_shapes, rep->attrs});
+        Guarded(def, "shape function", [&] {
+          return def.shape_fn()(ShapeContext{rep->input_shapes, rep->attrs});
+        });
     if (!inferred.ok()) {
-      return inferred.status().WithContext(Where(def) + ": shape function");
+      const Status e = inferred.status();
+      return e.message().starts_with(Where(def))
+                 ? e
+                 : e.WithContext(Where(def) + ": shape function");
     }
     if (inferred->size() != def.outputs().size()) {
       return InvalidArgumentError(
@@ -233,13 +260,18 @@ Result<std::shared_ptr<Op>> Op::Create(std::string_view name, AttrMap attrs,
       if ((*inferred)[i].rank_known()) rep->output_shapes[i] = (*inferred)[i];
     }
   }
-  rep->kernel = registered->kernel.factory();
-  if (rep->kernel == nullptr) {
-    return InternalError(Where(def) + ": the kernel factory returned null");
-  }
+  Status made = Guarded(def, "kernel factory", [&] {
+    rep->kernel = registered->kernel.factory();
+    return rep->kernel == nullptr
+               ? InternalError(Where(def) +
+                               ": the kernel factory returned null")
+               : OkStatus();
+  });
+  if (!made.ok()) return made;
   OpKernelConstruction construction(def, rep->attrs, rep->input_shapes);
-  Status init = rep->kernel->Initialize(construction);
-  if (!init.ok()) return init.WithContext(Where(def));
+  Status init = Guarded(def, "kernel's Initialize",
+                        [&] { return rep->kernel->Initialize(construction); });
+  if (!init.ok()) return NamingOp(init, def);
   return std::make_shared<Op>(std::move(rep));
 }
 
@@ -277,17 +309,14 @@ Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
   }
   Context context(op, rep_->attrs, inputs, rep_->output_shapes, options);
   Status s;
+  const auto compute = [&] { return rep_->kernel->Compute(context); };
   if (op.stateful()) {
     MutexLock lock(&rep_->mu);
-    s = rep_->kernel->Compute(context);
+    s = Guarded(op, "kernel", compute);
   } else {
-    s = rep_->kernel->Compute(context);
+    s = Guarded(op, "kernel", compute);
   }
-  if (!s.ok()) {
-    // A message the kernel already began with the op's name keeps it once.
-    if (s.message().starts_with(Where(op))) return s;
-    return s.WithContext(Where(op));
-  }
+  if (!s.ok()) return NamingOp(s, op);
   return context.TakeOutputs();
 }
 

@@ -99,9 +99,10 @@ Result<OpLibraryInfo> LoadOpLibrary(const std::string& path) {
     dlclose(handle);
     return InvalidArgumentError(where + ": no registration function");
   }
-  Result<OpLibraryInfo> registered = [&] {
+  Result<OpLibraryInfo> registered = [&]() -> Result<OpLibraryInfo> {
     internal::CollectingBuilder builder;
-    info->register_ops(&builder);
+    INFLOW_RETURN_IF_ERROR(internal::RunRegistration(
+        where, [&] { info->register_ops(&builder); }));
     // `builder` (the library's std::functions) is gone before a dlclose.
     return internal::Registry::Global().Add(path, std::move(builder));
   }();

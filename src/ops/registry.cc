@@ -2,6 +2,7 @@
 
 #include "ops/registry.h"
 
+#include <exception>
 #include <set>
 #include <string>
 #include <utility>
@@ -100,6 +101,20 @@ void CheckOpDef(const OpDef& op, std::vector<std::string>& problems) {
 
 }  // namespace
 
+Status RunRegistration(std::string_view source,
+                       const std::function<void()>& fn) {
+  try {
+    fn();
+    return OkStatus();
+  } catch (const std::exception& e) {
+    return InternalError(std::string(source) +
+                         ": the registration function threw: " + e.what());
+  } catch (...) {
+    return InternalError(std::string(source) +
+                         ": the registration function threw");
+  }
+}
+
 Registry& Registry::Global() {
   static Registry* registry = new Registry();  // never destroyed: ops live
                                                // as long as the process
@@ -197,7 +212,8 @@ Result<OpLibraryInfo> RegisterOps(
     std::string_view source,
     const std::function<void(OpLibraryBuilder&)>& register_ops) {
   internal::CollectingBuilder builder;
-  register_ops(builder);
+  INFLOW_RETURN_IF_ERROR(
+      internal::RunRegistration(source, [&] { register_ops(builder); }));
   return internal::Registry::Global().Add(source, std::move(builder));
 }
 

@@ -7,6 +7,7 @@
 #ifndef INFLOW_SRC_OPS_REGISTRY_H_
 #define INFLOW_SRC_OPS_REGISTRY_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -37,6 +38,12 @@ class CollectingBuilder final : public OpLibraryBuilder {
   std::vector<OpDef> ops;
   std::vector<KernelDef> kernels;
 };
+
+// Runs a library's registration function: an exception it throws (an op
+// library's code may throw; inflow's never does) becomes INTERNAL naming
+// `source`, not the end of the process.
+Status RunRegistration(std::string_view source,
+                       const std::function<void()>& fn);
 
 // Thread-safe.
 class Registry {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -434,6 +435,37 @@ TEST(OpTest, AMutableInputIsUpdatedInPlaceAndOnlyWhenWritableAndDeclared) {
   EXPECT_EQ(undeclared.status(),
             InvalidArgumentError("op 'RegWritesInput': input 'x' is not "
                                  "declared mutable"));
+}
+
+TEST(OpTest, AnExceptionFromALibrarysCodeIsAnInternalErrorNamingTheOp) {
+  class Throws : public OpKernel {
+   public:
+    Status Initialize(const OpKernelConstruction& c) override {
+      if (*c.GetAttr<bool>("in_init")) throw std::runtime_error("early");
+      return OkStatus();
+    }
+    Status Compute(OpKernelContext&) override {
+      throw std::runtime_error("boom");
+    }
+  };
+  RegisterOrDie("throw_test", [](OpLibraryBuilder& b) {
+    b.AddOp(
+        OpDef("RegThrows").Output("y", DType::kFloat32).Attr("in_init", false));
+    b.AddKernel(MakeKernelDef<Throws>("RegThrows", {DType::kFloat32}));
+  });
+  auto op = Op::Create("RegThrows");
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ((*op)->Run({}).status(),
+            InternalError("op 'RegThrows': the kernel threw: boom"));
+  EXPECT_EQ(Op::Create("RegThrows", {{"in_init", true}}).status(),
+            InternalError("op 'RegThrows': the kernel's Initialize threw: "
+                          "early"));
+  Result<OpLibraryInfo> r = RegisterOps(
+      "throwing_library",
+      [](OpLibraryBuilder&) { throw std::runtime_error("no ops today"); });
+  EXPECT_EQ(r.status(),
+            InternalError("throwing_library: the registration function "
+                          "threw: no ops today"));
 }
 
 }  // namespace
