@@ -23,8 +23,8 @@ class AddOne : public inflow::ops::OpKernel {
  public:
   Status Compute(inflow::ops::OpKernelContext& c) override {
     const Tensor& x = c.input(0);
-    INFLOW_ASSIGN_OR_RETURN(Tensor y, c.AllocateOutput(0, x.shape()));
-    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> out, y.mutable_flat<int64_t>());
+    INFLOW_ASSIGN_OR_RETURN(Tensor * y, c.AllocateOutput(0, x.shape()));
+    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> out, y->mutable_flat<int64_t>());
     std::span<const int64_t> in = x.flat<int64_t>();
     for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] + 1;
     return inflow::OkStatus();
@@ -45,9 +45,9 @@ class Lengths : public inflow::ops::OpKernel {
  public:
   Status Compute(inflow::ops::OpKernelContext& c) override {
     std::span<const std::string> in = c.input(0).flat<std::string>();
-    INFLOW_ASSIGN_OR_RETURN(Tensor out,
+    INFLOW_ASSIGN_OR_RETURN(Tensor * out,
                             c.AllocateOutput(0, c.input(0).shape()));
-    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> v, out.mutable_flat<int64_t>());
+    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> v, out->mutable_flat<int64_t>());
     for (size_t i = 0; i < in.size(); ++i) {
       v[i] = static_cast<int64_t>(in[i].size());
     }

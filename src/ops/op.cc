@@ -122,19 +122,24 @@ class Context final : public OpKernelContext {
   const CallOptions& options() const override { return options_; }
   int num_outputs() const override { return static_cast<int>(outputs_.size()); }
 
-  Result<Tensor> AllocateOutput(int i, const TensorShape& shape) override {
+  Result<Tensor*> AllocateOutput(int i, const TensorShape& shape) override {
     INFLOW_RETURN_IF_ERROR(CheckIndex(i));
+    const ArgDef& arg = op_.outputs()[i];
     for (int64_t d : shape.dims()) {
       if (d < 0) {
-        return InvalidArgumentError(
-            Where(op_) + ": output '" + op_.outputs()[i].name +
-            "': negative dimension in " + shape.DebugString());
+        return InvalidArgumentError(Where(op_) + ": output '" + arg.name +
+                                    "': negative dimension in " +
+                                    shape.DebugString());
       }
     }
-    Tensor t(op_.outputs()[i].dtype, shape);
-    INFLOW_RETURN_IF_ERROR(CheckOutput(i, t));
-    outputs_[i] = t;
-    return t;
+    if (!output_shapes_[i].IsCompatibleWith(shape)) {
+      return InvalidArgumentError(Where(op_) + ": output '" + arg.name +
+                                  "' must be " +
+                                  DescribeArg(arg.dtype, output_shapes_[i]) +
+                                  ", got " + DescribeArg(arg.dtype, shape));
+    }
+    outputs_[i] = Tensor(arg.dtype, shape);
+    return &outputs_[i];
   }
 
   Status SetOutput(int i, Tensor value) override {

@@ -204,8 +204,8 @@ OP_SOURCE = textwrap.dedent("""\
      public:
       inflow::Status Compute(inflow::ops::OpKernelContext& c) override {
         const inflow::Tensor& x = c.input(0);
-        INFLOW_ASSIGN_OR_RETURN(inflow::Tensor y, c.AllocateOutput(0, x.shape()));
-        INFLOW_ASSIGN_OR_RETURN(std::span<double> out, y.mutable_flat<double>());
+        INFLOW_ASSIGN_OR_RETURN(inflow::Tensor* y, c.AllocateOutput(0, x.shape()));
+        INFLOW_ASSIGN_OR_RETURN(std::span<double> out, y->mutable_flat<double>());
         std::span<const double> in = x.flat<double>();
         for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] * in[i];
         return inflow::OkStatus();

@@ -11,7 +11,7 @@
 //     }
 //     Status Compute(OpKernelContext& c) override {
 //       const Tensor& in = c.input(0);
-//       INFLOW_ASSIGN_OR_RETURN(Tensor out, c.AllocateOutput(0, in.shape()));
+//       INFLOW_ASSIGN_OR_RETURN(Tensor* out, c.AllocateOutput(0, in.shape()));
 //       ...
 //       return OkStatus();
 //     }
@@ -96,10 +96,11 @@ class OpKernelContext {
   virtual const CallOptions& options() const = 0;
 
   // A new zero-filled tensor of output i's dtype and `shape`, set as output
-  // i; the kernel writes its values through mutable_flat(). INVALID_ARGUMENT
-  // (naming the op and the output) for an index out of range or a shape not
-  // compatible with the output's static shape.
-  virtual Result<Tensor> AllocateOutput(int i, const TensorShape& shape) = 0;
+  // i; the kernel writes its values through mutable_flat(). The pointer is
+  // the context's, valid until Compute returns (or output i is set again).
+  // INVALID_ARGUMENT (naming the op and the output) for an index out of
+  // range or a shape not compatible with the output's static shape.
+  virtual Result<Tensor*> AllocateOutput(int i, const TensorShape& shape) = 0;
   // Sets output i to `value` (a tensor the kernel made, or an input passed
   // through). INVALID_ARGUMENT (naming the op and the output) for an index
   // out of range, another dtype or an incompatible shape.

@@ -49,9 +49,9 @@ class ZeroOutKernel : public OpKernel {
           "preserve_index " + std::to_string(preserve_) + " is not below " +
           std::to_string(in.num_elements()) + " elements");
     }
-    INFLOW_ASSIGN_OR_RETURN(Tensor out, c.AllocateOutput(0, in.shape()));
+    INFLOW_ASSIGN_OR_RETURN(Tensor * out, c.AllocateOutput(0, in.shape()));
     INFLOW_ASSIGN_OR_RETURN(std::span<int32_t> values,
-                            out.mutable_flat<int32_t>());
+                            out->mutable_flat<int32_t>());
     if (!values.empty()) values[preserve_] = in.flat<int32_t>()[preserve_];
     return OkStatus();
   }
@@ -70,8 +70,8 @@ class ScaleKernel : public OpKernel {
   }
   Status Compute(OpKernelContext& c) override {
     const Tensor& x = c.input(0);
-    INFLOW_ASSIGN_OR_RETURN(Tensor y, c.AllocateOutput(0, x.shape()));
-    INFLOW_ASSIGN_OR_RETURN(std::span<float> out, y.mutable_flat<float>());
+    INFLOW_ASSIGN_OR_RETURN(Tensor * y, c.AllocateOutput(0, x.shape()));
+    INFLOW_ASSIGN_OR_RETURN(std::span<float> out, y->mutable_flat<float>());
     std::span<const float> in = x.flat<float>();
     for (size_t i = 0; i < in.size(); ++i) {
       out[i] = static_cast<float>(in[i] * factor_ + bias_);
@@ -152,9 +152,9 @@ class LengthsKernel : public OpKernel {
  public:
   Status Compute(OpKernelContext& c) override {
     std::span<const std::string> in = c.input(0).flat<std::string>();
-    INFLOW_ASSIGN_OR_RETURN(Tensor out,
+    INFLOW_ASSIGN_OR_RETURN(Tensor * out,
                             c.AllocateOutput(0, c.input(0).shape()));
-    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> v, out.mutable_flat<int64_t>());
+    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> v, out->mutable_flat<int64_t>());
     for (size_t i = 0; i < in.size(); ++i) {
       v[i] = static_cast<int64_t>(in[i].size());
     }

@@ -13,8 +13,8 @@ class AddOneKernel : public inflow::ops::OpKernel {
  public:
   inflow::Status Compute(inflow::ops::OpKernelContext& c) override {
     const inflow::Tensor& x = c.input(0);
-    INFLOW_ASSIGN_OR_RETURN(inflow::Tensor y, c.AllocateOutput(0, x.shape()));
-    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> out, y.mutable_flat<int64_t>());
+    INFLOW_ASSIGN_OR_RETURN(inflow::Tensor * y, c.AllocateOutput(0, x.shape()));
+    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> out, y->mutable_flat<int64_t>());
     std::span<const int64_t> in = x.flat<int64_t>();
     for (size_t i = 0; i < in.size(); ++i) out[i] = in[i] + 1;
     return inflow::OkStatus();
