@@ -269,3 +269,15 @@ def test_an_instance_keeps_one_kernel_across_eager_calls(lib):
     assert [int(sums(np.int64(v))) for v in (1, 2, 3)] == [1, 3, 6]
     with pytest.raises(TypeError, match="an instance takes inputs only"):
         lib.zero_out.instance()(np.zeros(2, np.int32), preserve_index=1)
+
+
+def test_a_stateful_op_on_several_batching_threads_runs_one_call_at_a_time(lib):
+    out = inflow.train.batch([lib.counter(limit=200)], batch_size=10, num_threads=4,
+                             allow_smaller_final_batch=True)
+    coord = inflow.train.Coordinator()
+    threads = inflow.train.start_queue_runners(coord=coord)
+    got = [v for b in out.batches() for v in b.tolist()]
+    coord.request_stop()
+    coord.join(threads, stop_grace_period_secs=JOIN_S)
+    # Every count once: the kernel's calls never overlapped.
+    assert sorted(got) == list(range(200))
