@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <sys/stat.h>
 
+#include <cstring>
 #include <map>
 #include <string>
 #include <utility>
@@ -94,6 +95,17 @@ Result<OpLibraryInfo> LoadOpLibrary(const std::string& path) {
                                 ", but this is inflow ABI version " +
                                 std::to_string(kAbiVersion) + " (inflow " +
                                 kVersion + "): rebuild it against this inflow");
+  }
+  if (info->cxx_library == nullptr ||
+      std::strcmp(info->cxx_library, INFLOW_OPS_CXX_LIBRARY_) != 0) {
+    const std::string theirs = info->cxx_library == nullptr
+                                   ? std::string("an unknown C++ library")
+                                   : std::string(info->cxx_library);
+    dlclose(handle);
+    return InvalidArgumentError(
+        where + ": built with the C++ standard library " + theirs +
+        ", but this inflow uses " + INFLOW_OPS_CXX_LIBRARY_ +
+        ": rebuild it with the compiler and library inflow was built with");
   }
   if (info->register_ops == nullptr) {
     dlclose(handle);

@@ -286,6 +286,16 @@ TEST(OpLibraryLoadTest, AnotherAbiVersionIsAnErrorNamingBothVersions) {
                 std::to_string(kAbiVersion) + " (inflow " + kVersion + ")"));
 }
 
+TEST(OpLibraryLoadTest, AnotherCxxLibraryIsAnErrorNamingBoth) {
+  Result<OpLibraryInfo> r =
+      LoadOpLibrary(LibraryPath("inflow_test_cxx_library_mismatch_ops"));
+  EXPECT_TRUE(IsInvalidArgument(r.status())) << r.status();
+  EXPECT_THAT(r.status().message(),
+              HasSubstr("built with the C++ standard library some other C++ "
+                        "library, but this inflow uses libstdc++ (C++11 "
+                        "ABI)"));
+}
+
 TEST(OpLibraryLoadTest, ABadKernelRegistersNothingOfItsLibrary) {
   Result<OpLibraryInfo> r =
       LoadOpLibrary(LibraryPath("inflow_test_bad_kernel_ops"));

@@ -62,7 +62,7 @@ struct OpLibraryInfo {
 //   NOT_FOUND: no such file, or a library it needs is missing (named);
 //   INVALID_ARGUMENT: a symbol it needs is missing (named), it is no op
 //     library (no inflow_op_library_info), or it was built against another
-//     inflow ABI version (both versions named);
+//     inflow ABI version or C++ standard library (both named);
 //   ALREADY_EXISTS: an op of that name is registered (by this process or
 //     another library); the name is given;
 //   INVALID_ARGUMENT: a malformed op declaration, a kernel for an op the
@@ -80,6 +80,19 @@ Result<OpLibraryInfo> RegisterOps(
 
 }  // namespace inflow::ops
 
+// The C++ standard library (and its ABI) of a build: a library and the
+// process that loads it share std::string, std::vector and std::function
+// objects, so they must agree.
+#if defined(_LIBCPP_VERSION)
+#define INFLOW_OPS_CXX_LIBRARY_ "libc++"
+#elif defined(__GLIBCXX__) && _GLIBCXX_USE_CXX11_ABI
+#define INFLOW_OPS_CXX_LIBRARY_ "libstdc++ (C++11 ABI)"
+#elif defined(__GLIBCXX__)
+#define INFLOW_OPS_CXX_LIBRARY_ "libstdc++ (pre-C++11 ABI)"
+#else
+#define INFLOW_OPS_CXX_LIBRARY_ "an unknown C++ library"
+#endif
+
 // What LoadOpLibrary reads first, through the one symbol every op library
 // exports. Its first two fields keep their place in every inflow version,
 // so that any inflow can read the versions of any library.
@@ -88,6 +101,7 @@ struct InflowOpLibraryInfo {
   int32_t abi_version;         // inflow::kAbiVersion of the build
   const char* inflow_version;  // inflow::kVersion of the build
   void (*register_ops)(inflow::ops::OpLibraryBuilder* builder);
+  const char* cxx_library;  // INFLOW_OPS_CXX_LIBRARY_ of the build
 };
 }
 
@@ -101,7 +115,8 @@ struct InflowOpLibraryInfo {
   extern "C" __attribute__((visibility("default"))) const InflowOpLibraryInfo* \
   inflow_op_library_info() {                                                   \
     static const InflowOpLibraryInfo info = {                                  \
-        ::inflow::kAbiVersion, ::inflow::kVersion, InflowRegisterOpsEntry_};   \
+        ::inflow::kAbiVersion, ::inflow::kVersion, InflowRegisterOpsEntry_,    \
+        INFLOW_OPS_CXX_LIBRARY_};                                              \
     return &info;                                                              \
   }                                                                            \
   static void InflowRegisterOps_(::inflow::ops::OpLibraryBuilder& builder)

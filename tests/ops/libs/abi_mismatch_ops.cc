@@ -16,6 +16,7 @@ void RegisterNothing(inflow::ops::OpLibraryBuilder* /*builder*/) {}
 
 extern "C" __attribute__((visibility("default"))) const InflowOpLibraryInfo*
 inflow_op_library_info() {
-  static const InflowOpLibraryInfo info = {999, "9.9.9", RegisterNothing};
+  static const InflowOpLibraryInfo info = {999, "9.9.9", RegisterNothing,
+                                           INFLOW_OPS_CXX_LIBRARY_};
   return &info;
 }
