@@ -41,6 +41,17 @@ Status NamingOp(const Status& s, const OpDef& op) {
   return s.WithContext(Where(op));
 }
 
+// What both of two compatible shapes say: [?,3] and [2,?] give [2,3].
+PartialShape Merge(const PartialShape& a, const PartialShape& b) {
+  if (!a.rank_known()) return b;
+  if (!b.rank_known()) return a;
+  std::vector<int64_t> dims = a.dims();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] < 0) dims[i] = b.dim(static_cast<int>(i));
+  }
+  return PartialShape(std::move(dims));
+}
+
 std::string DescribeArg(DType dtype, const PartialShape& shape) {
   return std::string(DTypeName(dtype)) + " " + shape.DebugString();
 }
@@ -231,7 +242,7 @@ Result<std::shared_ptr<Op>> Op::Create(std::string_view name, AttrMap attrs,
                                   "' takes shape " + arg.shape.DebugString() +
                                   ", got " + input_shapes[i].DebugString());
     }
-    if (!input_shapes[i].rank_known()) input_shapes[i] = arg.shape;
+    input_shapes[i] = Merge(input_shapes[i], arg.shape);
   }
   rep->input_shapes = std::move(input_shapes);
   for (const ArgDef& out : def.outputs()) {
@@ -262,7 +273,7 @@ Result<std::shared_ptr<Op>> Op::Create(std::string_view name, AttrMap attrs,
             "' the shape " + (*inferred)[i].DebugString() +
             ", but the op declares " + out.shape.DebugString());
       }
-      if ((*inferred)[i].rank_known()) rep->output_shapes[i] = (*inferred)[i];
+      rep->output_shapes[i] = Merge((*inferred)[i], out.shape);
     }
   }
   Status made = Guarded(def, "kernel factory", [&] {

@@ -322,6 +322,23 @@ TEST(OpTest, TheShapeFunctionGivesTheStaticOutputShapes) {
                         "'y' the shape [5], but the op declares [2]"));
 }
 
+TEST(OpTest, StaticShapesJoinWhatTheCallerAndTheDeclarationKnow) {
+  RegisterOrDie("merge_test", [](OpLibraryBuilder& b) {
+    b.AddOp(OpDef("RegMerge")
+                .Input("x", DType::kFloat32, PartialShape({-1, 3}))
+                .Output("y", DType::kFloat32, PartialShape({-1, -1}))
+                .SetShapeFn(SameShapeAsInput(0)));
+    b.AddKernel(MakeKernelDef<Identity>("RegMerge", {DType::kFloat32}));
+  });
+  auto op = Op::Create("RegMerge", {}, {PartialShape({2, -1})});
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ((*op)->input_shapes()[0], PartialShape({2, 3}));
+  EXPECT_EQ((*op)->output_shapes()[0], PartialShape({2, 3}));
+  auto unknown = Op::Create("RegMerge");
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_EQ((*unknown)->output_shapes()[0], PartialShape({-1, 3}));
+}
+
 TEST(OpTest, KernelErrorsComeBackWithTheOpsName) {
   class Fails : public OpKernel {
    public:
