@@ -17,7 +17,9 @@ with one function per op, named with TF's snake_case of the op's name
   inputs, in order;
 - ``inflow.Pipeline(..., map_fn=lib.zero_out)`` runs it on each parsed
   record, the components (in the features' order) its inputs, its outputs
-  (of fully defined shapes) the pipeline's components, in C++.
+  (of fully defined shapes) the pipeline's components, in C++;
+  ``map_fn=lib.lengths.per_chunk()`` runs an op written over batches once
+  per chunk of records.
 
 An input the op declares mutable (``MutableInput``, a variable it updates
 in place) must be a writeable, C-contiguous NumPy array of exactly its dtype.
@@ -80,9 +82,10 @@ def _doc(op_def):
 class OpFunction:
     """One op of a loaded library (see the module's doc)."""
 
-    def __init__(self, op_def, attrs=None):
+    def __init__(self, op_def, attrs=None, chunks=False):
         self._def = op_def
         self._attrs = dict(attrs or {})
+        self._chunks = chunks
         self.__name__ = _snake_case(op_def["name"])
         self.__doc__ = _doc(op_def)
 
@@ -93,7 +96,15 @@ class OpFunction:
 
     def bind(self, **attrs):
         """This op with ``attrs`` given: for Dataset.map."""
-        return OpFunction(self._def, {**self._attrs, **attrs})
+        return OpFunction(self._def, {**self._attrs, **attrs}, self._chunks)
+
+    def per_chunk(self, **attrs):
+        """This op with ``attrs`` as an ``inflow.Pipeline`` map run once per
+        chunk of the records read together (``read_batch``): its inputs are
+        the components with a first dimension of the chunk's size, and each
+        output must have that many rows. For an op written over batches:
+        its per-call cost comes once per chunk, not once per record."""
+        return OpFunction(self._def, {**self._attrs, **attrs}, True)
 
     def instance(self, **attrs):
         """One use of the op with ``attrs``, called with arrays again and
@@ -205,7 +216,8 @@ def _native_pipeline_map(map_fn):
     op = _as_op_function(map_fn)
     if op is None:
         return None
-    return _inflow._op_pipeline_map(_inflow._make_op(op.op_name, op._attrs, None))
+    return _inflow._op_pipeline_map(_inflow._make_op(op.op_name, op._attrs, None),
+                                    op._chunks)
 
 
 def load_op_library(library_filename):

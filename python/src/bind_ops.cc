@@ -298,11 +298,12 @@ void BindOps(nb::module_& m) {
       nb::arg("op"));
   m.def(
       "_op_pipeline_map",
-      [](std::shared_ptr<Op> op) {
-        return NativePipelineMap{
-            ValueOrThrow(ops::OpPipelineMap(std::move(op)))};
+      [](std::shared_ptr<Op> op, bool chunks) {
+        return NativePipelineMap{ValueOrThrow(ops::OpPipelineMap(
+            std::move(op),
+            chunks ? ops::OpMapUnit::kChunk : ops::OpMapUnit::kRecord))};
       },
-      nb::arg("op"));
+      nb::arg("op"), nb::arg("chunks"));
 }
 
 }  // namespace inflow::py

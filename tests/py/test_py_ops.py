@@ -257,6 +257,11 @@ def test_a_pipeline_maps_an_op_over_each_record_and_its_end_ends_it(lib, tmp_pat
     with pytest.raises(errors.InvalidArgumentError,
                        match="op 'Scale': a Pipeline map needs outputs of fully defined"):
         inflow.Pipeline([str(path)], reader="text", map_fn=lib.scale)
+    # An op over batches, once per chunk of 4 records.
+    chunks = inflow.Pipeline([str(path)], reader="text", num_epochs=1, shuffle=False,
+                             batch_size=3, allow_smaller_final_batch=True, read_batch=4,
+                             map_fn=lib.lengths.per_chunk(), name="ops_py_chunks")
+    assert [int(v) for batch in chunks for v in batch["lengths"]] == list(range(1, 11))
 
 
 def test_an_instance_keeps_one_kernel_across_eager_calls(lib):
