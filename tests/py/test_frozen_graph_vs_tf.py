@@ -1,7 +1,8 @@
 """The frozen GraphDef `inflow train` writes beside its checkpoints
 (frozen_graph.pb: the weights as constants, tf.io.write_graph's binary
-format): TensorFlow loads it with import_graph_def, without the checkpoint,
-and computes the test predictions `inflow eval` gives, to 1e-5. The data: a
+format) and `inflow export` writes from one: TensorFlow loads it with
+import_graph_def, without the checkpoint, and computes the test predictions
+`inflow eval` gives, to 1e-5. The data: a
 slice of Fashion-MNIST (1280 train and 500 test images, converted with
 `inflow convert npy`)."""
 import glob
@@ -68,3 +69,15 @@ def test_tensorflow_imports_the_frozen_graph_and_gets_inflows_predictions(
     np.testing.assert_allclose(theirs, ours, rtol=0, atol=1e-5)
     assert np.mean(theirs.argmax(1) == np.array(labels)) == pytest.approx(
         result["test_accuracy"], abs=1e-6)
+
+    # `inflow export` writes the same file from the checkpoint.
+    exported = run_inflow("export", "--ckpt", ckpt, "--out", tmp_path / "model.pb")
+    assert json.loads(exported.stdout) == {"checkpoint": str(ckpt / "model.ckpt-30"),
+                                           "out": str(tmp_path / "model.pb")}
+    assert (tmp_path / "model.pb").read_bytes() == (ckpt / "frozen_graph.pb").read_bytes()
+
+
+def test_export_without_a_checkpoint_is_an_error_naming_the_folder(run_inflow, tmp_path):
+    proc = run_inflow("export", "--ckpt", tmp_path, "--out", tmp_path / "m.pb", check=False)
+    assert proc.returncode == 1
+    assert f"NOT_FOUND: no checkpoint in {tmp_path}" in proc.stderr
