@@ -21,6 +21,9 @@ from inflow._pipeline import *  # noqa: F401,F403  Pipeline
 # keras.utils's names: Sequence, OrderedEnqueuer, GeneratorEnqueuer, ...
 from inflow import utils
 from inflow import data
+# Custom ops: load_op_library (tf.load_op_library); inflow.sysconfig.
+from inflow._ops import load_op_library  # noqa: F401
+from inflow import sysconfig  # noqa: F401
 
 __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0"
 

@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 from inflow import _inflow
+from inflow._ops import _native_pipeline_map
 from inflow._steps import Node, constant, py_func, reshape, run
 from inflow._validate import check_int, check_optional_int, check_path
 from inflow.io._parsing import FixedLenFeature, VarLenFeature, _np_dtype, _specs
@@ -69,7 +70,9 @@ class Pipeline:
     include_key: add each record's key ("file:offset") as "key".
     map_fn: fn(dict of arrays, a chunk of rows of one file) -> dict of
       arrays with the same number of rows; map_output: {name: (row shape,
-      dtype)} of its result (None: the same as its input).
+      dtype)} of its result (None: the same as its input). Or an op of an op
+      library (inflow.load_op_library, docs/custom_ops.md), run in C++ on
+      each record: the components are its inputs, its outputs the result.
     nice: niceness (0..19) the reader threads add to their own. With more
       busy threads than cores, a positive value (5) lets the consuming loop
       run whenever it has a batch to take, and the readers in the CPU it
@@ -110,7 +113,11 @@ class Pipeline:
         specs = _specs(features) if features else None
         r2f = _raw_to_float(raw_to_float, features)
         map_spec = None
-        if map_fn is not None:
+        native_map = _native_pipeline_map(map_fn)
+        if native_map is not None:
+            # A custom op (inflow.load_op_library): its signature, in C++.
+            map_fn = native_map
+        elif map_fn is not None:
             in_names, in_dtypes, in_shapes = self._signature(features, dict(r2f), include_key)
             if map_output is None:
                 out_names, out_dtypes, out_shapes = in_names, in_dtypes, in_shapes

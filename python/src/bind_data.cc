@@ -27,6 +27,7 @@
 #include "bindings.h"
 #include "py_blocking.h"
 #include "py_interpreter.h"
+#include "py_ops.h"
 #include "py_tensors.h"
 
 namespace inflow::py {
@@ -243,6 +244,15 @@ void BindDatasetClass(nb::module_& m) {
              return Wrap(d.ds.Map(PythonMap(fn),
                                   {.num_parallel_calls = num_parallel_calls,
                                    .deterministic = deterministic}));
+           })
+      // A map function in C++ (a custom op's, bind_ops.cc): it runs
+      // without the GIL.
+      .def("map_native",
+           [](const PyDataset& d, const NativeMapFn& fn, int num_parallel_calls,
+              bool deterministic) {
+             return Wrap(
+                 d.ds.Map(fn.fn, {.num_parallel_calls = num_parallel_calls,
+                                  .deterministic = deterministic}));
            })
       .def("filter_py",
            [](const PyDataset& d, nb::handle fn) {

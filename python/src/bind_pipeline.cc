@@ -28,6 +28,7 @@
 #include "py_blocking.h"
 #include "py_dtypes.h"
 #include "py_interpreter.h"
+#include "py_ops.h"
 #include "py_tensors.h"
 
 namespace inflow::py {
@@ -191,7 +192,10 @@ void BindPipeline(nb::module_& m) {
           o.raw_to_float.push_back({feature, spec.first, spec.second});
         }
         o.include_key = include_key;
-        if (!map_fn.is_none()) {
+        if (nb::isinstance<NativePipelineMap>(map_fn)) {
+          // A custom op's (bind_ops.cc): its own signature, no GIL.
+          o.map = nb::cast<const NativePipelineMap&>(map_fn).map;
+        } else if (!map_fn.is_none()) {
           // map_spec: (input names, dtypes, row shapes, output names).
           nb::tuple spec = nb::cast<nb::tuple>(map_spec);
           std::vector<DType> ds;

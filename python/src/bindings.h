@@ -55,6 +55,9 @@ void BindRecordSequence(nanobind::module_& m);
 void BindCheckpoint(nanobind::module_& m);
 // bind_data.cc: inflow.data's native Dataset and its iterator.
 void BindData(nanobind::module_& m);
+// bind_ops.cc, inflow._ops: op libraries, custom ops as steps and as
+// Dataset map functions.
+void BindOps(nanobind::module_& m);
 
 }  // namespace inflow::py
 

@@ -31,4 +31,5 @@ NB_MODULE(_inflow, m) {
   inflow::py::BindRecordSequence(m);
   inflow::py::BindCheckpoint(m);
   inflow::py::BindData(m);
+  inflow::py::BindOps(m);
 }

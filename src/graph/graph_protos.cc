@@ -6,6 +6,7 @@
 #include "graph/graph_protos.h"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 
 namespace inflow::internal {
@@ -50,6 +51,21 @@ ProtoMessage TensorHeader(int dtype, const PartialShape& shape) {
 ProtoMessage FloatFillTensor(const TensorShape& shape, float value) {
   ProtoMessage t = TensorHeader(kDtFloat, shape);
   t.AddFloat(kTensorFloatVal, "float_val", value, /*packed=*/true);
+  return t;
+}
+
+ProtoMessage FloatTensor(const Tensor& value) {
+  ProtoMessage t = TensorHeader(kDtFloat, value.shape());
+  std::string content;
+  content.reserve(static_cast<size_t>(value.num_elements()) * 4);
+  for (const float f : value.flat<float>()) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof(u));
+    for (int k = 0; k < 4; ++k) {
+      content.push_back(static_cast<char>((u >> (8 * k)) & 0xff));
+    }
+  }
+  t.AddBytes(kTensorContent, "tensor_content", content);
   return t;
 }
 

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "inflow/core/tensor.h"
 #include "inflow/core/tensor_shape.h"
 
 #include "proto/proto_message.h"
@@ -30,6 +31,9 @@ namespace inflow::internal {
 // A float32 tensor of `shape` whose every element is `value`, stored once
 // (float_val), as a scalar broadcast to a shape is stored.
 ProtoMessage FloatFillTensor(const TensorShape& shape, float value);
+// A float32 tensor's values as tf.constant stores a large array: dtype,
+// shape and tensor_content (little-endian bytes, row-major).
+ProtoMessage FloatTensor(const Tensor& value);
 // An int32 vector: tensor_content (little-endian bytes) when it has more
 // than one element, int_val for one.
 ProtoMessage Int32VectorTensor(std::span<const int64_t> values);

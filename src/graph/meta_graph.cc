@@ -253,6 +253,47 @@ Result<std::string> GraphDefText(const MlpGraph& graph) {
       .ToText();
 }
 
+Result<std::string> SerializeFrozenGraphDef(
+    const MlpGraph& graph,
+    std::span<const std::pair<std::string, Tensor*>> variables) {
+  INFLOW_RETURN_IF_ERROR(ValidateMlpGraph(graph));
+  std::map<std::string, const Tensor*> values;
+  for (const auto& [name, tensor] : variables) values[name] = tensor;
+  for (const DenseLayer& layer : graph.layers) {
+    for (const GraphVariable* v : {&layer.weights, &layer.biases}) {
+      auto it = values.find(v->name);
+      if (it == values.end() || it->second == nullptr) {
+        return InvalidArgumentError("frozen graph: no value for variable " +
+                                    v->name);
+      }
+      if (it->second->dtype() != DType::kFloat32 ||
+          it->second->shape() != v->shape) {
+        return InvalidArgumentError(
+            "frozen graph: variable " + v->name + " is float32 " +
+            v->shape.DebugString() + ", its value " +
+            std::string(DTypeName(it->second->dtype())) + " " +
+            it->second->shape().DebugString());
+      }
+    }
+  }
+  const std::vector<NodeDef> nodes =
+      internal::BuildFrozenMlpGraph(graph, values);
+  return internal::GraphDefProto(nodes, kGraphDefProducer,
+                                 /*with_output_shapes=*/false,
+                                 internal::MapOrder::kBinary)
+      .SerializeAsString();
+}
+
+Status WriteFrozenGraph(
+    const MlpGraph& graph,
+    std::span<const std::pair<std::string, Tensor*>> variables,
+    const std::string& path, const MetaGraphOptions& options) {
+  Result<std::string> bytes = SerializeFrozenGraphDef(graph, variables);
+  if (!bytes.ok()) return bytes.status().WithContext("frozen graph " + path);
+  return WriteWhole(*options.env, path, *bytes, options.sync)
+      .WithContext("writing frozen graph " + path);
+}
+
 Status WriteMetaGraph(const MlpGraph& graph,
                       const std::string& checkpoint_prefix,
                       const MetaGraphOptions& options) {

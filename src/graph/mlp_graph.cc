@@ -277,4 +277,45 @@ MlpGraphNodes BuildMlpGraph(const MlpGraph& graph) {
   return out;
 }
 
+std::vector<NodeDef> BuildFrozenMlpGraph(
+    const MlpGraph& graph, const std::map<std::string, const Tensor*>& values) {
+  GraphBuilder g;
+  NodeDef& x = g.Add(graph.input_name, "Placeholder", {},
+                     {PartialShape({-1, graph.input_size})});
+  x.attrs["dtype"] = TypeAttr(kDtFloat);
+  x.attrs["shape"] = ShapeAttr(PartialShape({-1, graph.input_size}));
+  const auto constant = [&](const GraphVariable& v) {
+    g.Const(v.name, FloatTensor(*values.at(v.name)), kDtFloat, v.shape);
+    NodeDef& read = g.Add(v.name + "/read", "Identity", {v.name}, {v.shape});
+    read.attrs["T"] = TypeAttr(kDtFloat);
+  };
+  std::string h = graph.input_name;
+  int64_t units = 0;
+  for (const DenseLayer& layer : graph.layers) {
+    constant(layer.weights);
+    constant(layer.biases);
+    units = layer.biases.shape.dims().empty() ? 0 : layer.biases.shape.dim(0);
+    const PartialShape batch({-1, units});
+    NodeDef& matmul = g.Add(layer.scope + "/MatMul", "MatMul",
+                            {h, layer.weights.name + "/read"}, {batch});
+    matmul.attrs["transpose_a"] = BoolAttr(false);
+    matmul.attrs["transpose_b"] = BoolAttr(false);
+    matmul.attrs["T"] = TypeAttr(kDtFloat);
+    NodeDef& add =
+        g.Add(layer.scope + "/Add", "Add",
+              {layer.scope + "/MatMul", layer.biases.name + "/read"}, {batch});
+    add.attrs["T"] = TypeAttr(kDtFloat);
+    h = layer.scope + "/Add";
+    if (layer.relu) {
+      NodeDef& relu = g.Add(layer.scope + "/Relu", "Relu", {h}, {batch});
+      relu.attrs["T"] = TypeAttr(kDtFloat);
+      h = layer.scope + "/Relu";
+    }
+  }
+  NodeDef& softmax =
+      g.Add(graph.output_name, "Softmax", {h}, {PartialShape({-1, units})});
+  softmax.attrs["T"] = TypeAttr(kDtFloat);
+  return g.Take();
+}
+
 }  // namespace inflow::internal

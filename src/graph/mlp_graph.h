@@ -13,6 +13,7 @@
 #ifndef INFLOW_GRAPH_MLP_GRAPH_H_
 #define INFLOW_GRAPH_MLP_GRAPH_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,14 @@ struct MlpGraphNodes {
 // Builds the nodes without checking the description: call
 // ValidateMlpGraph() first (it builds them too, to check the names).
 MlpGraphNodes BuildMlpGraph(const MlpGraph& graph);
+
+// The frozen graph's nodes (what TF's convert_variables_to_constants
+// leaves for the softmax): the placeholder; per layer each variable as a
+// Const of its value (same name) read through its "/read" Identity, then
+// MatMul, Add and Relu; the softmax. `values` holds each variable's value
+// by name, of its shape (the caller checks).
+std::vector<NodeDef> BuildFrozenMlpGraph(
+    const MlpGraph& graph, const std::map<std::string, const Tensor*>& values);
 
 }  // namespace inflow::internal
 

@@ -123,6 +123,10 @@ Result<std::string> TrainState::Save() {
       saver_->Save(options_.ckpt_dir + "/model.ckpt", step()));
   INFLOW_RETURN_IF_ERROR(
       WriteMetaGraph(graph_, prefix, GraphFileOptions(options_.env)));
+  // The latest weights as a frozen GraphDef, beside graph.pbtxt.
+  INFLOW_RETURN_IF_ERROR(WriteFrozenGraph(
+      graph_, mlp_->variables(), options_.ckpt_dir + "/frozen_graph.pb",
+      GraphFileOptions(options_.env)));
   saved_step_ = step();
   return prefix;
 }

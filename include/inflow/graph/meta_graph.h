@@ -153,6 +153,26 @@ struct MetaGraphOptions {
                                     const std::string& checkpoint_prefix,
                                     const MetaGraphOptions& options = {});
 
+// The model as one binary GraphDef with its weights as constants (a frozen
+// graph, as tf.io.write_graph(as_text=False) writes what TF's
+// convert_variables_to_constants gives): the placeholder input_name [?,
+// input_size], per layer MatMul, Add and Relu over Const nodes named as the
+// variables (each read through its "/read" Identity), and the softmax
+// output_name. tf.compat.v1.import_graph_def loads it; no checkpoint is
+// needed. `variables` gives each variable's value by name (the Mlp's
+// variables(); others are ignored). INVALID_ARGUMENT from ValidateMlpGraph,
+// and for a variable missing from `variables` or of another dtype or shape.
+[[nodiscard]] Result<std::string> SerializeFrozenGraphDef(
+    const MlpGraph& graph,
+    std::span<const std::pair<std::string, Tensor*>> variables);
+
+// Writes SerializeFrozenGraphDef() to `path` (usually DIR/frozen_graph.pb),
+// as WriteMetaGraph writes.
+[[nodiscard]] Status WriteFrozenGraph(
+    const MlpGraph& graph,
+    std::span<const std::pair<std::string, Tensor*>> variables,
+    const std::string& path, const MetaGraphOptions& options = {});
+
 // Writes GraphDefText() to `path` (usually DIR/graph.pbtxt), the same way.
 [[nodiscard]] Status WriteGraphText(const MlpGraph& graph,
                                     const std::string& path,

@@ -201,6 +201,16 @@ struct Evaluation {
     bool predictions = false, int math_threads = 1,
     bool allow_missing_shards = false, Env* env = &Env::Default());
 
+// Writes the frozen GraphDef of the checkpoint `ckpt` (a prefix, or a
+// folder whose latest checkpoint is used) to `path`: the model's weights
+// as constants (graph/meta_graph.h's WriteFrozenGraph), which
+// tf.compat.v1.import_graph_def loads. Returns the prefix exported.
+// NOT_FOUND for a folder without a checkpoint; the restore's errors (a
+// missing file, a tensor of another shape) name the prefix.
+[[nodiscard]] Result<std::string> ExportFrozenGraph(const std::string& ckpt,
+                                                    const std::string& path,
+                                                    Env* env = &Env::Default());
+
 }  // namespace inflow
 
 #endif  // INFLOW_TRAIN_TRAINER_H_

@@ -26,6 +26,7 @@ import numpy as np
 from inflow import _inflow
 from inflow import errors
 from inflow._validate import check_int
+from inflow._ops import _native_map_fn
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
            "FixedLengthRecordDataset", "Options", "RaggedTensorValue", "AUTOTUNE",
@@ -434,6 +435,14 @@ class Dataset:
             check_int("Dataset.map", "num_parallel_calls", num_parallel_calls)
         if calls < AUTOTUNE:
             raise ValueError(f"map: num_parallel_calls {calls} is below -1 (AUTOTUNE)")
+        deterministic = True if deterministic is None else bool(deterministic)
+        native_fn = _native_map_fn(map_func)
+        if native_fn is not None:
+            # A custom op (inflow.load_op_library): mapped in C++, without
+            # the GIL; the element's components are its inputs.
+            fn, outputs = native_fn
+            return Dataset(self._native.map_native(fn, calls, deterministic),
+                           None if outputs == 1 else (None,) * outputs)
         in_structure = self._structure
         out_structure = _Later()
 
@@ -443,8 +452,7 @@ class Dataset:
             out_structure.set(_structure_of(result))
             return [_to_array(v) for v in _flatten(result, [])]
 
-        native = self._native.map_py(flat_call, calls,
-                                     True if deterministic is None else bool(deterministic))
+        native = self._native.map_py(flat_call, calls, deterministic)
         return Dataset(native, out_structure)
 
     def filter(self, predicate, name=None):

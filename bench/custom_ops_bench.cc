@@ -1,0 +1,327 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_custom_ops: what a custom op (docs/custom_ops.md) costs against the
+// same computation as a plain map function, and the word2vec example's
+// words/s against the same algorithm in NumPy, in one run.
+//
+//   dataset_map   Dataset::Range(n) -> Map(x + 1): a plain MapFn against
+//                 the BenchAddOne op of an op library (custom_ops_lib.cc,
+//                 loaded with LoadOpLibrary) through OpMapFn; ns per
+//                 element;
+//   pipeline_map  a text file's lines through a Pipeline (1 reader,
+//                 read_batch 256, batch 256) mapped to their lengths: a
+//                 plain MapFunction over each chunk against the BenchLength
+//                 op through OpPipelineMap (run on each record), and the
+//                 BenchLengths op over each chunk (OpMapUnit::kChunk, the
+//                 plain function's unit); ns per record;
+//   word2vec      the words of /usr/share/common-licenses (repeated to
+//                 --words), trained for 1 epoch (dim 64, window 5, 5
+//                 negatives, batch 256): the example's op library
+//                 (examples/word2vec/word2vec_ops.cc) driven from C++, as
+//                 train_word2vec does, against bench/py/word2vec_numpy.py
+//                 (the same algorithm, vectorized per batch of pairs, in
+//                 the project's venv); words/s.
+//
+// Each round runs every form once; a figure is its median over --rounds.
+// The last stdout line:
+//   {"bench": "custom_ops", "ns_per_call": {"dataset_map_plain": ..,
+//    "dataset_map_op": .., "pipeline_map_plain": .., "pipeline_map_op": ..,
+//    "pipeline_map_op_chunk": ..}, "overhead_ratio": {"dataset_map": x,
+//    "pipeline_map": y, "pipeline_map_chunk": z},
+//    "words_per_s": {"word2vec_op": a, "word2vec_numpy": b},
+//    "ratio_op_vs_numpy": c, "kernels": {}}
+// overhead_ratio is the op's time over the plain function's (the goal:
+// <= 1.1). Without NumPy (INFLOW_NUMPY_PYTHON a Python that fails)
+// word2vec_numpy and ratio_op_vs_numpy are null and "numpy_reason" says
+// why. --smoke: tiny sizes, one round.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "inflow/data/dataset.h"
+#include "inflow/input/pipeline.h"
+#include "inflow/ops/op.h"
+#include "inflow/ops/op_library.h"
+
+#include "bench_util.h"
+
+namespace inflow::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+double Now() { return CpuSeconds(CLOCK_MONOTONIC); }
+
+[[noreturn]] void Die(const Status& s) {
+  std::fprintf(stderr, "bench_custom_ops: %s\n", s.ToString().c_str());
+  std::exit(1);
+}
+
+template <typename T>
+T OrDie(Result<T> r) {
+  if (!r.ok()) Die(r.status());
+  return *std::move(r);
+}
+
+// ns per element of Range(n).Map(fn), drained.
+double DatasetMap(const data::MapFn& fn, int64_t n) {
+  data::Iterator it = OrDie(data::Dataset::Range(n).Map(fn).MakeIterator());
+  const double start = Now();
+  int64_t sum = 0;
+  for (Result<Tuple> e = it.Next(); e.ok(); e = it.Next()) {
+    sum += (*e)[0].flat<int64_t>()[0];
+  }
+  const double seconds = Now() - start;
+  if (sum != n * (n + 1) / 2) Die(InternalError("dataset_map: wrong sum"));
+  return 1e9 * seconds / static_cast<double>(n);
+}
+
+// ns per record of `file`'s lines through a Pipeline mapped by `map`.
+double PipelineMap(const MapFunction& map, const std::string& file,
+                   int64_t lines, int round) {
+  PipelineOptions o;
+  o.files = {file};
+  o.num_epochs = 1;
+  o.shuffle_files = false;
+  o.format = RecordFormat::kTextLine;
+  o.read_batch = 256;
+  o.map = map;
+  o.batching.batch_size = 256;
+  o.batching.allow_smaller_final_batch = true;
+  o.name = "bench_custom_ops_" + std::to_string(round);
+  const double start = Now();
+  std::shared_ptr<Pipeline> p = OrDie(Pipeline::Create(o));
+  int64_t records = 0;
+  Result<Tuple> b = p->Next();
+  for (; b.ok(); b = p->Next()) records += (*b)[0].dim_size(0);
+  const double seconds = Now() - start;
+  if (!IsOutOfRange(b.status())) Die(b.status());
+  p->Close().IgnoreError();
+  if (records != lines) Die(InternalError("pipeline_map: records lost"));
+  return 1e9 * seconds / static_cast<double>(records);
+}
+
+// Words/s of one epoch of word2vec with the example's ops.
+double Word2vecOp(const std::string& corpus) {
+  // From the corpus's reading on, as the NumPy script's figure.
+  const double start = Now();
+  auto skipgram =
+      OrDie(ops::Op::Create("SkipgramWord2vec", {{"filename", corpus},
+                                                 {"batch_size", 256},
+                                                 {"window_size", 5},
+                                                 {"min_count", 5},
+                                                 {"epochs", 1}}));
+  Result<Tuple> batch = skipgram->Run({});
+  if (!batch.ok()) Die(batch.status());
+  const int64_t vocab = (*batch)[0].num_elements();
+  std::vector<int64_t> counts;
+  for (int32_t n : (*batch)[1].flat<int32_t>()) counts.push_back(n);
+  auto train =
+      OrDie(ops::Op::Create("NegTrainWord2vec", {{"vocab_count", counts},
+                                                 {"num_negative_samples", 5}}));
+  constexpr int64_t kDim = 64;
+  Tensor w_in(DType::kFloat32, TensorShape({vocab, kDim}));
+  Tensor w_out(DType::kFloat32, TensorShape({vocab, kDim}));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> init(-0.5f / kDim, 0.5f / kDim);
+  // The span, not the Result holding it, outlives the loop's range.
+  const std::span<float> w_in_values = *w_in.mutable_flat<float>();
+  for (float& x : w_in_values) x = init(rng);
+  const int64_t words_per_epoch = (*batch)[2].flat<int64_t>()[0];
+  for (; batch.ok(); batch = skipgram->Run({})) {
+    const double progress =
+        static_cast<double>((*batch)[4].flat<int64_t>()[0]) /
+        static_cast<double>(words_per_epoch);
+    const float lr = static_cast<float>(0.2 * std::max(1e-4, 1 - progress));
+    OrDie(train->Run(
+        {w_in, w_out, (*batch)[5], (*batch)[6], Tensor::Scalar<float>(lr)}));
+  }
+  if (!IsOutOfRange(batch.status())) Die(batch.status());
+  return static_cast<double>(words_per_epoch) / (Now() - start);
+}
+
+// Words/s of the NumPy script, or -1 with *reason.
+double Word2vecNumpy(const std::string& corpus, std::string* reason) {
+  const char* python = std::getenv("INFLOW_NUMPY_PYTHON");
+  const std::string cmd =
+      std::string(python != nullptr && *python != 0 ? python
+                                                    : INFLOW_VENV_PYTHON) +
+      " " INFLOW_WORD2VEC_NUMPY_SCRIPT " " + corpus + " 2>&1";
+  std::FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) {
+    *reason = "cannot run the NumPy script";
+    return -1;
+  }
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof(buf), pipe)) out.append(buf, n);
+  const int rc = ::pclose(pipe);
+  const std::string key = "{\"words_per_s\": ";
+  const size_t at = out.rfind(key);
+  if (rc != 0 || at == std::string::npos) {
+    std::string tail = out.substr(out.size() > 200 ? out.size() - 200 : 0);
+    std::replace(tail.begin(), tail.end(), '"', '\'');
+    std::replace(tail.begin(), tail.end(), '\n', ' ');
+    std::replace(tail.begin(), tail.end(), '\\', '/');
+    *reason = "the NumPy script failed: " + tail;
+    return -1;
+  }
+  return std::atof(out.c_str() + at + key.size());
+}
+
+// The words of every file of /usr/share/common-licenses, repeated until
+// there are `words`, at `path`, 12 a line.
+Status WriteCorpus(const std::string& path, int64_t words) {
+  std::vector<std::string> all;
+  std::error_code ec;
+  for (const auto& entry :
+       fs::directory_iterator("/usr/share/common-licenses", ec)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path());
+    for (std::string w; in >> w;) all.push_back(w);
+  }
+  if (all.empty()) {
+    return NotFoundError("no words in /usr/share/common-licenses");
+  }
+  std::ofstream out(path);
+  for (int64_t i = 0; i < words; ++i) {
+    out << all[static_cast<size_t>(i) % all.size()]
+        << ((i + 1) % 12 == 0 ? '\n' : ' ');
+  }
+  out << '\n';
+  return out ? OkStatus() : DataLossError("cannot write " + path);
+}
+
+std::string Number(double x) {
+  if (x < 0) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.1f", x);
+  return buf;
+}
+
+std::string Ratio(double a, double b) {
+  if (a < 0 || b <= 0) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.3f", a / b);
+  return buf;
+}
+
+}  // namespace
+}  // namespace inflow::bench
+
+int main(int argc, char** argv) {
+  using namespace inflow;
+  using namespace inflow::bench;
+  const bool smoke = TakeSmokeFlag(&argc, argv);
+  int rounds = smoke ? 1 : 5;
+  int64_t elements = smoke ? 20000 : 2000000;
+  int64_t lines = smoke ? 5000 : 500000;
+  int64_t words = smoke ? 20000 : 1000000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a.starts_with("--rounds=")) rounds = std::atoi(a.c_str() + 9);
+    if (a.starts_with("--words=")) words = std::atoll(a.c_str() + 8);
+  }
+
+  OrDie(ops::LoadOpLibrary(INFLOW_BENCH_OP_LIBRARY));
+  OrDie(ops::LoadOpLibrary(INFLOW_WORD2VEC_OP_LIBRARY));
+
+  const fs::path dir = fs::temp_directory_path() / ("inflow_bench_custom_ops_" +
+                                                    std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string text = (dir / "lines.txt").string();
+  {
+    std::ofstream out(text);
+    for (int64_t i = 0; i < lines; ++i) out << std::string(i % 40, 'x') << "\n";
+  }
+  const std::string corpus = (dir / "corpus.txt").string();
+  if (Status s = WriteCorpus(corpus, words); !s.ok()) Die(s);
+
+  const data::MapFn plain_add = [](Tuple e) -> Result<Tuple> {
+    return Tuple{Tensor::Scalar<int64_t>(e[0].flat<int64_t>()[0] + 1)};
+  };
+  const data::MapFn op_add =
+      ops::OpMapFn(OrDie(ops::Op::Create("BenchAddOne")));
+  MapFunction plain_length;
+  plain_length.dtypes = {DType::kInt64};
+  plain_length.row_shapes = {PartialShape({})};
+  plain_length.names = {"length"};
+  plain_length.fn = [](Tuple rows) -> Result<Tuple> {
+    const int64_t n = rows[0].dim_size(0);
+    Tensor out(DType::kInt64, TensorShape({n}));
+    std::span<int64_t> v = *out.mutable_flat<int64_t>();
+    std::span<const std::string> s = rows[0].flat<std::string>();
+    for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(s[i].size());
+    return Tuple{out};
+  };
+  const MapFunction op_length =
+      OrDie(ops::OpPipelineMap(OrDie(ops::Op::Create("BenchLength"))));
+  const MapFunction op_lengths = OrDie(ops::OpPipelineMap(
+      OrDie(ops::Op::Create("BenchLengths")), ops::OpMapUnit::kChunk));
+
+  std::map<std::string, std::vector<double>> figures;
+  std::string numpy_reason;
+  for (int r = 0; r < rounds; ++r) {
+    figures["dataset_map_plain"].push_back(DatasetMap(plain_add, elements));
+    figures["dataset_map_op"].push_back(DatasetMap(op_add, elements));
+    figures["pipeline_map_op"].push_back(
+        PipelineMap(op_length, text, lines, 3 * r));
+    figures["pipeline_map_plain"].push_back(
+        PipelineMap(plain_length, text, lines, 3 * r + 1));
+    figures["pipeline_map_op_chunk"].push_back(
+        PipelineMap(op_lengths, text, lines, 3 * r + 2));
+    figures["word2vec_op"].push_back(Word2vecOp(corpus));
+    if (numpy_reason.empty()) {
+      figures["word2vec_numpy"].push_back(Word2vecNumpy(corpus, &numpy_reason));
+    }
+  }
+  fs::remove_all(dir);
+
+  auto median = [&](const std::string& k) {
+    const auto& v = figures[k];
+    if (v.empty() ||
+        std::any_of(v.begin(), v.end(), [](double x) { return x < 0; })) {
+      return -1.0;
+    }
+    return Median(v);
+  };
+  const double dp = median("dataset_map_plain");
+  const double dop = median("dataset_map_op");
+  const double pp = median("pipeline_map_plain");
+  const double pop = median("pipeline_map_op");
+  const double pchunk = median("pipeline_map_op_chunk");
+  const double wop = median("word2vec_op");
+  const double wnp = numpy_reason.empty() ? median("word2vec_numpy") : -1;
+  std::string line =
+      "{\"bench\": \"custom_ops\", \"ns_per_call\": {\"dataset_map_plain\": " +
+      Number(dp) + ", \"dataset_map_op\": " + Number(dop) +
+      ", \"pipeline_map_plain\": " + Number(pp) +
+      ", \"pipeline_map_op\": " + Number(pop) +
+      ", \"pipeline_map_op_chunk\": " + Number(pchunk) +
+      "}, \"overhead_ratio\": {\"dataset_map\": " + Ratio(dop, dp) +
+      ", \"pipeline_map\": " + Ratio(pop, pp) +
+      ", \"pipeline_map_chunk\": " + Ratio(pchunk, pp) +
+      "}, \"words_per_s\": {\"word2vec_op\": " + Number(wop) +
+      ", \"word2vec_numpy\": " + Number(wnp) +
+      "}, \"ratio_op_vs_numpy\": " + Ratio(wop, wnp);
+  if (!numpy_reason.empty()) {
+    line += ", \"numpy_reason\": \"" + numpy_reason + "\"";
+  }
+  line += ", \"kernels\": {}}";
+  std::printf("%s\n", line.c_str());
+  return 0;
+}
