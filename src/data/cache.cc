@@ -18,6 +18,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,7 +91,9 @@ std::optional<Tuple> DecodeElement(std::string_view in) {
     }
     if (type == DType::kString) {
       Tensor t(type, *shape);
-      for (std::string& s : t.mutable_flat<std::string>().value()) {
+      const std::span<std::string> strings =
+          t.mutable_flat<std::string>().value();
+      for (std::string& s : strings) {
         uint64_t len = 0;
         if (!GetVarint(in, &pos, &len) || len > in.size() - pos) {
           return std::nullopt;
