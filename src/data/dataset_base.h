@@ -14,8 +14,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +28,7 @@
 #include "inflow/core/status.h"
 #include "inflow/core/tensor.h"
 #include "inflow/data/dataset.h"
+#include "inflow/threads/thread.h"
 
 namespace inflow::data::internal {
 
@@ -334,6 +337,14 @@ inline uint64_t MixSeed(uint64_t x) {
 // pulled again; INVALID_ARGUMENT naming `stage` when the input ends there.
 [[nodiscard]] Result<Tuple> ElementAt(IteratorBase& it, std::string_view state,
                                       const DatasetBase& stage);
+
+// Starts `n` threads "inflow-data-<kind>-<i>" running work(stop, i), into
+// *threads; a failure to start one is returned naming the stage, with
+// the threads started so far in *threads (for the caller to stop).
+[[nodiscard]] Status StartStageThreads(
+    const DatasetBase& stage, int n,
+    const std::function<void(std::stop_token, int)>& work,
+    std::vector<std::unique_ptr<Thread>>* threads);
 
 // "stage: element k: " context for an error of a stage's k-th element.
 Status ElementError(const Status& s, const DatasetBase& stage, int64_t k);

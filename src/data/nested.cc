@@ -341,17 +341,11 @@ class InterleaveDataset final : public DatasetBase {
         MutexLock l(&mu_);
         stopping_ = false;
       }
-      for (int t = 0; t < d_.threads_; ++t) {
-        auto thread = std::make_unique<Thread>(
-            "inflow-data-" + d_.kind() + "-" + std::to_string(t),
-            [this](std::stop_token stop) { Work(stop); });
-        if (Status s = thread->Start(); !s.ok()) {
-          StopThreads();
-          return s.WithContext(d_.label() + ": starting its threads");
-        }
-        threads_.push_back(std::move(thread));
-      }
-      return OkStatus();
+      Status s = StartStageThreads(
+          d_, d_.threads_, [this](std::stop_token stop, int) { Work(stop); },
+          &threads_);
+      if (!s.ok()) StopThreads();
+      return s;
     }
 
     void StopThreads() {

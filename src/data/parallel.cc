@@ -453,18 +453,11 @@ class ParallelIterator final : public IteratorBase, public Tunable {
       MutexLock l(&mu_);
       stopping_ = false;
     }
-    for (int t = 0; t < thread_count_; ++t) {
-      auto thread = std::make_unique<Thread>(
-          "inflow-data-" + d_.kind() + "-" + std::to_string(t),
-          [this, t](std::stop_token stop) { Work(stop, t); });
-      Status s = thread->Start();
-      if (!s.ok()) {
-        StopThreads();
-        return s.WithContext(d_.label() + ": starting its threads");
-      }
-      threads_.push_back(std::move(thread));
-    }
-    return OkStatus();
+    Status s = StartStageThreads(
+        d_, thread_count_,
+        [this](std::stop_token stop, int t) { Work(stop, t); }, &threads_);
+    if (!s.ok()) StopThreads();
+    return s;
   }
 
   void StopThreads() {

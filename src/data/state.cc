@@ -184,6 +184,21 @@ int64_t SeedOrRandom(std::optional<int64_t> seed) {
          (static_cast<int64_t>(random()) << 31);
 }
 
+Status StartStageThreads(const DatasetBase& stage, int n,
+                         const std::function<void(std::stop_token, int)>& work,
+                         std::vector<std::unique_ptr<Thread>>* threads) {
+  for (int t = 0; t < n; ++t) {
+    auto thread = std::make_unique<Thread>(
+        "inflow-data-" + stage.kind() + "-" + std::to_string(t),
+        [work, t](std::stop_token stop) { work(stop, t); });
+    if (Status s = thread->Start(); !s.ok()) {
+      return s.WithContext(stage.label() + ": starting its threads");
+    }
+    threads->push_back(std::move(thread));
+  }
+  return OkStatus();
+}
+
 Status ElementError(const Status& s, const DatasetBase& stage, int64_t k) {
   return s.WithContext(stage.label() + ", element " + std::to_string(k));
 }
