@@ -225,6 +225,35 @@ void AddSaver(GraphBuilder& g, std::vector<const GraphVariable*> vars) {
   g.Add(kSaverRestoreOp, "NoOp", std::move(assigns), {});
 }
 
+// A dense layer over `h` (its MatMul, Add and, when it has one, Relu, as
+// tf.matmul, tf.raw_ops.Add and tf.nn.relu under its name scope); its
+// output's name. `grad_attrs`: MatMul's grad_a / grad_b, as TF's own
+// graphs carry them.
+std::string AddDenseLayer(GraphBuilder& g, const DenseLayer& layer,
+                          const std::string& h, bool grad_attrs) {
+  const int64_t units =
+      layer.biases.shape.dims().empty() ? 0 : layer.biases.shape.dim(0);
+  const PartialShape batch({-1, units});
+  NodeDef& matmul = g.Add(layer.scope + "/MatMul", "MatMul",
+                          {h, layer.weights.name + "/read"}, {batch});
+  matmul.attrs["transpose_a"] = BoolAttr(false);
+  matmul.attrs["transpose_b"] = BoolAttr(false);
+  if (grad_attrs) {
+    matmul.attrs["grad_a"] = BoolAttr(false);
+    matmul.attrs["grad_b"] = BoolAttr(false);
+  }
+  matmul.attrs["T"] = TypeAttr(kDtFloat);
+  NodeDef& add =
+      g.Add(layer.scope + "/Add", "Add",
+            {layer.scope + "/MatMul", layer.biases.name + "/read"}, {batch});
+  add.attrs["T"] = TypeAttr(kDtFloat);
+  if (!layer.relu) return layer.scope + "/Add";
+  NodeDef& relu =
+      g.Add(layer.scope + "/Relu", "Relu", {layer.scope + "/Add"}, {batch});
+  relu.attrs["T"] = TypeAttr(kDtFloat);
+  return layer.scope + "/Relu";
+}
+
 }  // namespace
 
 MlpGraphNodes BuildMlpGraph(const MlpGraph& graph) {
@@ -242,27 +271,7 @@ MlpGraphNodes BuildMlpGraph(const MlpGraph& graph) {
     out.variable_defs.push_back(AddVariable(g, layer.biases));
     vars.push_back(&layer.weights);
     vars.push_back(&layer.biases);
-    const int64_t units =
-        layer.biases.shape.dims().empty() ? 0 : layer.biases.shape.dim(0);
-    const PartialShape batch({-1, units});
-    // with name_scope(scope): tf.matmul, tf.raw_ops.Add, tf.nn.relu.
-    NodeDef& matmul = g.Add(layer.scope + "/MatMul", "MatMul",
-                            {h, layer.weights.name + "/read"}, {batch});
-    matmul.attrs["transpose_a"] = BoolAttr(false);
-    matmul.attrs["transpose_b"] = BoolAttr(false);
-    matmul.attrs["grad_a"] = BoolAttr(false);
-    matmul.attrs["grad_b"] = BoolAttr(false);
-    matmul.attrs["T"] = TypeAttr(kDtFloat);
-    NodeDef& add =
-        g.Add(layer.scope + "/Add", "Add",
-              {layer.scope + "/MatMul", layer.biases.name + "/read"}, {batch});
-    add.attrs["T"] = TypeAttr(kDtFloat);
-    h = layer.scope + "/Add";
-    if (layer.relu) {
-      NodeDef& relu = g.Add(layer.scope + "/Relu", "Relu", {h}, {batch});
-      relu.attrs["T"] = TypeAttr(kDtFloat);
-      h = layer.scope + "/Relu";
-    }
+    h = AddDenseLayer(g, layer, h, /*grad_attrs=*/true);
   }
   const int64_t classes =
       graph.layers.empty() || graph.layers.back().biases.shape.dims().empty()
@@ -295,22 +304,7 @@ std::vector<NodeDef> BuildFrozenMlpGraph(
     constant(layer.weights);
     constant(layer.biases);
     units = layer.biases.shape.dims().empty() ? 0 : layer.biases.shape.dim(0);
-    const PartialShape batch({-1, units});
-    NodeDef& matmul = g.Add(layer.scope + "/MatMul", "MatMul",
-                            {h, layer.weights.name + "/read"}, {batch});
-    matmul.attrs["transpose_a"] = BoolAttr(false);
-    matmul.attrs["transpose_b"] = BoolAttr(false);
-    matmul.attrs["T"] = TypeAttr(kDtFloat);
-    NodeDef& add =
-        g.Add(layer.scope + "/Add", "Add",
-              {layer.scope + "/MatMul", layer.biases.name + "/read"}, {batch});
-    add.attrs["T"] = TypeAttr(kDtFloat);
-    h = layer.scope + "/Add";
-    if (layer.relu) {
-      NodeDef& relu = g.Add(layer.scope + "/Relu", "Relu", {h}, {batch});
-      relu.attrs["T"] = TypeAttr(kDtFloat);
-      h = layer.scope + "/Relu";
-    }
+    h = AddDenseLayer(g, layer, h, /*grad_attrs=*/false);
   }
   NodeDef& softmax =
       g.Add(graph.output_name, "Softmax", {h}, {PartialShape({-1, units})});
