@@ -92,6 +92,33 @@ def run_inflow(inflow_bin):
     return run
 
 
+FASHION = "/usr/share/datasets/fashion-mnist"  # Debian's dataset-fashion-mnist
+
+
+def fashion_idx(name):
+    """A Fashion-MNIST IDX file ("train-images-idx3-ubyte", ...) as NumPy,
+    read with Python's gzip."""
+    import gzip
+    import numpy as np
+    data = gzip.open(os.path.join(FASHION, name + ".gz")).read()
+    if "images" in name:
+        return np.frombuffer(data[16:], np.uint8).reshape(-1, 28, 28)
+    return np.frombuffer(data[8:], np.uint8)
+
+
+def fashion_shards(root, run_inflow, train, test):
+    """The first `train` training and `test` test examples, converted by
+    `inflow convert npy` into two shards each under root/data; that path."""
+    import numpy as np
+    for split, prefix, n in [("train", "train", train), ("test", "t10k", test)]:
+        np.save(root / f"{split}_x.npy", fashion_idx(f"{prefix}-images-idx3-ubyte")[:n])
+        np.save(root / f"{split}_y.npy",
+                fashion_idx(f"{prefix}-labels-idx1-ubyte")[:n].astype(np.int64))
+        run_inflow("convert", "npy", "--images", root / f"{split}_x.npy", "--labels",
+                   root / f"{split}_y.npy", "--out", root / "data" / split, "--shards", "2")
+    return root / "data"
+
+
 def tf_testdata_file(relative):
     """TF_TESTDATA / relative; a missing or empty file fails the test that
     asks, naming the file."""

@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-FASHION = "/usr/share/datasets/fashion-mnist"
+from conftest import FASHION, fashion_idx
+
 COMPRESSION = {"none": "", "gzip": "GZIP", "zlib": "ZLIB"}
 FEATURES = {
     "image_raw": tf.io.FixedLenFeature([], tf.string),
@@ -28,18 +29,11 @@ FEATURES = {
 }
 
 
-def idx(name):
-    """The Fashion-MNIST file as numpy, read with Python's gzip."""
-    data = gzip.open(os.path.join(FASHION, name + ".gz")).read()
-    if "images" in name:
-        return np.frombuffer(data[16:], np.uint8).reshape(-1, 28, 28)
-    return np.frombuffer(data[8:], np.uint8)
-
 
 @pytest.fixture(scope="module")
 def fashion():
-    return {"train": (idx("train-images-idx3-ubyte"), idx("train-labels-idx1-ubyte")),
-            "test": (idx("t10k-images-idx3-ubyte"), idx("t10k-labels-idx1-ubyte"))}
+    return {"train": (fashion_idx("train-images-idx3-ubyte"), fashion_idx("train-labels-idx1-ubyte")),
+            "test": (fashion_idx("t10k-images-idx3-ubyte"), fashion_idx("t10k-labels-idx1-ubyte"))}
 
 
 def tf_examples(paths, compression):

@@ -6,7 +6,6 @@ import_graph_def, without the checkpoint, and computes the test predictions
 slice of Fashion-MNIST (1280 train and 500 test images, converted with
 `inflow convert npy`)."""
 import glob
-import gzip
 import json
 import os
 
@@ -14,26 +13,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from conftest import fashion_shards
+
 tf1 = tf.compat.v1
-FASHION = "/usr/share/datasets/fashion-mnist"
-
-
-def idx(name):
-    data = gzip.open(os.path.join(FASHION, name + ".gz")).read()
-    if "images" in name:
-        return np.frombuffer(data[16:], np.uint8).reshape(-1, 28, 28)
-    return np.frombuffer(data[8:], np.uint8)
-
-
 @pytest.fixture(scope="module")
 def data(tmp_path_factory, run_inflow):
-    root = tmp_path_factory.mktemp("fashion_frozen")
-    for split, prefix, n in [("train", "train", 1280), ("test", "t10k", 500)]:
-        np.save(root / f"{split}_x.npy", idx(f"{prefix}-images-idx3-ubyte")[:n])
-        np.save(root / f"{split}_y.npy", idx(f"{prefix}-labels-idx1-ubyte")[:n].astype(np.int64))
-        run_inflow("convert", "npy", "--images", root / f"{split}_x.npy", "--labels",
-                   root / f"{split}_y.npy", "--out", root / "data" / split, "--shards", "2")
-    return root / "data"
+    return fashion_shards(tmp_path_factory.mktemp("fashion_frozen"), run_inflow, 1280, 500)
 
 
 def test_tensorflow_imports_the_frozen_graph_and_gets_inflows_predictions(

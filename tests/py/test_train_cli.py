@@ -14,7 +14,6 @@ and 1000 test images, converted with `inflow convert npy`):
     another shape.
 """
 import glob
-import gzip
 import json
 import os
 import re
@@ -26,26 +25,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from conftest import fashion_shards
+
 tf1 = tf.compat.v1
-FASHION = "/usr/share/datasets/fashion-mnist"
-
-
-def idx(name):
-    data = gzip.open(os.path.join(FASHION, name + ".gz")).read()
-    if "images" in name:
-        return np.frombuffer(data[16:], np.uint8).reshape(-1, 28, 28)
-    return np.frombuffer(data[8:], np.uint8)
-
-
 @pytest.fixture(scope="module")
 def data(tmp_path_factory, run_inflow):
-    root = tmp_path_factory.mktemp("fashion_slice")
-    for split, prefix, n in [("train", "train", 2560), ("test", "t10k", 1000)]:
-        np.save(root / f"{split}_x.npy", idx(f"{prefix}-images-idx3-ubyte")[:n])
-        np.save(root / f"{split}_y.npy", idx(f"{prefix}-labels-idx1-ubyte")[:n].astype(np.int64))
-        run_inflow("convert", "npy", "--images", root / f"{split}_x.npy", "--labels",
-                   root / f"{split}_y.npy", "--out", root / "data" / split, "--shards", "2")
-    return root / "data"
+    return fashion_shards(tmp_path_factory.mktemp("fashion_slice"), run_inflow, 2560, 1000)
 
 
 @pytest.fixture(scope="module")
