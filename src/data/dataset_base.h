@@ -88,8 +88,9 @@ struct IteratorContext {
 struct StageCounters {
   std::atomic<int64_t> elements{0};
   std::atomic<int64_t> calls{0};  // Next calls
-  // The calls timed (one in kSampleEvery, and those within a timed call
-  // of a later stage) and their own time: in Next, less their inputs'.
+  // The calls timed (the first ones, then one in kSampleEvery, and those
+  // within a timed call of a later stage) and their own time: in Next,
+  // less their inputs'.
   std::atomic<int64_t> sampled_calls{0};
   std::atomic<int64_t> sampled_ns{0};
   // A stage with threads: their time computing (a map's function), and
@@ -218,8 +219,10 @@ class Pipeline {
   IteratorStats Stats() const INFLOW_EXCLUDES(mu_);
 
   static constexpr auto kTunePeriod = std::chrono::milliseconds(50);
-  // One Next call in this many is timed.
-  static constexpr int kSampleEvery = 8;
+  // A stage's first kTimedFirst Next calls are timed, then one in
+  // kSampleEvery (two clock reads: tens of nanoseconds).
+  static constexpr int64_t kTimedFirst = 256;
+  static constexpr int kSampleEvery = 64;
 
  private:
   struct Stage {

@@ -1,14 +1,14 @@
 // Copyright 2026 The inflow Authors.
 //
 // Iterator::Stats and the autotuner. Every stage's iterator is wrapped in
-// a TimedIterator that counts its elements and times one Next call in
-// Pipeline::kSampleEvery, and every call its inputs make within a timed
-// one on the same thread: a timed call's own time is its time less its
-// inputs' timed calls within it, so a stage's own time is the mean of its
-// timed calls' times its calls (two clock reads per timed call: a few
-// nanoseconds an element). A stage with threads of its own counts their
-// computing time (a parallel map's function) instead; its consumer's wait
-// for them is no one's work.
+// a TimedIterator that counts its elements and times its first
+// Pipeline::kTimedFirst Next calls and then one in Pipeline::kSampleEvery,
+// and every call its inputs make within a timed one on the same thread: a timed
+// call's own time is its time less its inputs' timed calls within it, so a
+// stage's own time is the mean of its timed calls' times its calls (two clock
+// reads per timed call: a few nanoseconds an element). A stage with threads of
+// its own counts their computing time (a parallel map's function) instead; its
+// consumer's wait for them is no one's work.
 //
 // The autotuner runs from Iterator::Next at most every kTunePeriod. The
 // budget is Options::thread_budget threads; the stages with threads of a
@@ -53,7 +53,7 @@ class TimedIterator final : public IteratorBase {
   ~TimedIterator() override { Flush(); }
 
   Result<std::optional<Tuple>> Next(const CallOptions& o) override {
-    if (++calls_ < Pipeline::kSampleEvery && tls_frame == nullptr) {
+    if (++calls_ < every_ && tls_frame == nullptr) {
       Result<std::optional<Tuple>> e = in_->Next(o);
       if (e.ok() && e->has_value()) {
         ++elements_;
@@ -68,7 +68,7 @@ class TimedIterator final : public IteratorBase {
     return e;
   }
   Result<bool> NextString(const CallOptions& o, std::string* out) override {
-    if (++calls_ < Pipeline::kSampleEvery && tls_frame == nullptr) {
+    if (++calls_ < every_ && tls_frame == nullptr) {
       Result<bool> got = in_->NextString(o, out);
       if (got.ok() && *got) {
         ++elements_;
@@ -96,6 +96,9 @@ class TimedIterator final : public IteratorBase {
     }
     ~Timed() {
       const int64_t ns = NanosSince(start_);
+      if (++it_.timed_ == Pipeline::kTimedFirst) {
+        it_.every_ = Pipeline::kSampleEvery;
+      }
       tls_frame = parent_;
       if (parent_ != nullptr) parent_->inputs_ns += ns;
       it_.c_.sampled_ns.fetch_add(ns - frame_.inputs_ns,
@@ -121,6 +124,9 @@ class TimedIterator final : public IteratorBase {
   StageCounters& c_;
   int calls_ = 0;
   int64_t elements_ = 0;
+  // Every call is timed at first, then one in kSampleEvery.
+  int every_ = 1;
+  int64_t timed_ = 0;
 };
 
 // WithOptions: no stage of its own; its iterator is its input's.

@@ -159,8 +159,8 @@ struct Options {
 // Iterator::Stats(): what each stage did since the iterator started.
 struct StageStats {
   std::string stage;  // "map (stage 3)"
-  // Elements it handed out (while it runs, up to 7 behind: its counts
-  // are published every few calls, and at its end).
+  // Elements it handed out (while it runs, up to 63 behind: its counts
+  // are published every few dozen calls, and at its end).
   int64_t elements = 0;
   // Its own work: a map's function time on its threads, or a stage's time
   // in Next beyond its inputs' (measured on a sample of the calls).
