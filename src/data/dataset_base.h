@@ -92,7 +92,7 @@ struct StageCounters {
   // within a timed call of a later stage) and their own time: in Next,
   // less their inputs'.
   std::atomic<int64_t> sampled_calls{0};
-  std::atomic<int64_t> sampled_ns{0};
+  std::atomic<int64_t> sampled_ticks{0};  // stats.cc's Ticks()
   // A stage with threads: their time computing (a map's function), and
   // their time pulling the input or computing (not waiting).
   std::atomic<int64_t> own_ns{0};
@@ -239,6 +239,7 @@ class Pipeline {
   int64_t ram_budget_;
   bool autotune_;
   const std::chrono::steady_clock::time_point start_;
+  const int64_t start_ticks_;
   mutable Mutex mu_;
   std::vector<Stage> stages_ INFLOW_GUARDED_BY(mu_);
   std::vector<Tunable*> tunables_ INFLOW_GUARDED_BY(mu_);
