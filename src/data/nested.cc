@@ -273,7 +273,13 @@ class InterleaveDataset final : public DatasetBase {
     Item Pop(Slot& s) INFLOW_REQUIRES(mu_) {
       Item item = std::move(s.buffer.front());
       s.buffer.pop_front();
-      work_cv_.SignalAll();  // room in its buffer
+      // Waiting workers wake when the slot is half empty (to fill it in
+      // one go), not at each element: a wake-up costs both threads
+      // microseconds.
+      if (workers_waiting_ > 0 && !s.claimed &&
+          static_cast<int64_t>(s.buffer.size()) <= kSlotBuffer / 2) {
+        work_cv_.SignalAll();
+      }
       return item;
     }
 
@@ -390,7 +396,9 @@ class InterleaveDataset final : public DatasetBase {
       while (!stopping_) {
         Slot* s = NextToFill();
         if (s == nullptr) {
+          ++workers_waiting_;
           work_cv_.Wait(&mu_);
+          --workers_waiting_;
           continue;
         }
         StateWriter w;
@@ -421,7 +429,11 @@ class InterleaveDataset final : public DatasetBase {
           }
           s->buffer.push_back(std::move(item));
           ++s->pushed;
-          if (waiting_ == s || !d_.deterministic_) ready_cv_.SignalAll();
+          // The consumer waiting for this slot wakes at its first element
+          // and then at the chunk's end.
+          if (k == 0 && (waiting_ == s || !d_.deterministic_)) {
+            ready_cv_.SignalAll();
+          }
           if (s->ended || !saved.ok() ||
               static_cast<int64_t>(s->buffer.size()) >= kSlotBuffer) {
             break;
@@ -443,6 +455,7 @@ class InterleaveDataset final : public DatasetBase {
     CondVar ready_cv_;  // the consumer waits for its slot's element
     std::vector<Slot> slots_;
     Slot* waiting_ INFLOW_GUARDED_BY(mu_) = nullptr;
+    int workers_waiting_ INFLOW_GUARDED_BY(mu_) = 0;
     bool stopping_ INFLOW_GUARDED_BY(mu_) = false;
     std::vector<std::unique_ptr<Thread>> threads_;
     int64_t cycle_index_ = 0;
