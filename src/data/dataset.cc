@@ -53,9 +53,7 @@ Dataset Dataset::TFRecord(std::vector<std::string> files,
           [options](Tuple file) -> Result<Dataset> {
             return TFRecord({file[0].flat<std::string>()[0]}, options);
           },
-          {.cycle_length = reads,
-           .block_length = 1,
-           .num_parallel_calls = static_cast<int>(reads)});
+          {.cycle_length = reads, .block_length = 1});
 }
 Dataset Dataset::Zip(std::vector<Dataset> datasets) {
   std::vector<DatasetPtr> inputs;

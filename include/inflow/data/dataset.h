@@ -120,12 +120,13 @@ struct TFRecordOptions {
   CompressionType compression = CompressionType::kNone;
   size_t buffer_size = 256 << 10;
   Env* env = nullptr;  // nullptr: Env::Default()
-  // TFRecord only: > 1 reads that many files at once, on that many
-  // threads, and hands out their records in turn, one each (tf.data's
-  // order: the interleave of the files with cycle_length
-  // num_parallel_reads, block_length 1; a file that ends gives its place
-  // to the next one); kAutotune: the hardware threads. 1: the files one
-  // after another.
+  // TFRecord only: > 1 reads that many files at once and hands out their
+  // records in turn, one each (tf.data's order: the interleave of the
+  // files with cycle_length num_parallel_reads, block_length 1; a file
+  // that ends gives its place to the next one); kAutotune: the hardware
+  // threads. 1: the files one after another. The reads take turns on the
+  // consumer's thread: a parallel interleave of records costs more in
+  // hand-offs than it gains (docs/PERFORMANCE.md, "Datasets").
   int num_parallel_reads = 1;
   // TFRecord only. Set: each record is read by its number, through each
   // file's record index (io/record_index.h; this mode says whether
