@@ -307,13 +307,15 @@ class CacheDataset final : public DatasetBase {
       Status s = writer_->Close();
       writer_.reset();
       // A writer that finished first has put its file there already: the
-      // same elements, so either file serves.
+      // same elements, so either file serves and this one goes.
       if (s.ok() && !d_.FileComplete()) {
         s = d_.env_.RenameFile(temporary_, d_.filename_);
+        if (s.ok()) {
+          temporary_.clear();
+          return OkStatus();
+        }
       }
-      if (!s.ok() || d_.FileComplete()) {
-        (void)d_.env_.DeleteFile(temporary_);
-      }
+      (void)d_.env_.DeleteFile(temporary_);
       temporary_.clear();
       return s.WithContext(d_.label());
     }

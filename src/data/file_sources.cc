@@ -161,8 +161,7 @@ class TextLineDataset final : public DatasetBase {
 };
 
 Status CheckFixedLength(const std::vector<std::string>& files, int64_t record,
-                        int64_t header, int64_t footer,
-                        const TFRecordOptions& o) {
+                        int64_t header, int64_t footer) {
   if (files.empty()) return InvalidArgumentError("no files");
   if (record < 1) {
     return InvalidArgumentError("record_bytes " + std::to_string(record) +
@@ -171,7 +170,6 @@ Status CheckFixedLength(const std::vector<std::string>& files, int64_t record,
   if (header < 0 || footer < 0) {
     return InvalidArgumentError("header_bytes and footer_bytes must be >= 0");
   }
-  (void)o;
   return OkStatus();
 }
 
@@ -180,7 +178,7 @@ class FixedLengthDataset final : public DatasetBase {
   FixedLengthDataset(std::vector<std::string> files, int64_t record,
                      int64_t header, int64_t footer, TFRecordOptions options)
       : DatasetBase("fixed_length_record", {},
-                    CheckFixedLength(files, record, header, footer, options)),
+                    CheckFixedLength(files, record, header, footer)),
         files_(std::move(files)),
         record_(record),
         header_(header),
