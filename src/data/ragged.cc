@@ -2,8 +2,9 @@
 //
 // RaggedBatch and SparseBatch (tf.data's ragged_batch and sparse_batch):
 // batches of elements whose first dimension varies (a VarLen feature's
-// values, a line's tokens). Both keep Batch's iterator (state included)
-// and change how the rows are put together: ragged, each component as
+// values, a line's tokens). Both keep Batch's iterator (its state, and its
+// check that every row has as many components as the first) and change
+// how the rows are put together: ragged, each component as
 // {values: the rows concatenated, row_splits: int64 [rows + 1]} (a scalar
 // component as {its values stacked, an empty row_splits}); sparse, one
 // component as {indices int64 [n, rank + 1], values [n], dense_shape int64
@@ -48,15 +49,7 @@ Result<Tuple> Ragged(std::vector<Tuple> rows) {
   const size_t components = rows[0].size();
   std::vector<Tensor> column(rows.size());
   for (size_t c = 0; c < components; ++c) {
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].size() != components) {
-        return InvalidArgumentError(
-            "element " + std::to_string(i) + " of the batch has " +
-            std::to_string(rows[i].size()) + " components, element 0 " +
-            std::to_string(components));
-      }
-      column[i] = std::move(rows[i][c]);
-    }
+    for (size_t i = 0; i < rows.size(); ++i) column[i] = std::move(rows[i][c]);
     if (column[0].rank() == 0) {
       Result<Tensor> stacked = Tensor::Stack(column);
       if (!stacked.ok()) {

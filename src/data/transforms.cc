@@ -217,22 +217,13 @@ Result<Tensor> PadStack(const std::vector<Tensor>& column,
 
 // The rows of a batch, stacked per component into `out`; errors name
 // `stage` and batch k.
-Status StackRows(std::vector<Tuple> rows, const DatasetBase& stage, int64_t k,
-                 const std::optional<PaddedBatchOptions>& padding, Tuple* out) {
+Result<Tuple> StackRows(std::vector<Tuple> rows,
+                        const std::optional<PaddedBatchOptions>& padding) {
   const size_t components = rows[0].size();
+  Tuple out;
   std::vector<Tensor> column(rows.size());
   for (size_t c = 0; c < components; ++c) {
-    for (size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].size() != components) {
-        return ElementError(
-            InvalidArgumentError(
-                "element " + std::to_string(i) + " of the batch has " +
-                std::to_string(rows[i].size()) + " components, element 0 " +
-                std::to_string(components)),
-            stage, k);
-      }
-      column[i] = std::move(rows[i][c]);
-    }
+    for (size_t i = 0; i < rows.size(); ++i) column[i] = std::move(rows[i][c]);
     Result<Tensor> stacked = InternalError("not stacked");
     if (padding) {
       const auto& shapes = padding->padded_shapes;
@@ -246,13 +237,11 @@ Status StackRows(std::vector<Tuple> rows, const DatasetBase& stage, int64_t k,
       column.assign(rows.size(), Tensor());
     }
     if (!stacked.ok()) {
-      return ElementError(
-          stacked.status().WithContext("component " + std::to_string(c)), stage,
-          k);
+      return stacked.status().WithContext("component " + std::to_string(c));
     }
-    out->push_back(std::move(stacked).value());
+    out.push_back(std::move(stacked).value());
   }
-  return OkStatus();
+  return out;
 }
 
 // A gathered batch (BatchDataset with gather): {int64 rows, row 0's
@@ -266,32 +255,15 @@ Result<Tuple> StackGathered(Tuple gathered) {
       rows[i].push_back(std::move(gathered[1 + i * components + c]));
     }
   }
-  Tuple out;
-  std::vector<Tensor> column(rows.size());
-  for (size_t c = 0; c < components; ++c) {
-    for (size_t i = 0; i < rows.size(); ++i) column[i] = std::move(rows[i][c]);
-    Result<Tensor> stacked = Tensor::StackMove(std::move(column));
-    column.assign(rows.size(), Tensor());
-    if (!stacked.ok()) {
-      return stacked.status().WithContext("component " + std::to_string(c));
-    }
-    out.push_back(std::move(stacked).value());
-  }
-  return out;
+  return StackRows(std::move(rows), std::nullopt);
 }
 
 // A gathered batch: {int64 rows, row 0's components, row 1's, ...}.
 Result<Tuple> GatherRows(std::vector<Tuple> rows) {
   Tuple out;
   out.push_back(Tensor::Scalar<int64_t>(rows.size()));
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i].size() != rows[0].size()) {
-      return InvalidArgumentError(
-          "element " + std::to_string(i) + " of the batch has " +
-          std::to_string(rows[i].size()) + " components, element 0 " +
-          std::to_string(rows[0].size()));
-    }
-    for (Tensor& t : rows[i]) out.push_back(std::move(t));
+  for (Tuple& row : rows) {
+    for (Tensor& t : row) out.push_back(std::move(t));
   }
   return out;
 }
@@ -362,15 +334,21 @@ class BatchDataset final : public DatasetBase {
         return Element();
       }
       const int64_t k = count_++;
-      Tuple out;
-      if (d_.combine_) {
-        Result<Tuple> combined = d_.combine_(std::move(rows));
-        if (!combined.ok()) return ElementError(combined.status(), d_, k);
-        return Element(std::move(combined).value());
+      // Every way of putting the rows together needs them alike in this.
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].size() != rows[0].size()) {
+          return ElementError(
+              InvalidArgumentError(
+                  "element " + std::to_string(i) + " of the batch has " +
+                  std::to_string(rows[i].size()) + " components, element 0 " +
+                  std::to_string(rows[0].size())),
+              d_, k);
+        }
       }
-      INFLOW_RETURN_IF_ERROR(
-          StackRows(std::move(rows), d_, k, d_.padding_, &out));
-      return Element(std::move(out));
+      Result<Tuple> out = d_.combine_ ? d_.combine_(std::move(rows))
+                                      : StackRows(std::move(rows), d_.padding_);
+      if (!out.ok()) return ElementError(out.status(), d_, k);
+      return Element(std::move(out).value());
     }
     Status Save(StateWriter& w) override {
       w.Tag(d_.kind());

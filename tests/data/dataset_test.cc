@@ -110,6 +110,31 @@ TEST(DatasetTest, BatchStacksWithAShortLastBatchUnlessDropped) {
   EXPECT_TRUE(IsInvalidArgument(s)) << s;
   EXPECT_NE(s.message().find("batch (stage 2), element 0"), std::string::npos)
       << s;
+  // Elements with different numbers of components: every way of batching
+  // names the stage, the batch and the element, and goes on after it.
+  Dataset uneven = Dataset::Range(4).Map([](Tuple e) -> Result<Tuple> {
+    if (e[0].flat<int64_t>()[0] == 1) e.push_back(e[0]);
+    return e;
+  });
+  struct Way {
+    Dataset batched;
+    std::string stage;
+  };
+  for (const Way& way :
+       {Way{uneven.Batch(2), "batch (stage 2), element 0"},
+        Way{uneven.Batch(2, false, 2), "batch_gather (stage 2), element 0"},
+        Way{uneven.RaggedBatch(2), "ragged_batch (stage 2), element 0"}}) {
+    Result<Iterator> it = way.batched.MakeIterator();
+    ASSERT_TRUE(it.ok());
+    s = it->Next().status();
+    EXPECT_TRUE(IsInvalidArgument(s)) << s;
+    EXPECT_NE(s.message().find(way.stage), std::string::npos) << s;
+    EXPECT_NE(s.message().find("element 1 of the batch has 2 components, "
+                               "element 0 1"),
+              std::string::npos)
+        << s;
+    EXPECT_TRUE(it->Next().ok()) << way.stage;  // the next batch
+  }
 }
 
 TEST(DatasetTest, RepeatShardEnumerateZipConcatenate) {
