@@ -182,6 +182,18 @@ class OpPipelineTest : public OpLibraryTest {
     return o;
   }
 
+  // Every value of the batches' first component until the pipeline ends;
+  // the status it ended with in *end.
+  static std::vector<int64_t> Drain(Pipeline& pipeline, Status* end) {
+    std::vector<int64_t> got;
+    Result<Tuple> b = pipeline.Next();
+    for (; b.ok(); b = pipeline.Next()) {
+      for (int64_t v : (*b)[0].flat<int64_t>()) got.push_back(v);
+    }
+    *end = b.status();
+    return got;
+  }
+
   std::filesystem::path dir_;
 };
 
@@ -190,12 +202,9 @@ TEST_F(OpPipelineTest, AnOpIsAPipelineMapRunOnEachRecord) {
   ASSERT_TRUE(lengths.ok()) << lengths.status();
   auto pipeline = Pipeline::Create(Options(*lengths, "ops_pipeline_all"));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  std::vector<int64_t> got;
-  Result<Tuple> b = (*pipeline)->Next();
-  for (; b.ok(); b = (*pipeline)->Next()) {
-    for (int64_t v : (*b)[0].flat<int64_t>()) got.push_back(v);
-  }
-  EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+  Status end;
+  const std::vector<int64_t> got = Drain(**pipeline, &end);
+  EXPECT_TRUE(IsOutOfRange(end)) << end;
   EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
   EXPECT_TRUE((*pipeline)->Close().ok());
 }
@@ -207,12 +216,9 @@ TEST_F(OpPipelineTest, OutOfRangeFromAnOpEndsAPipeline) {
   ASSERT_TRUE(lengths.ok()) << lengths.status();
   auto pipeline = Pipeline::Create(Options(*lengths, "ops_pipeline_end"));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  std::vector<int64_t> got;
-  Result<Tuple> b = (*pipeline)->Next();
-  for (; b.ok(); b = (*pipeline)->Next()) {
-    for (int64_t v : (*b)[0].flat<int64_t>()) got.push_back(v);
-  }
-  EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+  Status end;
+  const std::vector<int64_t> got = Drain(**pipeline, &end);
+  EXPECT_TRUE(IsOutOfRange(end)) << end;
   EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 3, 4}));
   (*pipeline)->Close().IgnoreError();
 }
@@ -223,12 +229,9 @@ TEST_F(OpPipelineTest, AnOpOverChunksRunsOncePerChunkOfRecords) {
   auto pipeline = Pipeline::Create(
       Options(*lengths, "ops_pipeline_chunks", OpMapUnit::kChunk));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  std::vector<int64_t> got;
-  Result<Tuple> b = (*pipeline)->Next();
-  for (; b.ok(); b = (*pipeline)->Next()) {
-    for (int64_t v : (*b)[0].flat<int64_t>()) got.push_back(v);
-  }
-  EXPECT_TRUE(IsOutOfRange(b.status())) << b.status();
+  Status end;
+  const std::vector<int64_t> got = Drain(**pipeline, &end);
+  EXPECT_TRUE(IsOutOfRange(end)) << end;
   EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
   EXPECT_TRUE((*pipeline)->Close().ok());
 }
