@@ -334,11 +334,9 @@ class ParallelIterator final : public IteratorBase, public Tunable {
           }
         }
         if (counters_ != nullptr) {
-          int64_t done = 0;
-          for (const auto& c : slots_) done += c->done() ? 1 : 0;
           counters_->fill_samples.fetch_add(1, std::memory_order_relaxed);
           counters_->fill_permille.fetch_add(
-              std::min<int64_t>(1000, 1000 * done / Limit()),
+              std::min<int64_t>(1000, 1000 * DoneChunks() / Limit()),
               std::memory_order_relaxed);
         }
         current_ = std::move(*it);
@@ -423,12 +421,15 @@ class ParallelIterator final : public IteratorBase, public Tunable {
     if (consumer_waiting_ == 0) return;
     bool wake = waiting_current_ || workers_waiting_ == thread_count_ ||
                 input_end_ || stopping_;
-    if (!wake && Ready() != slots_.end()) {
-      int64_t done = 0;
-      for (const auto& c : slots_) done += c->done() ? 1 : 0;
-      wake = done >= wake_at_;
-    }
+    if (!wake && Ready() != slots_.end()) wake = DoneChunks() >= wake_at_;
     if (wake) ready_cv_.SignalAll();
+  }
+
+  // The chunks in the buffer computed whole.
+  int64_t DoneChunks() const INFLOW_REQUIRES(mu_) {
+    int64_t done = 0;
+    for (const auto& c : slots_) done += c->done() ? 1 : 0;
+    return done;
   }
 
   std::deque<std::unique_ptr<Chunk>>::iterator Ready() INFLOW_REQUIRES(mu_) {
