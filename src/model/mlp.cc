@@ -47,7 +47,9 @@ struct Mlp::Rep {
   int layers = 0;
   std::vector<std::string> names;
   std::vector<Tensor> params;  // W[0], b[0], W[1], b[1], ...
-  std::vector<Tensor> grads;
+  std::vector<Tensor> grads;   // views of flat_grads
+  Tensor flat_grads;
+  BatchRows window;  // of the step in progress
   // Scratch, sized on first use for a batch size.
   std::vector<std::vector<float>> act;  // act[0..L-1], dense
   std::vector<std::vector<float>> z;    // z[1..L] (z[0] unused)
@@ -207,7 +209,13 @@ void Mlp::Rep::Forward(const Tensor& images, bool train,
         const float* m = masks->keep[i].data<float>();
         for (int64_t k = 0; k < n; ++k) draws[k] = m[k] != 0.0f ? 0 : 1;
       } else {
-        internal::FillDraws(random, draws.data(), n);
+        if (window.global_batch == 0) {
+          internal::FillDraws(random, draws.data(), n);
+        } else {
+          internal::FillDrawsWindow(random, draws.data(),
+                                    window.global_batch * size(i),
+                                    window.first_row * size(i), n);
+        }
         threshold = internal::KeepThreshold(Keep(i));
       }
       const uint32_t* d = draws.data();
@@ -301,6 +309,9 @@ Result<std::unique_ptr<Mlp>> Mlp::Create(const MlpOptions& options) {
         " is outside [1, " + std::to_string(internal::MathPool::kMaxThreads) +
         "]");
   }
+  if (options.spare_gradient_floats < 0) {
+    return InvalidArgumentError("Mlp: spare_gradient_floats must be >= 0");
+  }
   auto rep = std::make_unique<Rep>();
   rep->options = options;
   rep->kernel = internal::ChooseTrainKernel();
@@ -319,10 +330,26 @@ Result<std::unique_ptr<Mlp>> Mlp::Create(const MlpOptions& options) {
     }
     rep->names.push_back(layer + "/weights");
     rep->params.push_back(w);
-    rep->grads.emplace_back(DType::kFloat32, w.shape());
     rep->names.push_back(layer + "/biases");
     rep->params.emplace_back(DType::kFloat32, TensorShape({sizes[i + 1]}));
-    rep->grads.emplace_back(DType::kFloat32, TensorShape({sizes[i + 1]}));
+  }
+  // The gradients: views of one zeroed buffer, each 64-byte aligned.
+  constexpr int64_t kAlignFloats = 16;
+  std::vector<int64_t> offsets;
+  int64_t total = 0;
+  for (const Tensor& p : rep->params) {
+    offsets.push_back(total);
+    total +=
+        (p.num_elements() + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+  }
+  rep->flat_grads = Tensor(
+      DType::kFloat32, TensorShape({total + options.spare_gradient_floats}));
+  for (size_t i = 0; i < rep->params.size(); ++i) {
+    INFLOW_ASSIGN_OR_RETURN(
+        Tensor g, Tensor::FromBuffer(DType::kFloat32, rep->params[i].shape(),
+                                     rep->flat_grads.buffer(),
+                                     static_cast<size_t>(offsets[i]) * 4));
+    rep->grads.push_back(std::move(g));
   }
   return std::unique_ptr<Mlp>(new Mlp(std::move(rep)));
 }
@@ -337,6 +364,10 @@ std::string_view Mlp::kernel() const {
 }
 const std::vector<Tensor>& Mlp::gradients() const { return rep_->grads; }
 
+std::span<float> Mlp::flat_gradients() {
+  return rep_->flat_grads.mutable_flat<float>().value();
+}
+
 std::vector<std::pair<std::string, Tensor*>> Mlp::variables() {
   std::vector<std::pair<std::string, Tensor*>> out;
   for (size_t i = 0; i < rep_->params.size(); ++i) {
@@ -346,10 +377,19 @@ std::vector<std::pair<std::string, Tensor*>> Mlp::variables() {
 }
 
 Result<float> Mlp::ComputeGradients(const Tensor& images, const Tensor& labels,
-                                    int64_t step) {
+                                    int64_t step, BatchRows rows) {
   INFLOW_RETURN_IF_ERROR(rep_->CheckInputs(images, &labels));
+  if (rows.global_batch != 0 &&
+      (rows.first_row < 0 ||
+       rows.first_row + images.dim_size(0) > rows.global_batch)) {
+    return InvalidArgumentError(
+        "Mlp: rows [" + std::to_string(rows.first_row) + ", " +
+        std::to_string(rows.first_row + images.dim_size(0)) +
+        ") are not in a global batch of " + std::to_string(rows.global_batch));
+  }
   internal::TrainRandom random(rep_->options.seed,
                                /*stream=*/static_cast<uint64_t>(step) + 1);
+  rep_->window = rows;
   rep_->Forward(images, /*train=*/true, nullptr, &random);
   return rep_->Backward(labels);
 }
@@ -378,6 +418,7 @@ Result<float> MlpPeer::ComputeGradients(Mlp& model, const Tensor& images,
           std::to_string(rep->size(i)) + "], got " + m.DebugString(0));
     }
   }
+  rep->window = {};
   rep->Forward(images, /*train=*/true, &masks, nullptr);
   return rep->Backward(labels);
 }

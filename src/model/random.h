@@ -78,6 +78,31 @@ inline void FillDraws(TrainRandom* random, uint32_t* out, int64_t n) {
   if (i < n) out[i] = static_cast<uint32_t>(random->Next());
 }
 
+// Draws [begin, begin + count) of the block of `block` draws that
+// FillDraws(random, out, block) would make, leaving `random` where that
+// call leaves it: one rank's rows of a larger batch's dropout masks.
+inline void FillDrawsWindow(TrainRandom* random, uint32_t* out, int64_t block,
+                            int64_t begin, int64_t count) {
+  const int64_t words = (block + 1) / 2;  // FillDraws' Next() calls
+  int64_t word = 0;                       // calls made so far
+  for (; word < begin / 2; ++word) random->Next();
+  int64_t k = begin;  // the next draw to hand out
+  int64_t i = 0;
+  while (i < count) {
+    const uint64_t r = random->Next();
+    const int64_t low = 2 * word++;  // this word's draws: low, low + 1
+    if (k == low) {
+      out[i++] = static_cast<uint32_t>(r);
+      ++k;
+    }
+    if (i < count && k == low + 1) {
+      out[i++] = static_cast<uint32_t>(r >> 32);
+      ++k;
+    }
+  }
+  for (; word < words; ++word) random->Next();
+}
+
 // A draw below this keeps an element: floor(keep * 2^32), for 0 < keep < 1.
 inline uint32_t KeepThreshold(float keep) {
   return static_cast<uint32_t>(static_cast<double>(keep) * 4294967296.0);

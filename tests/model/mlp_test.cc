@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "model/mlp_internal.h"
+#include "model/random.h"
 #include "train_test_util.h"
 
 namespace inflow {
@@ -175,6 +176,91 @@ TEST(MlpTest, TheSameSeedAndStepGiveTheSameStepAndOtherStepsOtherMasks) {
   }
   const float loss_c = b->ComputeGradients(x, y, 8).value();
   EXPECT_NE(loss_a, loss_c);
+}
+
+TEST(MlpTest, AWindowOfDrawsIsThoseDrawsOfTheWholeBlock) {
+  // Odd and even blocks, windows at odd and even offsets, empty ones.
+  for (int64_t block : {1, 2, 7, 10, 625, 1250}) {
+    for (int64_t begin : {int64_t{0}, int64_t{1}, block / 3, block - 1}) {
+      for (int64_t count : {int64_t{0}, int64_t{1}, block - begin}) {
+        if (begin + count > block) continue;
+        internal::TrainRandom whole(5, 9), part(5, 9);
+        std::vector<uint32_t> all(block), window(count);
+        internal::FillDraws(&whole, all.data(), block);
+        internal::FillDrawsWindow(&part, window.data(), block, begin, count);
+        EXPECT_TRUE(
+            std::equal(window.begin(), window.end(), all.begin() + begin))
+            << block << " " << begin << " " << count;
+        // Both leave the stream at the block's end.
+        EXPECT_EQ(whole.Next(), part.Next()) << block << " " << begin;
+      }
+    }
+  }
+}
+
+TEST(MlpTest, TheMeanOfTwoHalvesGradientsIsTheWholeBatchsWithDropout) {
+  // Data parallelism: two ranks each computing half of a global batch
+  // (BatchRows), averaged, give the one model's gradients and loss up to
+  // the order of the sums.
+  std::mt19937 rng(6);
+  const Tensor x = testing::RandomImages(&rng, 64, 784, 0.5);
+  const Tensor y = testing::RandomLabels(&rng, 64, 10);
+  auto whole = Make(), half = Make();
+  const float loss = whole->ComputeGradients(x, y, 3).value();
+  const float first =
+      half->ComputeGradients(x.Slice(0, 24), y.Slice(0, 24), 3,
+                             {.first_row = 0, .global_batch = 64})
+          .value();
+  std::vector<std::vector<float>> sums;
+  for (const Tensor& g : half->gradients()) {
+    sums.emplace_back(g.flat<float>().begin(), g.flat<float>().end());
+  }
+  const float second =
+      half->ComputeGradients(x.Slice(24, 64), y.Slice(24, 64), 3,
+                             {.first_row = 24, .global_batch = 64})
+          .value();
+  EXPECT_NEAR((first * 24 + second * 40) / 64, loss, 1e-5);
+  for (size_t i = 0; i < sums.size(); ++i) {
+    const auto g = half->gradients()[i].flat<float>();
+    const auto w = whole->gradients()[i].flat<float>();
+    for (size_t k = 0; k < g.size(); ++k) {
+      const float mean = (sums[i][k] * 24 + g[k] * 40) / 64;
+      ASSERT_NEAR(mean, w[k], 1e-6 + 1e-4 * std::abs(w[k])) << i << " " << k;
+    }
+  }
+  // Rows outside the global batch are an error.
+  EXPECT_EQ(half->ComputeGradients(x.Slice(0, 24), y.Slice(0, 24), 3,
+                                   {.first_row = 50, .global_batch = 64})
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(MlpTest, FlatGradientsHoldEveryGradientAlignedAndLeaveTheSpareAlone) {
+  MlpOptions o;
+  o.layer_sizes = {5, 3, 2};
+  o.spare_gradient_floats = 3;
+  auto model = Make(o);
+  std::span<float> flat = model->flat_gradients();
+  // 15 -> 16, 3 -> 16, 6 -> 16, 2 -> 16 floats, then the 3 spare.
+  ASSERT_EQ(flat.size(), 4u * 16 + 3);
+  flat[64] = 1.5f;
+  flat[66] = -2.0f;
+  std::mt19937 rng(7);
+  ASSERT_TRUE(model
+                  ->ComputeGradients(testing::RandomImages(&rng, 4, 5, 0.5),
+                                     testing::RandomLabels(&rng, 4, 2), 0)
+                  .ok());
+  size_t offset = 0;
+  for (const Tensor& g : model->gradients()) {
+    EXPECT_EQ(g.data<float>(), flat.data() + offset);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(g.data<float>()) % 64, 0u);
+    offset += 16;
+  }
+  EXPECT_EQ(flat[64], 1.5f);
+  EXPECT_EQ(flat[66], -2.0f);
+  o.spare_gradient_floats = -1;
+  EXPECT_FALSE(Mlp::Create(o).ok());
 }
 
 TEST(MlpTest, DrawnMasksKeepAboutTheKeepProbability) {

@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -68,6 +69,21 @@ struct MlpOptions {
   uint64_t seed = 0;
   // Threads the math runs on, the caller's included: 1 to 64.
   int math_threads = 1;
+  // Floats after the gradients in flat_gradients() that the model never
+  // writes: a data-parallel run keeps values there (the loss, flags) that
+  // are summed across ranks in the gradients' one allreduce.
+  int64_t spare_gradient_floats = 0;
+};
+
+// The rows of a data-parallel step's global batch that one rank computes:
+// rows [first_row, first_row + batch) of a batch of global_batch rows. The
+// rank's dropout masks are those rows of the masks a single model would
+// draw for the whole global batch at that step, so that the ranks' averaged
+// gradients are the single model's (up to the order of the sums).
+// global_batch 0: the batch is the whole of it.
+struct BatchRows {
+  int64_t first_row = 0;
+  int64_t global_batch = 0;
 };
 
 class Mlp {
@@ -89,6 +105,11 @@ class Mlp {
   // The gradients of the last ComputeGradients, in variables()' order and
   // shapes.
   const std::vector<Tensor>& gradients() const;
+  // Every gradient in one buffer, which gradients() are views of: each at
+  // a 64-byte aligned offset, in variables()' order, the gaps between them
+  // zero, then options().spare_gradient_floats floats the model leaves
+  // alone. For one allreduce over all of them per step.
+  std::span<float> flat_gradients();
 
   // One training step's forward and backward pass: `images` float32
   // [batch, layer_sizes[0]], `labels` int64 [batch] in [0, classes).
@@ -97,8 +118,10 @@ class Mlp {
   // masks, so a run resumed at a global step draws what an uninterrupted
   // one would. INVALID_ARGUMENT, naming the input, for a wrong dtype or
   // shape, an empty batch or a label out of range.
+  // With `rows`, `images` are those rows of a larger global batch (see
+  // BatchRows); INVALID_ARGUMENT when they do not fit in it.
   Result<float> ComputeGradients(const Tensor& images, const Tensor& labels,
-                                 int64_t step);
+                                 int64_t step, BatchRows rows = {});
   // Evaluation (no dropout): the mean loss; softmax probabilities float32
   // [batch, classes]; the fraction of rows whose largest logit is the
   // label's (the first largest on a tie).
