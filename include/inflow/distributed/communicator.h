@@ -1,0 +1,73 @@
+// Copyright 2026 The inflow Authors.
+//
+// Communicator: the collectives a data-parallel training run needs among
+// its ranks (docs/distributed.md). Two implementations:
+//
+//   MpiWorld()       the processes an `mpirun -np N` started, over Open MPI
+//                    (distributed/mpi.h)
+//   MakeLocalGroup() N ranks inside one process, one thread each: the same
+//                    training code run in a test, under the sanitizers
+//
+// Every collective is called by every rank of the group, in the same
+// order, with buffers of the same length; each blocks until all ranks
+// have called it. Errors name the collective (SetActivity) and, when one
+// is to blame, the rank.
+//
+//   std::vector<std::unique_ptr<Communicator>> group = MakeLocalGroup(2);
+//   // thread r:
+//   std::vector<float> grads = ...;
+//   Status s = group[r]->AllreduceSum(grads);  // the ranks' sum, on each
+//
+// Thread-compatible: one thread at a time uses a Communicator (each rank's
+// thread its own).
+
+#ifndef INFLOW_DISTRIBUTED_COMMUNICATOR_H_
+#define INFLOW_DISTRIBUTED_COMMUNICATOR_H_
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "inflow/core/status.h"
+
+namespace inflow::distributed {
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  // This process's (or thread's) rank in [0, size()), and the group's size.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // "rank R (pid P on HOST)": a rank as messages name it.
+  virtual std::string Describe(int rank) const = 0;
+
+  // The element-wise sum of every rank's `data`, into every rank's `data`
+  // (in place). Every rank gets the same bits.
+  [[nodiscard]] virtual Status AllreduceSum(std::span<float> data) = 0;
+  [[nodiscard]] virtual Status AllreduceSum(std::span<double> data) = 0;
+  // Every rank's `mine` (the same length on each) into every rank's `all`,
+  // rank r's at byte r * mine.size(); `all` holds size() * mine.size().
+  [[nodiscard]] virtual Status Allgather(std::span<const std::byte> mine,
+                                         std::span<std::byte> all) = 0;
+  // Rank `root`'s `data` into every rank's.
+  [[nodiscard]] virtual Status Broadcast(std::span<std::byte> data,
+                                         int root) = 0;
+
+  // What the collectives that follow are for ("the allreduce of step 12"):
+  // their errors name it, and so does the message of a rank that finds
+  // another dead while it waits.
+  virtual void SetActivity(std::string activity) = 0;
+};
+
+// `size` ranks in this process (1 to 1024), to be used one per thread.
+// A rank whose Communicator is destroyed leaves the group: the others'
+// collectives, waiting or later, fail with UNAVAILABLE naming it (as an
+// MPI rank that dies), never hang.
+std::vector<std::unique_ptr<Communicator>> MakeLocalGroup(int size);
+
+}  // namespace inflow::distributed
+
+#endif  // INFLOW_DISTRIBUTED_COMMUNICATOR_H_

@@ -1,0 +1,124 @@
+// Copyright 2026 The inflow Authors.
+//
+// Data-parallel training over a Communicator (docs/distributed.md): each
+// rank computes the gradients of its part of a global batch; one
+// allreduce per step averages them and, in the same buffer, agrees on the
+// step's loss and on whether any rank wants to stop, has run out of input
+// or has failed. Every rank therefore does the same thing after every
+// step: all apply the averaged update, or all stop, or all return the
+// failing rank's error. No rank is left waiting in a collective for one
+// that quit.
+//
+//   DataParallel dp(comm);
+//   std::span<float> flat = model.flat_gradients();  // + kReservedFloats
+//   Result<StepOutcome> out = dp.Average(step, flat, loss, flags, status);
+//   if (!out.ok()) return out.status();  // "rank 1: DATA_LOSS ...: step 57"
+//   if (out->stop || out->end_of_input) break;   // nobody applies the step
+//   optimizer.Apply(...);
+//
+// ShardPlan: which part of the input a rank reads so that, across the
+// ranks, every record is read once per epoch.
+//
+// Thread-compatible, as the Communicator.
+
+#ifndef INFLOW_DISTRIBUTED_DATA_PARALLEL_H_
+#define INFLOW_DISTRIBUTED_DATA_PARALLEL_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inflow/core/result.h"
+#include "inflow/core/status.h"
+#include "inflow/core/tensor.h"
+#include "inflow/distributed/communicator.h"
+
+namespace inflow::distributed {
+
+// What this rank brings to a step besides its gradients.
+struct StepFlags {
+  bool stop = false;          // asked to stop (a signal)
+  bool end_of_input = false;  // its input has no batch for this step
+};
+
+// The ranks' agreement on a step.
+struct StepOutcome {
+  float loss = 0;             // the mean of the ranks' losses
+  bool stop = false;          // some rank asked to stop
+  bool end_of_input = false;  // some rank's input ended
+  // Neither: every rank applies the step.
+  bool apply() const { return !stop && !end_of_input; }
+};
+
+class DataParallel {
+ public:
+  // The floats at the end of Average's buffer that it uses itself.
+  static constexpr size_t kReservedFloats = 4;
+
+  // Not owned; outlives this object.
+  explicit DataParallel(Communicator* comm) : comm_(comm) {}
+
+  Communicator& comm() const { return *comm_; }
+
+  // `flat`: this rank's gradients, then kReservedFloats floats of
+  // Average's own. On return the gradients are the ranks' mean (one
+  // allreduce). When any rank's `local` is an error, every rank returns
+  // the error of the lowest such rank, naming it and the step (a second
+  // collective, only then); a stopping rank or one whose input ended
+  // passes zero gradients and sets its flag. INVALID_ARGUMENT when `flat`
+  // is shorter than kReservedFloats.
+  [[nodiscard]] Result<StepOutcome> Average(int64_t step, std::span<float> flat,
+                                            float loss, StepFlags flags,
+                                            const Status& local);
+
+  // Every rank's `local` compared: OK when every one is OK; else every
+  // rank returns the lowest failing rank's error, as "rank R: <error>
+  // (WHAT)". For a setup phase that may fail on some ranks only (a file
+  // missing on one machine): all fail together, none waits.
+  [[nodiscard]] Status Agree(const Status& local, std::string_view what);
+
+  // The ranks' parameters compared by checksum (CRC32C of their bytes):
+  // INTERNAL naming the step and which ranks differ from rank 0.
+  [[nodiscard]] Status CheckReplicas(int64_t step,
+                                     std::span<const Tensor> params);
+
+  // Rank 0's bytes of `value` to every rank.
+  [[nodiscard]] Status BroadcastInt64(int64_t* value, std::string_view what);
+
+ private:
+  Communicator* comm_;
+};
+
+// How one rank's part of the input is chosen (in this order of preference):
+//   kFiles           whole files, file i to rank i % N: when there are at
+//                    least N files and every rank gets as many records
+//   kRecordsByIndex  record i of the concatenated files to rank i % N, read
+//                    by offset (the files can be indexed: uncompressed)
+//   kEveryNthRecord  the same records, found by reading every record and
+//                    keeping each N-th (compressed files)
+enum class ShardKind { kFiles, kRecordsByIndex, kEveryNthRecord };
+
+struct ShardPlan {
+  ShardKind kind = ShardKind::kFiles;
+  std::vector<std::string> files;  // kFiles: this rank's; else every file
+  int num_shards = 1;              // N
+  int index = 0;                   // this rank
+  int64_t records = 0;             // this rank's records per epoch
+  // "files 1, 3 of 4 (120 records)", "records 1, 4, 7, ... of 240 by
+  // index (80 records)", ...
+  std::string Describe() const;
+};
+
+// The plan of `rank` of `num_ranks` for `files` holding record_counts[i]
+// records each; `indexable`: the files can be read by record offset.
+// INVALID_ARGUMENT for a rank outside [0, num_ranks) or mismatched counts.
+[[nodiscard]] Result<ShardPlan> PlanShards(
+    const std::vector<std::string>& files,
+    const std::vector<int64_t>& record_counts, bool indexable, int num_ranks,
+    int rank);
+
+}  // namespace inflow::distributed
+
+#endif  // INFLOW_DISTRIBUTED_DATA_PARALLEL_H_
