@@ -111,9 +111,12 @@ Result<ImageSplit> FindImageSplit(Env& env, const std::string& dir,
   return out;
 }
 
-Result<int64_t> ScanImageSplit(Env& env, const ImageSplit& split) {
+Result<int64_t> ScanImageSplit(Env& env, const ImageSplit& split,
+                               std::vector<int64_t>* per_file) {
   int64_t n = 0;
+  if (per_file != nullptr) per_file->clear();
   for (const std::string& file : split.files) {
+    const int64_t before = n;
     INFLOW_ASSIGN_OR_RETURN(
         std::unique_ptr<RecordReader> reader,
         RecordReader::Open(env, file, ReaderOptions(split.compression)));
@@ -123,6 +126,7 @@ Result<int64_t> ScanImageSplit(Env& env, const ImageSplit& split) {
       INFLOW_RETURN_IF_ERROR(r.status());
       ++n;
     }
+    if (per_file != nullptr) per_file->push_back(n - before);
   }
   return n;
 }

@@ -55,8 +55,10 @@ std::string MissingShardsMessage(const ImageSplit& split);
 
 // Reads every record of every file of `split` (both CRCs checked):
 // DATA_LOSS naming the file and offset of the first bad one. Returns the
-// number of records.
-[[nodiscard]] Result<int64_t> ScanImageSplit(Env& env, const ImageSplit& split);
+// number of records; with `per_file`, also each file's.
+[[nodiscard]] Result<int64_t> ScanImageSplit(
+    Env& env, const ImageSplit& split,
+    std::vector<int64_t>* per_file = nullptr);
 
 // The features of an image Example: image_raw (bytes), label (int64).
 FeatureSpecs ImageFeatureSpecs();

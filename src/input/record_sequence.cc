@@ -43,6 +43,15 @@ Result<std::unique_ptr<RecordSequence>> RecordSequence::Create(
         "RecordSequence: batch_size must be >= 1, got " +
         std::to_string(options.batch_size));
   }
+  if (options.num_slices < 1 || options.slice < 0 ||
+      options.slice >= options.num_slices ||
+      options.batch_size % options.num_slices != 0) {
+    return InvalidArgumentError(
+        "RecordSequence: slice " + std::to_string(options.slice) + " of " +
+        std::to_string(options.num_slices) + " of batches of " +
+        std::to_string(options.batch_size) +
+        " (batch_size must be a multiple of num_slices)");
+  }
   std::optional<ExampleParser> parser;
   if (!options.features.empty()) {
     INFLOW_ASSIGN_OR_RETURN(parser, ExampleParser::Create(options.features));
@@ -111,8 +120,12 @@ std::shared_ptr<const std::vector<int64_t>> RecordSequence::Order() const {
 
 std::vector<int64_t> RecordSequence::BatchPositions(int64_t i) const {
   if (i < 0 || i >= num_batches_) return {};
-  const int64_t begin = i * options_.batch_size;
-  const int64_t end = std::min(begin + options_.batch_size, num_records_);
+  const int64_t first = i * options_.batch_size;
+  const int64_t length =
+      std::min(first + options_.batch_size, num_records_) - first;
+  const int64_t begin = first + length * options_.slice / options_.num_slices;
+  const int64_t end =
+      first + length * (options_.slice + 1) / options_.num_slices;
   const std::shared_ptr<const std::vector<int64_t>> order = Order();
   std::vector<int64_t> positions;
   positions.reserve(static_cast<size_t>(end - begin));

@@ -272,6 +272,8 @@ Result<std::unique_ptr<TrainFeed>> MakeSequenceFeed(Env& env,
   r.shuffle = true;
   r.seed = o.seed;
   r.drop_remainder = true;  // whole batches, as the other feeds give
+  r.num_slices = o.num_ranks;
+  r.slice = o.rank;
   r.env = &env;
   INFLOW_ASSIGN_OR_RETURN(std::unique_ptr<RecordSequence> records,
                           RecordSequence::Create(std::move(r)));
@@ -317,11 +319,24 @@ Result<std::unique_ptr<TrainFeed>> MakeDatasetFeed(Env& env,
   data::TFRecordOptions r;
   r.compression = o.split.compression;
   r.env = &env;
+  // A data-parallel rank's records: its files, or every N-th record (by
+  // index when the files can be indexed).
+  data::Dataset records = data::Dataset::TFRecord(o.split.files, r);
+  if (o.shard && o.shard->kind == distributed::ShardKind::kFiles) {
+    records = data::Dataset::TFRecord(o.shard->files, r);
+  } else if (o.shard) {
+    if (o.shard->kind == distributed::ShardKind::kRecordsByIndex) {
+      r.index = RecordIndexMode::kRead;
+    }
+    records = data::Dataset::TFRecord(o.shard->files, r)
+                  .Shard(o.shard->num_shards, o.shard->index);
+  }
+  const int64_t batch = o.batch_size / o.num_ranks;
   const data::Dataset ds =
-      data::Dataset::TFRecord(o.split.files, r)
-          .Shuffle(kMinAfterDequeue, o.seed)
+      records.Shuffle(kMinAfterDequeue, o.seed)
           .Repeat(o.num_epochs)
-          .Batch(o.batch_size, /*drop_remainder=*/true)
+          .Skip(o.skip_batches * batch)
+          .Batch(batch, /*drop_remainder=*/true)
           .Map(
               [parser](Tuple b) -> Result<Tuple> {
                 INFLOW_ASSIGN_OR_RETURN(

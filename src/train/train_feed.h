@@ -19,11 +19,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <string>
 
 #include "inflow/core/result.h"
 #include "inflow/core/tensor.h"
+#include "inflow/distributed/data_parallel.h"
 #include "inflow/io/env.h"
 #include "inflow/train/trainer.h"
 
@@ -47,6 +49,16 @@ struct TrainFeedOptions {
   // for that epoch) and the batch of it to start at.
   int64_t first_epoch = 0;
   int64_t first_batch = 0;
+  // A data-parallel rank's part of the input (docs/distributed.md).
+  // "sequence": batch i is part `rank` of `num_ranks` of global batch i
+  // (batch_size is the global batch). "dataset": the records of `shard`,
+  // in batches of batch_size / num_ranks.
+  int num_ranks = 1;
+  int rank = 0;
+  std::optional<distributed::ShardPlan> shard;
+  // "dataset": batches to skip first (a resumed run's position when no
+  // saved iterator position applies).
+  int64_t skip_batches = 0;
   std::stop_token stop;
 };
 

@@ -57,6 +57,7 @@ Result<std::unique_ptr<TrainState>> TrainState::Create(
   MlpOptions mlp;
   mlp.seed = static_cast<uint64_t>(options.seed);
   mlp.math_threads = options.math_threads;
+  mlp.spare_gradient_floats = options.spare_gradient_floats;
   INFLOW_ASSIGN_OR_RETURN(s->mlp_, Mlp::Create(mlp));
   OptimizerOptions opt;
   opt.kind = options.optimizer;
@@ -86,6 +87,22 @@ Result<float> TrainState::Step(const Tensor& images, const Tensor& labels) {
                           mlp_->ComputeGradients(images, labels, step()));
   INFLOW_RETURN_IF_ERROR(optimizer_->Apply(mlp_->gradients()));
   return loss;
+}
+
+Result<float> TrainState::ComputeGradients(const Tensor& images,
+                                           const Tensor& labels,
+                                           BatchRows rows) {
+  return mlp_->ComputeGradients(images, labels, step(), rows);
+}
+
+Status TrainState::ApplyGradients() {
+  return optimizer_->Apply(mlp_->gradients());
+}
+
+std::vector<Tensor> TrainState::parameters() {
+  std::vector<Tensor> out;
+  for (auto& [name, tensor] : mlp_->variables()) out.push_back(*tensor);
+  return out;
 }
 
 Result<double> TrainState::Accuracy(const Tuple& data) {

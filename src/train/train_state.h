@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "inflow/checkpoint/saver.h"
 #include "inflow/core/result.h"
@@ -36,6 +37,9 @@ struct TrainStateOptions {
   // Also checkpoints "input/iterator", a string scalar: the position of
   // the dataset feed's iterator (set_input_iterator before each Save).
   bool input_iterator = false;
+  // MlpOptions.spare_gradient_floats (a data-parallel run's reserved
+  // floats after the gradients).
+  int64_t spare_gradient_floats = 0;
 };
 
 class TrainState {
@@ -59,6 +63,15 @@ class TrainState {
 
   // One step: gradients (dropout masks of this global step) and update.
   [[nodiscard]] Result<float> Step(const Tensor& images, const Tensor& labels);
+  // The two halves of Step, for a data-parallel run that averages the
+  // gradients (mlp().flat_gradients()) between them: this rank's `rows`
+  // of the global batch, then the update with the gradients as they are.
+  [[nodiscard]] Result<float> ComputeGradients(const Tensor& images,
+                                               const Tensor& labels,
+                                               BatchRows rows);
+  [[nodiscard]] Status ApplyGradients();
+  // The model's parameters, in variables() order.
+  std::vector<Tensor> parameters();
   // Accuracy on {images, labels}, in chunks.
   [[nodiscard]] Result<double> Accuracy(const Tuple& data);
 

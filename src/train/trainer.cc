@@ -15,6 +15,8 @@
 #include "inflow/checkpoint/bundle.h"
 #include "inflow/checkpoint/checkpoint_state.h"
 #include "inflow/checkpoint/saver.h"
+#include "inflow/distributed/communicator.h"
+#include "inflow/distributed/data_parallel.h"
 #include "inflow/graph/meta_graph.h"
 #include "inflow/io/env.h"
 #include "inflow/model/mlp.h"
@@ -65,6 +67,23 @@ Status ValidateOptions(const TrainOptions& o) {
     return InvalidArgumentError("unknown FeedKind " +
                                 std::to_string(static_cast<int>(o.feed)));
   }
+  if (o.communicator != nullptr) {
+    if (o.feed != FeedKind::kSequence && o.feed != FeedKind::kDataset) {
+      return InvalidArgumentError(
+          "--distributed trains with --feed sequence or --feed dataset, not " +
+          std::string(FeedKindName(o.feed)));
+    }
+    const int ranks = o.communicator->size();
+    if (o.batch_size % ranks != 0) {
+      return InvalidArgumentError(
+          "--batch-size " + std::to_string(o.batch_size) +
+          " (the global batch) is not a multiple of the " +
+          std::to_string(ranks) + " ranks");
+    }
+  }
+  if (o.check_replicas_every < 0) {
+    return InvalidArgumentError("check_replicas_every must be >= 0");
+  }
   if (o.optimizer != OptimizerKind::kRmsProp &&
       o.optimizer != OptimizerKind::kAdam &&
       o.optimizer != OptimizerKind::kSgd) {
@@ -108,32 +127,83 @@ Result<int64_t> CheckpointSeed(Env& env, const std::string& prefix) {
 class TrainRun {
  public:
   TrainRun(const TrainOptions& o, const TrainCallbacks& cb)
-      : o_(o), cb_(cb), env_(*o.env) {}
+      : o_(o), cb_(cb), env_(*o.env) {
+    if (o.communicator != nullptr) {
+      dp_.emplace(o.communicator);
+      rank_ = o.communicator->rank();
+      ranks_ = o.communicator->size();
+      writer_ = rank_ == 0;
+    }
+  }
 
+  // Each phase may fail on some ranks only (a file missing on one
+  // machine): the ranks agree after each (Phase), so that all go on or
+  // all return the error, naming the rank. The collectives between phases
+  // run on every rank.
   Result<TrainSummary> Run() {
-    INFLOW_RETURN_IF_ERROR(LoadData());
-    INFLOW_RETURN_IF_ERROR(OpenOutputs());
-    INFLOW_RETURN_IF_ERROR(MakeState());
-    INFLOW_RETURN_IF_ERROR(MakeFeed());
-    if (!o_.ckpt_dir.empty()) {
+    INFLOW_RETURN_IF_ERROR(Phase(LoadData(), "loading the data"));
+    INFLOW_RETURN_IF_ERROR(Phase(OpenOutputs(), "opening the outputs"));
+    INFLOW_RETURN_IF_ERROR(Phase(FindResume(), "finding the checkpoint"));
+    INFLOW_RETURN_IF_ERROR(AgreeOnSeed());
+    INFLOW_RETURN_IF_ERROR(Phase(MakeState(), "making the model"));
+    INFLOW_RETURN_IF_ERROR(AgreeOnStart());
+    INFLOW_RETURN_IF_ERROR(Phase(MakeFeed(), "making the input"));
+    if (!o_.ckpt_dir.empty() && writer_) {
       INFLOW_RETURN_IF_ERROR(state_->WriteGraph(o_.ckpt_dir + "/graph.pbtxt"));
     }
-    INFLOW_RETURN_IF_ERROR(Loop());
+    INFLOW_RETURN_IF_ERROR(dp_ ? ParallelLoop() : Loop());
     return Finish();
   }
 
  private:
+  // Messages come from rank 0 alone.
   void Message(const std::string& m) const {
-    if (cb_.on_message) cb_.on_message(m);
+    if (cb_.on_message && writer_) cb_.on_message(m);
+  }
+
+  Status Phase(const Status& local, std::string_view what) {
+    if (!dp_) return local;
+    return dp_->Agree(local, what);
+  }
+
+  // Rank 0's seed (drawn, given or resumed) on every rank.
+  Status AgreeOnSeed() {
+    if (!dp_) return OkStatus();
+    return dp_->BroadcastInt64(&seed_, "the seed");
+  }
+
+  // Every rank starts at rank 0's step, with its parameters: a rank that
+  // resumed from another checkpoint (a --ckpt-dir it does not share) is
+  // an error naming it.
+  Status AgreeOnStart() {
+    if (!dp_) return OkStatus();
+    int64_t first = start_step_;
+    INFLOW_RETURN_IF_ERROR(dp_->BroadcastInt64(&first, "the first step"));
+    Status local = OkStatus();
+    if (first != start_step_) {
+      local = FailedPreconditionError(
+          "starts at step " + std::to_string(start_step_) + " but rank 0 at " +
+          std::to_string(first) +
+          ": every rank must see the same checkpoints in --ckpt-dir");
+    }
+    INFLOW_RETURN_IF_ERROR(dp_->Agree(local, "the first step"));
+    return CheckReplicas();
+  }
+
+  Status CheckReplicas() {
+    const std::vector<Tensor> params = state_->parameters();
+    return dp_->CheckReplicas(state_->step(), params);
   }
 
   // Data first: a missing or corrupt shard fails before anything is made.
   Status LoadData() {
     INFLOW_ASSIGN_OR_RETURN(
         train_, internal::FindImageSplit(env_, o_.data_dir, "train"));
-    INFLOW_ASSIGN_OR_RETURN(
-        internal::ImageSplit test,
-        internal::FindImageSplit(env_, o_.data_dir, "test"));
+    internal::ImageSplit test;
+    if (writer_) {
+      INFLOW_ASSIGN_OR_RETURN(
+          test, internal::FindImageSplit(env_, o_.data_dir, "test"));
+    }
     // A missing shard silently shrinks the data a long run trains on: an
     // error unless allowed.
     for (const internal::ImageSplit* split : {&train_, &test}) {
@@ -146,14 +216,16 @@ class TrainRun {
       Message("warning: " + missing + "; using the " +
               std::to_string(split->files.size()) + " present");
     }
-    INFLOW_ASSIGN_OR_RETURN(test_data_, internal::LoadImageSplit(env_, test));
+    if (writer_) {
+      INFLOW_ASSIGN_OR_RETURN(test_data_, internal::LoadImageSplit(env_, test));
+    }
     if (o_.feed == FeedKind::kPreloaded) {
       INFLOW_ASSIGN_OR_RETURN(train_data_,
                               internal::LoadImageSplit(env_, train_));
       num_train_ = train_data_[0].shape().dim(0);
     } else {
-      INFLOW_ASSIGN_OR_RETURN(num_train_,
-                              internal::ScanImageSplit(env_, train_));
+      INFLOW_ASSIGN_OR_RETURN(
+          num_train_, internal::ScanImageSplit(env_, train_, &train_counts_));
     }
     steps_per_epoch_ = num_train_ / o_.batch_size;
     if (steps_per_epoch_ < 1) {
@@ -165,6 +237,7 @@ class TrainRun {
   }
 
   Status OpenOutputs() {
+    if (!writer_) return OkStatus();
     if (!o_.ckpt_dir.empty()) {
       INFLOW_RETURN_IF_ERROR(CheckWritableDir(env_, o_.ckpt_dir, "--ckpt-dir"));
     }
@@ -177,7 +250,7 @@ class TrainRun {
 
   // The checkpoint to resume from decides the seed (dropout masks, input
   // shuffling) before the model is made.
-  Status MakeState() {
+  Status FindResume() {
     if (o_.resume) {
       INFLOW_ASSIGN_OR_RETURN(latest_,
                               LatestCheckpoint(o_.ckpt_dir, {.env = &env_}));
@@ -200,16 +273,24 @@ class TrainRun {
       Message("seed " + std::to_string(seed_) + " (random; --seed " +
               std::to_string(seed_) + " repeats the run)");
     }
+    return OkStatus();
+  }
+
+  Status MakeState() {
     INFLOW_ASSIGN_OR_RETURN(
         state_,
-        TrainState::Create({.env = &env_,
-                            .optimizer = o_.optimizer,
-                            .learning_rate = o_.learning_rate,
-                            .seed = seed_,
-                            .ckpt_dir = o_.ckpt_dir,
-                            .max_to_keep = o_.max_to_keep,
-                            .math_threads = o_.math_threads,
-                            .input_iterator = o_.feed == FeedKind::kDataset}));
+        TrainState::Create(
+            {.env = &env_,
+             .optimizer = o_.optimizer,
+             .learning_rate = o_.learning_rate,
+             .seed = seed_,
+             .ckpt_dir = writer_ ? o_.ckpt_dir : "",
+             .max_to_keep = o_.max_to_keep,
+             .math_threads = o_.math_threads,
+             .input_iterator = o_.feed == FeedKind::kDataset,
+             .spare_gradient_floats =
+                 dp_ ? int64_t{distributed::DataParallel::kReservedFloats}
+                     : 0}));
     if (latest_) {
       INFLOW_RETURN_IF_ERROR(
           state_->Restore(*latest_).WithContext("resuming from " + *latest_));
@@ -240,6 +321,8 @@ class TrainRun {
     f.reader_threads = o_.reader_threads;
     f.seed = seed_;
     f.stop = o_.stop;
+    f.num_ranks = ranks_;
+    f.rank = rank_;
     return f;
   }
 
@@ -265,14 +348,47 @@ class TrainRun {
   Status MakeDatasetFeed() {
     internal::TrainFeedOptions f = FeedOptions();
     f.num_epochs = (final_step_ * o_.batch_size + num_train_ - 1) / num_train_;
+    const std::string& position = state_->input_iterator();
+    if (dp_ || (start_step_ > 0 && position.empty())) {
+      return MakeSkippingDatasetFeed(std::move(f));
+    }
     INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
     if (start_step_ == 0) return OkStatus();
-    const std::string& position = state_->input_iterator();
     INFLOW_RETURN_IF_ERROR(feed_->RestorePosition(position).WithContext(
         "restoring the dataset's position (input/iterator) from " + *latest_));
     Message("the input goes on from the saved position of step " +
             std::to_string(start_step_) + " (" +
             std::to_string(position.size()) + " bytes)");
+    return OkStatus();
+  }
+
+  // The dataset feed of a data-parallel run (or a resume from one): this
+  // rank's part of the shards (PlanShards), made as a run from step 0
+  // makes it, the batches before the start step skipped. Its position is
+  // the global step alone, so a run with another number of ranks resumes
+  // it.
+  Status MakeSkippingDatasetFeed(internal::TrainFeedOptions f) {
+    int64_t records = num_train_;
+    if (dp_) {
+      INFLOW_ASSIGN_OR_RETURN(
+          distributed::ShardPlan plan,
+          distributed::PlanShards(train_.files, train_counts_,
+                                  train_.compression == CompressionType::kNone,
+                                  ranks_, rank_));
+      Message("rank 0 of " + std::to_string(ranks_) + " reads " +
+              plan.Describe());
+      records = plan.records;
+      f.shard = std::move(plan);
+    }
+    const int64_t batch = o_.batch_size / ranks_;
+    f.num_epochs = std::max<int64_t>(
+        1, (final_step_ * batch + records - 1) / std::max<int64_t>(records, 1));
+    f.skip_batches = start_step_;
+    INFLOW_ASSIGN_OR_RETURN(feed_, internal::MakeTrainFeed(env_, std::move(f)));
+    if (start_step_ > 0) {
+      Message("the input goes on at step " + std::to_string(start_step_) +
+              " (the batches before it skipped)");
+    }
     return OkStatus();
   }
 
@@ -376,6 +492,7 @@ class TrainRun {
                   .queue_fill = feed_->QueueFill(),
                   .input_wait_fraction = wait_s_ / std::max(elapsed, 1e-9)};
     if (cb_.on_step) cb_.on_step(info);
+    if (!writer_) return OkStatus();
     if (events_ && o_.log_every > 0 && step % o_.log_every == 0) {
       const std::pair<std::string, float> scalars[] = {
           {"loss", loss},
@@ -398,7 +515,10 @@ class TrainRun {
 
   // The dataset feed's position into the state, for the next Save.
   Status NoteInputPosition() {
-    if (o_.feed != FeedKind::kDataset || feed_ == nullptr) return OkStatus();
+    // A data-parallel run's position is the global step.
+    if (o_.feed != FeedKind::kDataset || feed_ == nullptr || dp_) {
+      return OkStatus();
+    }
     INFLOW_ASSIGN_OR_RETURN(std::string position, feed_->SavePosition());
     state_->set_input_iterator(std::move(position));
     return OkStatus();
@@ -419,10 +539,64 @@ class TrainRun {
         return batch.status().WithContext("training step " +
                                           std::to_string(state_->step() + 1));
       }
+      if (cb_.on_batch) cb_.on_batch(state_->step() + 1, *batch);
       INFLOW_ASSIGN_OR_RETURN(float loss,
                               state_->Step((*batch)[0], (*batch)[1]));
       if (!std::isfinite(loss)) return Diverged(loss);
       INFLOW_RETURN_IF_ERROR(AfterStep(loss));
+    }
+    t1_ = Clock::now();
+    return OkStatus();
+  }
+
+  // The data-parallel loop: each rank's gradients of its rows, averaged
+  // with the others' in one allreduce that also agrees on the loss, a stop,
+  // the end of the input or an error (DataParallel::Average); then every
+  // rank applies the same update, or every rank leaves the loop.
+  Status ParallelLoop() {
+    t0_ = Clock::now();
+    const int64_t rows = o_.batch_size / ranks_;
+    const BatchRows window{.first_row = rank_ * rows,
+                           .global_batch = o_.batch_size};
+    while (feed_ != nullptr && state_->step() < final_step_) {
+      const int64_t step = state_->step() + 1;
+      const Clock::time_point before = Clock::now();
+      Result<Tuple> batch = feed_->Next();
+      wait_s_ += Seconds(before, Clock::now());
+      distributed::StepFlags flags;
+      flags.stop = o_.stop.stop_requested();
+      Status local = OkStatus();
+      float loss = 0;
+      if (!batch.ok()) {
+        if (IsOutOfRange(batch.status())) {
+          flags.end_of_input = true;
+        } else if (!IsCancelled(batch.status()) || !flags.stop) {
+          local = batch.status().WithContext("training step " +
+                                             std::to_string(step));
+        }
+      } else if (!flags.stop) {
+        if (cb_.on_batch) cb_.on_batch(step, *batch);
+        Result<float> computed =
+            state_->ComputeGradients((*batch)[0], (*batch)[1], window);
+        if (computed.ok()) {
+          loss = *computed;
+        } else {
+          local = computed.status().WithContext("training step " +
+                                                std::to_string(step));
+        }
+      }
+      INFLOW_ASSIGN_OR_RETURN(distributed::StepOutcome out,
+                              dp_->Average(step, state_->mlp().flat_gradients(),
+                                           loss, flags, local));
+      if (out.stop) summary_.interrupted = true;
+      if (!out.apply()) break;
+      if (!std::isfinite(out.loss)) return Diverged(out.loss);
+      INFLOW_RETURN_IF_ERROR(state_->ApplyGradients());
+      INFLOW_RETURN_IF_ERROR(AfterStep(out.loss));
+      if (o_.check_replicas_every > 0 &&
+          state_->step() % o_.check_replicas_every == 0) {
+        INFLOW_RETURN_IF_ERROR(CheckReplicas());
+      }
     }
     t1_ = Clock::now();
     return OkStatus();
@@ -439,11 +613,13 @@ class TrainRun {
     if (o_.stop.stop_requested()) summary_.interrupted = true;
 
     const int64_t end_step = state_->step();
-    if (!o_.ckpt_dir.empty() && state_->saved_step() != end_step) {
+    if (writer_ && !o_.ckpt_dir.empty() && state_->saved_step() != end_step) {
       INFLOW_ASSIGN_OR_RETURN(summary_.checkpoint, state_->Save());
       Message("saved " + summary_.checkpoint);
     }
-    if (evaluated_at_ != end_step) INFLOW_RETURN_IF_ERROR(Evaluate());
+    if (writer_ && evaluated_at_ != end_step) {
+      INFLOW_RETURN_IF_ERROR(Evaluate());
+    }
 
     const double seconds = Seconds(t0_, t1_);
     summary_.steps = end_step;
@@ -456,7 +632,7 @@ class TrainRun {
     if (events_) {
       INFLOW_RETURN_IF_ERROR(events_->Close());
     }
-    if (!o_.ckpt_dir.empty()) {
+    if (writer_ && !o_.ckpt_dir.empty()) {
       // Published whole and durably: a crash leaves the last run's summary
       // or this one, never a part.
       const std::string path = o_.ckpt_dir + "/summary.json";
@@ -470,8 +646,15 @@ class TrainRun {
   const TrainCallbacks& cb_;
   Env& env_;
 
+  // Data-parallel runs: the step protocol and this rank; rank 0 (and a
+  // run of one process) is the writer of every output.
+  std::optional<distributed::DataParallel> dp_;
+  int rank_ = 0;
+  int ranks_ = 1;
+  bool writer_ = true;
   // LoadData
   internal::ImageSplit train_;
+  std::vector<int64_t> train_counts_;  // records per file of train_
   Tuple test_data_;
   Tuple train_data_;  // kPreloaded only; moved into the feed
   int64_t num_train_ = 0;

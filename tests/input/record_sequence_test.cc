@@ -100,6 +100,45 @@ TEST(RecordSequenceTest, DropRemainderDropsTheShortLastBatch) {
   EXPECT_EQ(MustCreate(o)->size(), 2);  // nothing to drop
 }
 
+TEST(RecordSequenceTest, SlicesOfABatchArePartsOfTheWholeShuffledBatch) {
+  // Three data-parallel ranks' slices of each shuffled global batch are,
+  // in rank order, that batch of a sequence read whole.
+  MemEnv env;
+  WriteCorpus(env, {8, 9});
+  RecordSequenceOptions o = Options(env, 2, 6);
+  o.shuffle = true;
+  o.seed = 11;
+  auto whole = MustCreate(o);
+  std::vector<std::unique_ptr<RecordSequence>> slices;
+  for (int r = 0; r < 3; ++r) {
+    o.num_slices = 3;
+    o.slice = r;
+    slices.push_back(MustCreate(o));
+  }
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    ASSERT_EQ(whole->size(), 3);
+    for (int64_t i = 0; i < whole->size(); ++i) {
+      std::vector<int64_t> joined;
+      for (auto& s : slices) {
+        const std::vector<int64_t> part = Ids(*s, i);
+        // The short last batch (5 records) splits 1, 2, 2.
+        EXPECT_LE(part.size(), 2u);
+        joined.insert(joined.end(), part.begin(), part.end());
+      }
+      EXPECT_EQ(joined, Ids(*whole, i)) << epoch << " " << i;
+    }
+    whole->OnEpochEnd();
+    for (auto& s : slices) s->OnEpochEnd();
+  }
+  o.slice = 3;
+  EXPECT_EQ(RecordSequence::Create(o).status().code(),
+            StatusCode::kInvalidArgument);
+  o.slice = 0;
+  o.num_slices = 4;  // 6 is not a multiple of 4
+  EXPECT_EQ(RecordSequence::Create(o).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(RecordSequenceTest, BatchOutsideTheSequenceIsOutOfRange) {
   MemEnv env;
   WriteCorpus(env, {3});

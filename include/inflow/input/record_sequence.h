@@ -89,6 +89,12 @@ struct RecordSequenceOptions {
   std::optional<int64_t> seed = std::nullopt;
   // Drop the last batch when it would be short.
   bool drop_remainder = false;
+  // Batch i is part `slice` of `num_slices` equal parts of the batch_size
+  // records (a short last batch: parts as equal as can be): one
+  // data-parallel rank's rows of a global batch, the others' parts read
+  // by the other ranks. batch_size must be a multiple of num_slices.
+  int num_slices = 1;
+  int slice = 0;
   // How each file's index is found (io/record_index.h): by default a fresh
   // FILE.index is used and a missing or stale one is built in memory.
   RecordIndexMode index_mode = RecordIndexMode::kRead;

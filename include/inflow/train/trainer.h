@@ -79,6 +79,10 @@
 
 namespace inflow {
 
+namespace distributed {
+class Communicator;
+}  // namespace distributed
+
 // The feed (--feed), as the comment above describes them.
 enum class FeedKind { kQueue, kSync, kPreloaded, kSequence, kDataset };
 
@@ -130,6 +134,27 @@ struct TrainOptions {
   std::stop_token stop;
   // Skip the test-set evaluation after each epoch (only at the end).
   bool eval_each_epoch = true;
+  // Data-parallel training (docs/distributed.md): this call is one rank of
+  // the communicator's group, and every rank calls Train with the same
+  // options. batch_size is then the global batch, a multiple of the
+  // group's size; each rank computes its batch_size / size rows of it, and
+  // one allreduce per step averages the gradients, so the ranks train the
+  // model one process would with the same batches, up to the order of the
+  // sums. The feed is "sequence" (each rank reads its rows of global batch
+  // i by record number) or "dataset" (each rank reads a part of the
+  // shards, PlanShards' whole files or every N-th record, shuffled with
+  // the same seed everywhere); the others are INVALID_ARGUMENT. Rank 0
+  // alone writes checkpoints, graph.pbtxt, events and summary.json, and
+  // evaluates; --resume (every rank reads ckpt_dir) continues from the
+  // global step with any number of ranks. An error on one rank (a corrupt
+  // shard, a missing file) is every rank's, naming it and the step; a stop
+  // on any rank stops every rank at the same step. Not owned; null: one
+  // process.
+  distributed::Communicator* communicator = nullptr;
+  // With a communicator: compare the ranks' parameters (a checksum) every
+  // this many steps and at the start; INTERNAL naming the step when they
+  // differ. 0: never.
+  int64_t check_replicas_every = 100;
 };
 
 struct StepInfo {
@@ -164,6 +189,9 @@ struct TrainSummary {
 struct TrainCallbacks {
   // Every step (cheap work only).
   std::function<void(const StepInfo&)> on_step;
+  // Each batch this process (rank) trains on, before its step: the global
+  // step it is for (1-based) and its images and labels.
+  std::function<void(int64_t step, const Tuple& batch)> on_batch;
   // After the evaluation at the end of each epoch (`step` is the global
   // step, a multiple of the epoch's steps).
   std::function<void(int64_t epoch, int64_t step, double test_accuracy)>
