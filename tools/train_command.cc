@@ -9,18 +9,27 @@
 // first one requests a stop from the run's Coordinator: the loop ends
 // after its current step, writes a final checkpoint and returns. A second
 // SIGINT exits at once (status 130).
+//
+// --distributed: this process is one rank of an `mpirun -np N inflow
+// train ...` (docs/distributed.md). Every rank names itself on stderr;
+// rank 0 alone shows progress and prints the summary. mpirun's Ctrl-C
+// (SIGTERM to every rank) stops every rank at one step, and rank 0 saves.
 
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
+#include "inflow/distributed/mpi.h"
 #include "inflow/threads/coordinator.h"
 #include "inflow/train/trainer.h"
 
@@ -74,10 +83,72 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
-Status Run(TrainOptions options) {
+// What `inflow train` takes beside TrainOptions.
+struct RunFlags {
+  bool distributed = false;
+  int64_t collective_timeout_s = 0;
+  std::string log_records;  // a folder, or empty
+};
+
+// DIR/records-rank-R.txt: a line per step, "STEP CRC CRC ...", the
+// zlib CRC-32 of each row's 784 pixel bytes (the float pixels * 255,
+// rounded): which records this rank trained on, in order.
+class RecordLog {
+ public:
+  static Result<std::unique_ptr<RecordLog>> Open(const std::string& dir,
+                                                 int rank) {
+    const std::string path =
+        dir + "/records-rank-" + std::to_string(rank) + ".txt";
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    if (f == nullptr) {
+      return PermissionDeniedError("--log-records: cannot write " + path);
+    }
+    return std::unique_ptr<RecordLog>(new RecordLog(f));
+  }
+  ~RecordLog() { std::fclose(file_); }
+
+  void Write(int64_t step, const Tuple& batch) {
+    const Tensor& images = batch[0];
+    const int64_t rows = images.dim_size(0);
+    const int64_t width = rows > 0 ? images.num_elements() / rows : 0;
+    std::vector<unsigned char> pixels(static_cast<size_t>(width));
+    std::fprintf(file_, "%lld", static_cast<long long>(step));
+    for (int64_t i = 0; i < rows; ++i) {
+      const float* row = images.data<float>() + i * width;
+      for (int64_t k = 0; k < width; ++k) {
+        pixels[k] = static_cast<unsigned char>(std::lround(row[k] * 255.0f));
+      }
+      std::fprintf(file_, " %lu",
+                   crc32(0, pixels.data(), static_cast<uInt>(width)));
+    }
+    std::fprintf(file_, "\n");
+  }
+
+ private:
+  explicit RecordLog(std::FILE* f) : file_(f) {}
+  std::FILE* file_;
+};
+
+Status Run(TrainOptions options, const RunFlags& flags) {
   Coordinator coord;
   SignalWatcher watcher(&coord);
   options.stop = coord.stop_token();
+  std::unique_ptr<distributed::Communicator> world;
+  if (flags.distributed) {
+    distributed::MpiOptions mpi;
+    mpi.stop = coord.stop_token();
+    mpi.collective_timeout = std::chrono::seconds(flags.collective_timeout_s);
+    INFLOW_ASSIGN_OR_RETURN(world, distributed::MpiWorld(mpi));
+    options.communicator = world.get();
+    std::fprintf(stderr, "%s of %d\n", world->Describe(world->rank()).c_str(),
+                 world->size());
+  }
+  const bool lead = world == nullptr || world->rank() == 0;
+  std::unique_ptr<RecordLog> log;
+  if (!flags.log_records.empty()) {
+    INFLOW_ASSIGN_OR_RETURN(
+        log, RecordLog::Open(flags.log_records, world ? world->rank() : 0));
+  }
   // Made at the first step, when the final step is known.
   std::optional<Progress> progress;
   const bool terminal = isatty(2) != 0;
@@ -87,7 +158,13 @@ Status Run(TrainOptions options) {
   };
   TrainCallbacks callbacks;
   std::string extra;
+  if (log) {
+    callbacks.on_batch = [&](int64_t step, const Tuple& b) {
+      log->Write(step, b);
+    };
+  }
   callbacks.on_step = [&](const StepInfo& s) {
+    if (!lead) return;
     extra = "epoch " + std::to_string(s.epoch) + " loss " + Fixed(s.loss, 4) +
             " " + Fixed(s.examples_per_s, 0) + " examples/s queue " +
             Fixed(s.queue_fill, 2) + " wait " +
@@ -109,6 +186,7 @@ Status Run(TrainOptions options) {
   Result<TrainSummary> summary = Train(options, callbacks);
   if (progress) progress->Finish(extra);
   if (!summary.ok()) return summary.status();
+  if (!lead) return OkStatus();
   if (!summary->checkpoint.empty()) {
     line("checkpoint: " + summary->checkpoint);
   }
@@ -181,13 +259,32 @@ std::function<Status()> Setup(CLI::App& app) {
                "train (and test) on the shards present when some of a "
                "split's PREFIX-i-of-N shards are missing (a warning, not "
                "an error)");
-  app.add_option("--feed", *feed,
-                 "queue, sync, preloaded, sequence (batch i by record "
-                 "offsets through an OrderedEnqueuer) or dataset (a "
-                 "data::Dataset whose position the checkpoints hold)")
-      ->check(
-          KindName(ParseFeedKind, "{queue,sync,preloaded,sequence,dataset}"))
+  auto flags = std::make_shared<RunFlags>();
+  app.add_flag("--distributed", flags->distributed,
+               "one rank of `mpirun -np N inflow train ...`: --batch-size is "
+               "the global batch, split among the ranks; --feed dataset "
+               "(the default then) or sequence (docs/distributed.md)");
+  app.add_option("--collective-timeout", flags->collective_timeout_s,
+                 "--distributed: a rank waiting this many seconds in one "
+                 "collective exits with an error (default 0: no limit; a "
+                 "rank on this host that dies is found within 0.1 s anyway)")
+      ->transform(IntegerIn(0, kMax));
+  app.add_option("--check-replicas-every", o->check_replicas_every,
+                 "--distributed: compare the ranks' parameters every K "
+                 "steps (0: never)")
+      ->transform(IntegerIn(0, kMax))
       ->capture_default_str();
+  app.add_option("--log-records", flags->log_records,
+                 "write DIR/records-rank-R.txt: per step, a CRC-32 of each "
+                 "example's pixels (which records each rank trained on)");
+  auto* feed_option =
+      app.add_option("--feed", *feed,
+                     "queue, sync, preloaded, sequence (batch i by record "
+                     "offsets through an OrderedEnqueuer) or dataset (a "
+                     "data::Dataset whose position the checkpoints hold)")
+          ->check(KindName(ParseFeedKind,
+                           "{queue,sync,preloaded,sequence,dataset}"))
+          ->capture_default_str();
   // A flag the chosen feed would ignore is a usage error too.
   app.callback([o, feed, readers] {
     if (readers->count() > 0 && *feed != "queue" && *feed != "sequence" &&
@@ -207,8 +304,12 @@ std::function<Status()> Setup(CLI::App& app) {
     if (l->count() > 0) options.learning_rate = *lr;
     if (sd->count() > 0) options.seed = *seed;
     INFLOW_ASSIGN_OR_RETURN(options.optimizer, ParseOptimizerKind(*optimizer));
-    INFLOW_ASSIGN_OR_RETURN(options.feed, ParseFeedKind(*feed));
-    return Run(std::move(options));
+    INFLOW_ASSIGN_OR_RETURN(
+        options.feed,
+        ParseFeedKind(flags->distributed && feed_option->count() == 0
+                          ? std::string("dataset")
+                          : *feed));
+    return Run(std::move(options), *flags);
   };
 }
 

@@ -125,8 +125,9 @@ std::string ShardPlan::Describe() const {
   const std::string count = " (" + std::to_string(records) + " records)";
   switch (kind) {
     case ShardKind::kFiles:
-      return std::to_string(files.size()) + " whole files, every " + n +
-             "th from file " + r + count;
+      return "whole files i % " + n + " == " + r + " (" +
+             std::to_string(files.size()) + " files, " +
+             std::to_string(records) + " records)";
     case ShardKind::kRecordsByIndex:
       return "records i % " + n + " == " + r + ", read by index" + count;
     case ShardKind::kEveryNthRecord:
