@@ -24,6 +24,8 @@ from inflow import data
 # Custom ops: load_op_library (tf.load_op_library); inflow.sysconfig.
 from inflow._ops import load_op_library  # noqa: F401
 from inflow import sysconfig  # noqa: F401
+# Data-parallel training under mpirun: rank, size, shard, allreduce.
+from inflow import distributed  # noqa: F401
 
 __version__ = _inflow.__version__ if hasattr(_inflow, "__version__") else "0.1.0"
 

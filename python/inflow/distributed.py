@@ -1,0 +1,81 @@
+"""Data-parallel training across processes under ``mpirun``
+(docs/distributed.md).
+
+Each process started by ``mpirun -np N python train.py`` is one rank;
+``rank()`` and ``size()`` say which of how many. ``shard`` gives a rank its
+part of the input, and ``allreduce`` averages (or sums) an array across
+the ranks in place, so a NumPy or PyTorch (CPU) training loop can average
+its own gradients::
+
+    import inflow
+    from inflow import distributed as dist
+
+    files = dist.shard(sorted(glob.glob("data/train-*.tfrecord")))
+    ds = inflow.data.TFRecordDataset(files).shuffle(10000, seed=1) ...
+    for batch in ds:
+        grads = compute_gradients(params, batch)  # one float32 array
+        dist.allreduce(grads)                     # the ranks' mean
+        params -= lr * grads
+
+MPI starts on the first call of any of these (without mpirun the job is
+this process alone: rank 0 of 1) and stops when the process exits. A rank
+on this host that dies while the others wait in ``allreduce`` is found
+within a tenth of a second: the waiting ranks exit with an error naming
+it, instead of hanging.
+"""
+
+__all__ = ["rank", "size", "shard", "allreduce", "launched_by_mpi"]
+
+from inflow import _inflow
+
+
+def rank():
+    """This process's rank, 0 to size() - 1."""
+    return _inflow._distributed_rank()
+
+
+def size():
+    """The number of ranks in the job (1 without mpirun)."""
+    return _inflow._distributed_size()
+
+
+def launched_by_mpi():
+    """True when mpirun (or another MPI launcher) started this process.
+    Does not start MPI."""
+    return _inflow._distributed_launched_by_mpi()
+
+
+def shard(files_or_dataset):
+    """This rank's part of the input, so that the ranks together read every
+    record once.
+
+    A list of file names: the files whose position i (in the order given:
+    sort them first, the same way on every rank) has i % size() == rank().
+    ValueError when there are fewer files than ranks (shard the records of
+    a Dataset instead). An ``inflow.data.Dataset``: its elements i with
+    i % size() == rank() (``dataset.shard(size(), rank())``; a
+    TFRecordDataset read with ``index=True`` reads only those records).
+    """
+    n, r = size(), rank()
+    if hasattr(files_or_dataset, "shard") and not isinstance(files_or_dataset,
+                                                            (list, tuple)):
+        return files_or_dataset.shard(n, r)
+    files = list(files_or_dataset)
+    if len(files) < n:
+        raise ValueError(
+            f"shard: {len(files)} files for {n} ranks: every rank needs one; "
+            f"shard a Dataset's records instead (shard(dataset))")
+    return files[r::n]
+
+
+def allreduce(array, average=True):
+    """Replaces ``array`` (a writable C-contiguous float32 or float64 NumPy
+    array, or a CPU PyTorch tensor) with the element-wise mean over the
+    ranks (the sum with ``average=False``), in place, and returns it. Every
+    rank calls it with an array of the same size, in the same order.
+    """
+    target = array
+    if type(array).__module__.startswith("torch"):
+        target = array.detach().numpy()  # shares the tensor's memory
+    _inflow._distributed_allreduce(target, bool(average))
+    return array

@@ -1,0 +1,113 @@
+// Copyright 2026 The inflow Authors.
+//
+// inflow.distributed (python/inflow/distributed.py): the job's ranks over
+// Open MPI (distributed/mpi.h), made on first use and kept for the life
+// of the process, and an in-place allreduce of any writable C-contiguous
+// float32 or float64 buffer (a NumPy array, a CPU PyTorch tensor's
+// .numpy() view), the GIL released while it waits for the other ranks.
+
+#include <Python.h>
+#include <nanobind/nanobind.h>
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+
+#include "inflow/distributed/communicator.h"
+#include "inflow/distributed/mpi.h"
+
+#include "bindings.h"
+#include "py_interpreter.h"
+
+namespace nb = nanobind;
+
+namespace inflow::py {
+namespace {
+
+// The process's world: made once, with the GIL held (so one thread makes
+// it); destroyed at exit before MPI is finalised (registered after it).
+distributed::Communicator& World() {
+  static std::unique_ptr<distributed::Communicator> world;
+  if (world == nullptr) {
+    Result<std::unique_ptr<distributed::Communicator>> made =
+        UnknownError("not made");
+    {
+      nb::gil_scoped_release release;
+      made = distributed::MpiWorld();
+    }
+    world = ValueOrThrow(std::move(made));
+  }
+  return *world;
+}
+
+// A held buffer, released when done.
+class Buffer {
+ public:
+  explicit Buffer(nb::handle object) {
+    if (PyObject_GetBuffer(
+            object.ptr(), &view_,
+            PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+      throw nb::python_error();
+    }
+  }
+  ~Buffer() { PyBuffer_Release(&view_); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+
+  const Py_buffer& view() const { return view_; }
+  std::string format() const {
+    return view_.format != nullptr ? view_.format : "B";
+  }
+
+ private:
+  Py_buffer view_;
+};
+
+void Allreduce(nb::handle array, bool average) {
+  distributed::Communicator& world = World();
+  Buffer buffer(array);
+  const Py_buffer& v = buffer.view();
+  std::string format = buffer.format();
+  if (!format.empty() &&
+      (format[0] == '<' || format[0] == '=' || format[0] == '@')) {
+    format = format.substr(1);
+  }
+  Status status;
+  const double scale = 1.0 / world.size();
+  world.SetActivity("inflow.distributed.allreduce");
+  if (format == "f" && v.itemsize == 4) {
+    std::span<float> data(static_cast<float*>(v.buf),
+                          static_cast<size_t>(v.len / 4));
+    nb::gil_scoped_release release;
+    status = world.AllreduceSum(data);
+    if (status.ok() && average) {
+      for (float& x : data) x *= static_cast<float>(scale);
+    }
+  } else if (format == "d" && v.itemsize == 8) {
+    std::span<double> data(static_cast<double*>(v.buf),
+                           static_cast<size_t>(v.len / 8));
+    nb::gil_scoped_release release;
+    status = world.AllreduceSum(data);
+    if (status.ok() && average) {
+      for (double& x : data) x *= scale;
+    }
+  } else {
+    ThrowStatus(InvalidArgumentError(
+        "allreduce takes a float32 or float64 buffer, got format '" +
+        buffer.format() + "'"));
+  }
+  ThrowIfError(status);
+}
+
+}  // namespace
+
+void BindDistributed(nb::module_& m) {
+  m.def("_distributed_rank", [] { return World().rank(); });
+  m.def("_distributed_size", [] { return World().size(); });
+  m.def("_distributed_launched_by_mpi", &distributed::LaunchedByMpi);
+  m.def("_distributed_allreduce", &Allreduce, nb::arg("array"),
+        nb::arg("average"));
+}
+
+}  // namespace inflow::py
