@@ -1,0 +1,265 @@
+// Copyright 2026 The inflow Authors.
+//
+// bench_distributed: data-parallel training steps on 1 rank against 2
+// ranks, in the same run (docs/distributed.md, docs/PERFORMANCE.md).
+//
+// The program is its own driver: run plainly, it starts
+// `mpirun -np 1 bench_distributed --worker ...` and `mpirun -np 2 ...` in
+// turn, --rounds times, and reports the medians. Each worker rank trains
+// the 784-625-625-10 Mlp (one math thread, RMSProp) on its own in-memory
+// batch of --batch rows (the per-rank batch: 2 ranks step a global batch
+// twice as large), each step being what `inflow train --distributed` does:
+// this rank's gradients, DataParallel::Average (one MPI_Allreduce over the
+// flat gradient buffer, 3.5 MB), the update. Then, on 2 ranks, the
+// allreduce alone over the same buffer, and an osu-style ping-pong of the
+// same bytes between the two ranks (MPI_Send / MPI_Recv; one-way
+// bandwidth = bytes / half the round trip): MPI's own figure for moving
+// those bytes on this machine.
+//
+// The last stdout line:
+//   {"bench": "distributed", "steps_per_s": {"1_rank": a, "2_ranks": b},
+//    "ms_per_step": {...}, "ns_per_sample": {"1_rank": ., "2_ranks": .},
+//    "scaling_2_ranks": x, "allreduce_ms": m, "allreduce_gb_s": y,
+//    "pingpong_gb_s": z, "allreduce_vs_pingpong": y / z, "bytes": n}
+// scaling_2_ranks is the examples/s of 2 ranks over 1 rank's (2 b / a);
+// the goal is >= 1.7 on 2 cores. ns_per_sample is CPU ns (wall time x
+// ranks) per training example. --smoke: a few steps, one round.
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "inflow/distributed/data_parallel.h"
+#include "inflow/distributed/mpi.h"
+#include "inflow/model/mlp.h"
+#include "inflow/model/optimizer.h"
+
+#include "bench_util.h"
+
+namespace inflow {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+struct WorkerFlags {
+  int steps = 60;
+  int batch = 128;
+};
+
+// One rank: prints (rank 0) one JSON line of its figures.
+int Worker(const WorkerFlags& flags) {
+  Result<std::unique_ptr<distributed::Communicator>> world =
+      distributed::MpiWorld();
+  if (!world.ok()) {
+    std::fprintf(stderr, "bench_distributed: %s\n",
+                 world.status().ToString().c_str());
+    return 1;
+  }
+  distributed::Communicator& comm = **world;
+  distributed::DataParallel dp(&comm);
+  MlpOptions mo;
+  mo.seed = 1;
+  mo.spare_gradient_floats = distributed::DataParallel::kReservedFloats;
+  std::unique_ptr<Mlp> mlp = Mlp::Create(mo).value();
+  OptimizerOptions oo;
+  oo.kind = OptimizerKind::kRmsProp;
+  std::unique_ptr<Optimizer> opt =
+      Optimizer::Create(oo, mlp->variables()).value();
+  // This rank's batch: Fashion-MNIST-like sparse images.
+  std::mt19937 rng(17 + comm.rank());
+  Tensor images(DType::kFloat32, TensorShape({flags.batch, 784}));
+  std::vector<int64_t> label_values(flags.batch);
+  float* px = images.mutable_flat<float>().value().data();
+  for (int64_t i = 0; i < images.num_elements(); ++i) {
+    px[i] = rng() % 2 ? static_cast<float>(rng() % 256) / 255.0f : 0.0f;
+  }
+  for (int64_t& l : label_values) l = rng() % 10;
+  const Tensor labels = Tensor::FromVector(label_values);
+  const BatchRows rows{.first_row = comm.rank() * flags.batch,
+                       .global_batch = comm.size() * flags.batch};
+  auto step = [&](int64_t s) -> Status {
+    INFLOW_ASSIGN_OR_RETURN(float loss,
+                            mlp->ComputeGradients(images, labels, s, rows));
+    INFLOW_ASSIGN_OR_RETURN(
+        distributed::StepOutcome out,
+        dp.Average(s, mlp->flat_gradients(), loss, {}, OkStatus()));
+    (void)out;
+    return opt->Apply(mlp->gradients());
+  };
+  for (int s = 0; s < 3; ++s) {  // warm-up
+    if (Status st = step(s); !st.ok()) {
+      std::fprintf(stderr, "bench_distributed: %s\n", st.ToString().c_str());
+      return 1;
+    }
+  }
+  // The ranks start the timed steps together.
+  std::vector<float> token(1, 0.0f);
+  if (!comm.AllreduceSum(std::span<float>(token)).ok()) return 1;
+  const Clock::time_point t0 = Clock::now();
+  for (int s = 0; s < flags.steps; ++s) {
+    if (Status st = step(3 + s); !st.ok()) {
+      std::fprintf(stderr, "bench_distributed: %s\n", st.ToString().c_str());
+      return 1;
+    }
+  }
+  const double seconds = Since(t0);
+  std::span<float> flat = mlp->flat_gradients();
+  const double bytes = static_cast<double>(flat.size_bytes());
+  double allreduce_s = 0, pingpong_s = 0;
+  const int reps = flags.steps < 20 ? 5 : 30;
+  if (comm.size() > 1) {
+    if (!comm.AllreduceSum(flat).ok()) return 1;
+    const Clock::time_point a = Clock::now();
+    for (int i = 0; i < reps; ++i) {
+      if (!comm.AllreduceSum(flat).ok()) return 1;
+    }
+    allreduce_s = Since(a) / reps;
+    // Ping-pong between ranks 0 and 1 (others idle), osu_bw's way.
+    std::vector<char> buffer(flat.size_bytes());
+    const int n = static_cast<int>(buffer.size());
+    MPI_Barrier(MPI_COMM_WORLD);
+    const Clock::time_point p = Clock::now();
+    for (int i = 0; i < reps; ++i) {
+      if (comm.rank() == 0) {
+        MPI_Send(buffer.data(), n, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+        MPI_Recv(buffer.data(), n, MPI_BYTE, 1, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+      } else if (comm.rank() == 1) {
+        MPI_Recv(buffer.data(), n, MPI_BYTE, 0, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+        MPI_Send(buffer.data(), n, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+      }
+    }
+    pingpong_s = Since(p) / reps / 2;  // one way
+  }
+  if (comm.rank() == 0) {
+    std::printf(
+        "{\"ranks\": %d, \"steps_per_s\": %.4f, \"allreduce_s\": %.6g, "
+        "\"pingpong_s\": %.6g, \"bytes\": %.0f}\n",
+        comm.size(), flags.steps / seconds, allreduce_s, pingpong_s, bytes);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+struct Figures {
+  double steps_per_s = 0;
+  double allreduce_s = 0;
+  double pingpong_s = 0;
+  double bytes = 0;
+};
+
+double Field(const std::string& line, const std::string& key) {
+  const size_t at = line.find("\"" + key + "\": ");
+  if (at == std::string::npos) return -1;
+  return std::atof(line.c_str() + at + key.size() + 4);
+}
+
+// One `mpirun -np ranks` of the worker; its rank 0's figures.
+bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
+                Figures* out) {
+  const std::string command = "mpirun -np " + std::to_string(ranks) +
+                              " --oversubscribe " + self + " --worker " +
+                              std::to_string(flags.steps) + " " +
+                              std::to_string(flags.batch);
+  std::FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return false;
+  char line[1024];
+  std::string last;
+  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
+    if (line[0] == '{') last = line;
+  }
+  const int rc = pclose(pipe);
+  if (rc != 0 || last.empty()) {
+    std::fprintf(stderr, "bench_distributed: `%s` failed (status %d)\n",
+                 command.c_str(), rc);
+    return false;
+  }
+  out->steps_per_s = Field(last, "steps_per_s");
+  out->allreduce_s = Field(last, "allreduce_s");
+  out->pingpong_s = Field(last, "pingpong_s");
+  out->bytes = Field(last, "bytes");
+  return true;
+}
+
+int Driver(const std::string& self, bool smoke, int rounds,
+           const WorkerFlags& flags) {
+  if (geteuid() == 0) {  // mpirun refuses root unless told
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  }
+  std::map<int, std::vector<double>> sps;
+  std::vector<double> allreduce, pingpong;
+  double bytes = 0;
+  for (int round = 0; round < rounds; ++round) {
+    for (int ranks : {1, 2}) {
+      Figures f;
+      if (!RunWorkers(self, ranks, flags, &f)) return 1;
+      sps[ranks].push_back(f.steps_per_s);
+      if (ranks == 2) {
+        allreduce.push_back(f.allreduce_s);
+        pingpong.push_back(f.pingpong_s);
+        bytes = f.bytes;
+      }
+      std::fprintf(
+          stderr, "round %d: %d rank%s %.1f steps/s (batch %d per rank)\n",
+          round + 1, ranks, ranks > 1 ? "s" : "", f.steps_per_s, flags.batch);
+    }
+  }
+  const double one = bench::Median(sps[1]), two = bench::Median(sps[2]);
+  const double ar = bench::Median(allreduce), pp = bench::Median(pingpong);
+  const double ar_gb = ar > 0 ? bytes / ar / 1e9 : 0;
+  const double pp_gb = pp > 0 ? bytes / pp / 1e9 : 0;
+  std::printf(
+      "{\"bench\": \"distributed\", \"steps_per_s\": {\"1_rank\": %.2f, "
+      "\"2_ranks\": %.2f}, \"ms_per_step\": {\"1_rank\": %.3f, \"2_ranks\": "
+      "%.3f}, \"ns_per_sample\": {\"1_rank\": %.0f, \"2_ranks\": %.0f}, "
+      "\"scaling_2_ranks\": %.3f, \"allreduce_ms\": %.3f, "
+      "\"allreduce_gb_s\": %.3f, \"pingpong_gb_s\": %.3f, "
+      "\"allreduce_vs_pingpong\": %.3f, \"bytes\": %.0f, \"batch_per_rank\": "
+      "%d, \"rounds\": %d, \"smoke\": %s}\n",
+      one, two, 1e3 / one, 1e3 / two, 1e9 / (one * flags.batch),
+      2e9 / (two * 2 * flags.batch), 2 * two / one, ar * 1e3, ar_gb, pp_gb,
+      pp_gb > 0 ? ar_gb / pp_gb : 0, bytes, flags.batch, rounds,
+      smoke ? "true" : "false");
+  return 0;
+}
+
+}  // namespace
+}  // namespace inflow
+
+int main(int argc, char** argv) {
+  if (argc >= 4 && std::strcmp(argv[1], "--worker") == 0) {
+    return inflow::Worker(
+        {.steps = std::atoi(argv[2]), .batch = std::atoi(argv[3])});
+  }
+  const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
+  int rounds = smoke ? 1 : 3;
+  inflow::WorkerFlags flags;
+  if (smoke) flags.steps = 5;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--rounds") == 0) rounds = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--steps") == 0)
+      flags.steps = std::atoi(argv[++i]);
+    if (std::strcmp(argv[i], "--batch") == 0)
+      flags.batch = std::atoi(argv[++i]);
+  }
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return 1;
+  self[n] = '\0';
+  return inflow::Driver(self, smoke, rounds, flags);
+}
