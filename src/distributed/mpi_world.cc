@@ -144,7 +144,7 @@ class MpiCommunicator final : public Communicator {
                    std::span<std::byte> all) override {
     if (all.size() != mine.size() * size_ || mine.size() > INT_MAX) {
       return InvalidArgumentError(
-          activity_ + ": allgather of " + std::to_string(mine.size()) +
+          Activity() + ": allgather of " + std::to_string(mine.size()) +
           " bytes per rank into " + std::to_string(all.size()) + " bytes");
     }
     return Call("allgather", [&] {
@@ -156,7 +156,7 @@ class MpiCommunicator final : public Communicator {
 
   Status Broadcast(std::span<std::byte> data, int root) override {
     if (root < 0 || root >= size_) {
-      return InvalidArgumentError(activity_ + ": broadcast from rank " +
+      return InvalidArgumentError(Activity() + ": broadcast from rank " +
                                   std::to_string(root) + " of " +
                                   std::to_string(size_));
     }
@@ -177,6 +177,11 @@ class MpiCommunicator final : public Communicator {
   }
 
  private:
+  std::string Activity() INFLOW_EXCLUDES(mu_) {
+    MutexLock lock(&mu_);
+    return activity_;
+  }
+
   Status Sum(void* data, size_t count, MPI_Datatype type) {
     int element = 0;
     MPI_Type_size(type, &element);
