@@ -14,13 +14,16 @@
 // allreduce alone over the same buffer, and an osu-style ping-pong of the
 // same bytes between the two ranks (MPI_Send / MPI_Recv; one-way
 // bandwidth = bytes / half the round trip): MPI's own figure for moving
-// those bytes on this machine.
+// those bytes on this machine. And the machine's limit for two ranks: two
+// 1-rank jobs at once, which share nothing but the machine (their
+// examples/s summed over one 1-rank job's alone).
 //
 // The last stdout line:
 //   {"bench": "distributed", "steps_per_s": {"1_rank": a, "2_ranks": b},
 //    "ms_per_step": {...}, "ns_per_sample": {"1_rank": ., "2_ranks": .},
 //    "scaling_2_ranks": x, "allreduce_ms": m, "allreduce_gb_s": y,
-//    "pingpong_gb_s": z, "allreduce_vs_pingpong": y / z, "bytes": n}
+//    "pingpong_gb_s": z, "allreduce_vs_pingpong": y / z, "bytes": n,
+//    "limit_2_independent": l, "scaling_vs_limit": x / l}
 // scaling_2_ranks is the examples/s of 2 ranks over 1 rank's (2 b / a);
 // the goal is >= 1.7 on 2 cores. ns_per_sample is CPU ns (wall time x
 // ranks) per training example. --smoke: a few steps, one round.
@@ -168,31 +171,44 @@ double Field(const std::string& line, const std::string& key) {
   return std::atof(line.c_str() + at + key.size() + 4);
 }
 
-// One `mpirun -np ranks` of the worker; its rank 0's figures.
+void ParseFigures(const std::string& line, Figures* out) {
+  out->steps_per_s = Field(line, "steps_per_s");
+  out->allreduce_s = Field(line, "allreduce_s");
+  out->pingpong_s = Field(line, "pingpong_s");
+  out->bytes = Field(line, "bytes");
+}
+
+// `jobs` concurrent `mpirun -np ranks` of the worker; each one's rank 0's
+// figures into out[0..jobs).
 bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
-                Figures* out) {
+                Figures* out, int jobs = 1) {
   const std::string command = "mpirun -np " + std::to_string(ranks) +
                               " --oversubscribe " + self + " --worker " +
                               std::to_string(flags.steps) + " " +
                               std::to_string(flags.batch);
-  std::FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return false;
-  char line[1024];
-  std::string last;
-  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
-    if (line[0] == '{') last = line;
+  std::vector<std::FILE*> pipes;
+  for (int j = 0; j < jobs; ++j) {
+    std::FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return false;
+    pipes.push_back(pipe);
   }
-  const int rc = pclose(pipe);
-  if (rc != 0 || last.empty()) {
-    std::fprintf(stderr, "bench_distributed: `%s` failed (status %d)\n",
-                 command.c_str(), rc);
-    return false;
+  bool ok = true;
+  for (int j = 0; j < jobs; ++j) {
+    char line[1024];
+    std::string last;
+    while (std::fgets(line, sizeof(line), pipes[j]) != nullptr) {
+      if (line[0] == '{') last = line;
+    }
+    const int rc = pclose(pipes[j]);
+    if (rc != 0 || last.empty()) {
+      std::fprintf(stderr, "bench_distributed: `%s` failed (status %d)\n",
+                   command.c_str(), rc);
+      ok = false;
+      continue;
+    }
+    ParseFigures(last, &out[j]);
   }
-  out->steps_per_s = Field(last, "steps_per_s");
-  out->allreduce_s = Field(last, "allreduce_s");
-  out->pingpong_s = Field(last, "pingpong_s");
-  out->bytes = Field(last, "bytes");
-  return true;
+  return ok;
 }
 
 int Driver(const std::string& self, bool smoke, int rounds,
@@ -202,6 +218,7 @@ int Driver(const std::string& self, bool smoke, int rounds,
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
   std::map<int, std::vector<double>> sps;
+  std::vector<double> limit;  // two 1-rank jobs at once: summed steps/s
   std::vector<double> allreduce, pingpong;
   double bytes = 0;
   for (int round = 0; round < rounds; ++round) {
@@ -218,10 +235,17 @@ int Driver(const std::string& self, bool smoke, int rounds,
           stderr, "round %d: %d rank%s %.1f steps/s (batch %d per rank)\n",
           round + 1, ranks, ranks > 1 ? "s" : "", f.steps_per_s, flags.batch);
     }
+    Figures pair[2];
+    if (!RunWorkers(self, 1, flags, pair, 2)) return 1;
+    limit.push_back(pair[0].steps_per_s + pair[1].steps_per_s);
+    std::fprintf(stderr,
+                 "round %d: two 1-rank jobs at once %.1f + %.1f steps/s\n",
+                 round + 1, pair[0].steps_per_s, pair[1].steps_per_s);
   }
   const double one = bench::Median(sps[1]), two = bench::Median(sps[2]);
   const double ar = bench::Median(allreduce), pp = bench::Median(pingpong);
   const double ar_gb = ar > 0 ? bytes / ar / 1e9 : 0;
+  const double limit_scaling = bench::Median(limit) / one;
   const double pp_gb = pp > 0 ? bytes / pp / 1e9 : 0;
   std::printf(
       "{\"bench\": \"distributed\", \"steps_per_s\": {\"1_rank\": %.2f, "
@@ -229,12 +253,14 @@ int Driver(const std::string& self, bool smoke, int rounds,
       "%.3f}, \"ns_per_sample\": {\"1_rank\": %.0f, \"2_ranks\": %.0f}, "
       "\"scaling_2_ranks\": %.3f, \"allreduce_ms\": %.3f, "
       "\"allreduce_gb_s\": %.3f, \"pingpong_gb_s\": %.3f, "
-      "\"allreduce_vs_pingpong\": %.3f, \"bytes\": %.0f, \"batch_per_rank\": "
-      "%d, \"rounds\": %d, \"smoke\": %s}\n",
+      "\"allreduce_vs_pingpong\": %.3f, \"bytes\": %.0f, "
+      "\"limit_2_independent\": %.3f, \"scaling_vs_limit\": %.3f, "
+      "\"batch_per_rank\": %d, \"rounds\": %d, \"smoke\": %s}\n",
       one, two, 1e3 / one, 1e3 / two, 1e9 / (one * flags.batch),
       2e9 / (two * 2 * flags.batch), 2 * two / one, ar * 1e3, ar_gb, pp_gb,
-      pp_gb > 0 ? ar_gb / pp_gb : 0, bytes, flags.batch, rounds,
-      smoke ? "true" : "false");
+      pp_gb > 0 ? ar_gb / pp_gb : 0, bytes, limit_scaling,
+      limit_scaling > 0 ? 2 * two / one / limit_scaling : 0, flags.batch,
+      rounds, smoke ? "true" : "false");
   return 0;
 }
 
