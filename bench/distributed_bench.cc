@@ -23,7 +23,8 @@
 //    "ms_per_step": {...}, "ns_per_sample": {"1_rank": ., "2_ranks": .},
 //    "scaling_2_ranks": x, "allreduce_ms": m, "allreduce_gb_s": y,
 //    "pingpong_gb_s": z, "allreduce_vs_pingpong": y / z, "bytes": n,
-//    "limit_2_independent": l, "scaling_vs_limit": x / l}
+//    "limit_2_independent": l, "scaling_vs_limit": x / l,
+//    "kernels": {"train": the Mlp's kernel}}
 // scaling_2_ranks is the examples/s of 2 ranks over 1 rank's (2 b / a);
 // the goal is >= 1.7 on 2 cores. ns_per_sample is CPU ns (wall time x
 // ranks) per training example. --smoke: a few steps, one round.
@@ -211,8 +212,7 @@ bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
   return ok;
 }
 
-int Driver(const std::string& self, bool smoke, int rounds,
-           const WorkerFlags& flags) {
+int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
   if (geteuid() == 0) {  // mpirun refuses root unless told
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -255,12 +255,13 @@ int Driver(const std::string& self, bool smoke, int rounds,
       "\"allreduce_gb_s\": %.3f, \"pingpong_gb_s\": %.3f, "
       "\"allreduce_vs_pingpong\": %.3f, \"bytes\": %.0f, "
       "\"limit_2_independent\": %.3f, \"scaling_vs_limit\": %.3f, "
-      "\"batch_per_rank\": %d, \"rounds\": %d, \"smoke\": %s}\n",
+      "\"batch_per_rank\": %d, \"rounds\": %d, \"kernels\": {\"train\": "
+      "\"%s\"}}\n",
       one, two, 1e3 / one, 1e3 / two, 1e9 / (one * flags.batch),
       2e9 / (two * 2 * flags.batch), 2 * two / one, ar * 1e3, ar_gb, pp_gb,
       pp_gb > 0 ? ar_gb / pp_gb : 0, bytes, limit_scaling,
       limit_scaling > 0 ? 2 * two / one / limit_scaling : 0, flags.batch,
-      rounds, smoke ? "true" : "false");
+      rounds, std::string(Mlp::Create({}).value()->kernel()).c_str());
   return 0;
 }
 
@@ -287,5 +288,5 @@ int main(int argc, char** argv) {
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
   if (n <= 0) return 1;
   self[n] = '\0';
-  return inflow::Driver(self, smoke, rounds, flags);
+  return inflow::Driver(self, rounds, flags);
 }

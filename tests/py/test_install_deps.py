@@ -59,7 +59,10 @@ def found_packages(cache):
             path = configs[0]
         elif not path.exists():
             continue  # NOTFOUND: optional
-        package = owner(path)
+        # A program reached through update-alternatives (mpiexec ->
+        # /etc/alternatives/mpiexec -> orterun) belongs to its target's
+        # package.
+        package = owner(path) or owner(path.resolve())
         assert package, f"no Debian package installed {path} ({cache})"
         packages[package] = path
     return packages
