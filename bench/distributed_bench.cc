@@ -9,7 +9,7 @@
 // the 784-625-625-10 Mlp (one math thread, RMSProp) on its own in-memory
 // batch of --batch rows (the per-rank batch: 2 ranks step a global batch
 // twice as large), each step being what `inflow train --distributed` does:
-// this rank's gradients, DataParallel::Average (one MPI_Allreduce over the
+// this rank's gradient shares, DataParallel::Sum (one MPI_Allreduce over the
 // flat gradient buffer, 3.5 MB), the update. Then, on 2 ranks, the
 // allreduce alone over the same buffer, and an osu-style ping-pong of the
 // same bytes between the two ranks (MPI_Send / MPI_Recv; one-way
@@ -99,7 +99,7 @@ int Worker(const WorkerFlags& flags) {
                             mlp->ComputeGradients(images, labels, s, rows));
     INFLOW_ASSIGN_OR_RETURN(
         distributed::StepOutcome out,
-        dp.Average(s, mlp->flat_gradients(), loss, {}, OkStatus()));
+        dp.Sum(s, mlp->flat_gradients(), loss / comm.size(), {}, OkStatus()));
     (void)out;
     return opt->Apply(mlp->gradients());
   };
@@ -183,10 +183,12 @@ void ParseFigures(const std::string& line, Figures* out) {
 // figures into out[0..jobs).
 bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
                 Figures* out, int jobs = 1) {
-  const std::string command = "mpirun -np " + std::to_string(ranks) +
-                              " --oversubscribe " + self + " --worker " +
-                              std::to_string(flags.steps) + " " +
-                              std::to_string(flags.batch);
+  // Concurrent jobs are not bound: mpirun would bind each one's rank 0 to
+  // the same core.
+  const std::string command =
+      "mpirun -np " + std::to_string(ranks) + " --oversubscribe " +
+      (jobs > 1 ? "--bind-to none " : "") + self + " --worker " +
+      std::to_string(flags.steps) + " " + std::to_string(flags.batch);
   std::vector<std::FILE*> pipes;
   for (int j = 0; j < jobs; ++j) {
     std::FILE* pipe = popen(command.c_str(), "r");

@@ -28,7 +28,7 @@ Status DataParallel::Agree(const Status& local, std::string_view what) {
   mine.code = static_cast<int32_t>(local.code());
   const std::string_view text = local.message();
   const size_t n = std::min(text.size(), sizeof(mine.message) - 1);
-  std::memcpy(mine.message, text.data(), n);
+  if (n > 0) std::memcpy(mine.message, text.data(), n);
   std::vector<Report> all(static_cast<size_t>(comm_->size()));
   comm_->SetActivity("agreeing on " + std::string(what));
   INFLOW_RETURN_IF_ERROR(
@@ -48,9 +48,9 @@ Status DataParallel::Agree(const Status& local, std::string_view what) {
   return OkStatus();
 }
 
-Result<StepOutcome> DataParallel::Average(int64_t step, std::span<float> flat,
-                                          float loss, StepFlags flags,
-                                          const Status& local) {
+Result<StepOutcome> DataParallel::Sum(int64_t step, std::span<float> flat,
+                                      float loss, StepFlags flags,
+                                      const Status& local) {
   if (flat.size() < kReservedFloats) {
     return InvalidArgumentError(
         "DataParallel: the step's buffer holds " + std::to_string(flat.size()) +
@@ -77,11 +77,7 @@ Result<StepOutcome> DataParallel::Average(int64_t step, std::span<float> flat,
   StepOutcome out;
   out.stop = reserved[1] > 0;
   out.end_of_input = reserved[2] > 0;
-  const float scale = 1.0f / static_cast<float>(comm_->size());
-  out.loss = reserved[0] * scale;
-  if (out.apply()) {
-    for (size_t i = 0; i < n; ++i) flat[i] *= scale;
-  }
+  out.loss = reserved[0];
   return out;
 }
 

@@ -255,9 +255,13 @@ float Mlp::Rep::Backward(const Tensor& labels) {
   const int64_t batch = labels.dim_size(0);
   const int64_t classes = size(layers);
   delta.resize(batch * classes);
+  // The gradients of the mean over the batch; with a window, these rows'
+  // share of the global batch's mean (BatchRows).
+  const int64_t divisor =
+      window.global_batch != 0 ? window.global_batch : batch;
   const double total = internal::SoftmaxCrossEntropy(
       z[layers].data(), labels.data<int64_t>(), batch, classes,
-      1.0f / static_cast<float>(batch), delta.data());
+      1.0f / static_cast<float>(divisor), delta.data());
   for (int i = layers - 1; i >= 0; --i) {
     const int64_t in = size(i), out = size(i + 1);
     delta_rows.AssignDense(delta.data(), batch, out);

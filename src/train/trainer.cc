@@ -549,10 +549,11 @@ class TrainRun {
     return OkStatus();
   }
 
-  // The data-parallel loop: each rank's gradients of its rows, averaged
-  // with the others' in one allreduce that also agrees on the loss, a stop,
-  // the end of the input or an error (DataParallel::Average); then every
-  // rank applies the same update, or every rank leaves the loop.
+  // The data-parallel loop: each rank's share of the global batch's
+  // gradients (its rows), summed with the others' in one allreduce that
+  // also agrees on the loss, a stop, the end of the input or an error
+  // (DataParallel::Sum); then every rank applies the same update, or every
+  // rank leaves the loop.
   Status ParallelLoop() {
     t0_ = Clock::now();
     const int64_t rows = o_.batch_size / ranks_;
@@ -585,9 +586,12 @@ class TrainRun {
                                                 std::to_string(step));
         }
       }
+      // This rank's share of the global batch's mean loss.
+      const float loss_share =
+          loss * static_cast<float>(rows) / static_cast<float>(o_.batch_size);
       INFLOW_ASSIGN_OR_RETURN(distributed::StepOutcome out,
-                              dp_->Average(step, state_->mlp().flat_gradients(),
-                                           loss, flags, local));
+                              dp_->Sum(step, state_->mlp().flat_gradients(),
+                                       loss_share, flags, local));
       if (out.stop) summary_.interrupted = true;
       if (!out.apply()) break;
       if (!std::isfinite(out.loss)) return Diverged(out.loss);

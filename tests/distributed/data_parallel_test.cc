@@ -85,17 +85,17 @@ TEST(LocalGroupTest, ARankThatLeavesIsNamedAndNobodyWaitsForIt) {
             StatusCode::kUnavailable);
 }
 
-TEST(DataParallelTest, AverageGivesTheMeanGradientsAndLoss) {
+TEST(DataParallelTest, SumGivesTheSumOfTheSharesAndOfTheLossShares) {
   OnRanks(3, [](Communicator& c) {
     DataParallel dp(&c);
     std::vector<float> flat(5 + DataParallel::kReservedFloats);
     for (int i = 0; i < 5; ++i) flat[i] = static_cast<float>(c.rank() * 3 + i);
     Result<StepOutcome> out =
-        dp.Average(7, flat, /*loss=*/1.0f + c.rank(), {}, OkStatus());
+        dp.Sum(7, flat, /*loss=*/1.0f + c.rank(), {}, OkStatus());
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_TRUE(out->apply());
-    EXPECT_FLOAT_EQ(out->loss, 2.0f);  // (1 + 2 + 3) / 3
-    for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(flat[i], 3.0f + i);
+    EXPECT_FLOAT_EQ(out->loss, 6.0f);  // 1 + 2 + 3
+    for (int i = 0; i < 5; ++i) EXPECT_FLOAT_EQ(flat[i], 9.0f + 3 * i);
   });
 }
 
@@ -110,8 +110,7 @@ TEST(DataParallelTest, OneRanksStopOrEndOfInputStopsEveryRankAtTheSameStep) {
         if (c.rank() == 1 && step == 5) {
           (end ? flags.end_of_input : flags.stop) = true;
         }
-        Result<StepOutcome> out =
-            dp.Average(step, flat, 0.5f, flags, OkStatus());
+        Result<StepOutcome> out = dp.Sum(step, flat, 0.5f, flags, OkStatus());
         ASSERT_TRUE(out.ok()) << out.status();
         if (!out->apply()) {
           EXPECT_EQ(step, 5);
@@ -133,7 +132,7 @@ TEST(DataParallelTest, ARanksErrorIsEveryRanksErrorNamingTheRankAndStep) {
         c.rank() == 2
             ? DataLossError("corrupt record in train-1.tfrecord at 512")
             : OkStatus();
-    Result<StepOutcome> out = dp.Average(12, flat, 0.5f, {}, local);
+    Result<StepOutcome> out = dp.Sum(12, flat, 0.5f, {}, local);
     ASSERT_FALSE(out.ok());
     EXPECT_EQ(out.status().code(), StatusCode::kDataLoss);
     const std::string m(out.status().message());

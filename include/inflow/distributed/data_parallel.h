@@ -1,17 +1,18 @@
 // Copyright 2026 The inflow Authors.
 //
 // Data-parallel training over a Communicator (docs/distributed.md): each
-// rank computes the gradients of its part of a global batch; one
-// allreduce per step averages them and, in the same buffer, agrees on the
-// step's loss and on whether any rank wants to stop, has run out of input
-// or has failed. Every rank therefore does the same thing after every
-// step: all apply the averaged update, or all stop, or all return the
-// failing rank's error. No rank is left waiting in a collective for one
-// that quit.
+// rank computes its share of a global batch's mean gradient (its rows'
+// gradient sum over the global batch: Mlp::ComputeGradients with
+// BatchRows); one allreduce per step sums the shares into the mean and,
+// in the same buffer, agrees on the step's loss and on whether any rank
+// wants to stop, has run out of input or has failed. Every rank therefore does
+// the same thing after every step: all apply the averaged update, or all stop,
+// or all return the failing rank's error. No rank is left waiting in a
+// collective for one that quit.
 //
 //   DataParallel dp(comm);
 //   std::span<float> flat = model.flat_gradients();  // + kReservedFloats
-//   Result<StepOutcome> out = dp.Average(step, flat, loss, flags, status);
+//   Result<StepOutcome> out = dp.Sum(step, flat, loss_share, flags, status);
 //   if (!out.ok()) return out.status();  // "rank 1: DATA_LOSS ...: step 57"
 //   if (out->stop || out->end_of_input) break;   // nobody applies the step
 //   optimizer.Apply(...);
@@ -45,7 +46,7 @@ struct StepFlags {
 
 // The ranks' agreement on a step.
 struct StepOutcome {
-  float loss = 0;             // the mean of the ranks' losses
+  float loss = 0;             // the sum of the ranks' loss shares
   bool stop = false;          // some rank asked to stop
   bool end_of_input = false;  // some rank's input ended
   // Neither: every rank applies the step.
@@ -54,7 +55,7 @@ struct StepOutcome {
 
 class DataParallel {
  public:
-  // The floats at the end of Average's buffer that it uses itself.
+  // The floats at the end of Sum's buffer that it uses itself.
   static constexpr size_t kReservedFloats = 4;
 
   // Not owned; outlives this object.
@@ -62,16 +63,18 @@ class DataParallel {
 
   Communicator& comm() const { return *comm_; }
 
-  // `flat`: this rank's gradients, then kReservedFloats floats of
-  // Average's own. On return the gradients are the ranks' mean (one
-  // allreduce). When any rank's `local` is an error, every rank returns
-  // the error of the lowest such rank, naming it and the step (a second
+  // `flat`: this rank's gradient shares, then kReservedFloats floats of
+  // Sum's own; `loss`: its share of the global batch's loss (its rows'
+  // mean loss times rows / global batch). On return the gradients are the
+  // sum of every rank's (one allreduce, in place): the global batch's
+  // mean. When any rank's `local` is an error, every rank returns the
+  // error of the lowest such rank, naming it and the step (a second
   // collective, only then); a stopping rank or one whose input ended
   // passes zero gradients and sets its flag. INVALID_ARGUMENT when `flat`
   // is shorter than kReservedFloats.
-  [[nodiscard]] Result<StepOutcome> Average(int64_t step, std::span<float> flat,
-                                            float loss, StepFlags flags,
-                                            const Status& local);
+  [[nodiscard]] Result<StepOutcome> Sum(int64_t step, std::span<float> flat,
+                                        float loss, StepFlags flags,
+                                        const Status& local);
 
   // Every rank's `local` compared: OK when every one is OK; else every
   // rank returns the lowest failing rank's error, as "rank R: <error>

@@ -78,8 +78,10 @@ struct MlpOptions {
 // The rows of a data-parallel step's global batch that one rank computes:
 // rows [first_row, first_row + batch) of a batch of global_batch rows. The
 // rank's dropout masks are those rows of the masks a single model would
-// draw for the whole global batch at that step, so that the ranks' averaged
-// gradients are the single model's (up to the order of the sums).
+// draw for the whole global batch at that step, and its gradients are
+// these rows' share of the global batch's mean gradient (their sum over
+// global_batch): the sum of the ranks' gradients is the single model's
+// (up to the order of the sums), with no division after the allreduce.
 // global_batch 0: the batch is the whole of it.
 struct BatchRows {
   int64_t first_row = 0;
@@ -119,7 +121,9 @@ class Mlp {
   // one would. INVALID_ARGUMENT, naming the input, for a wrong dtype or
   // shape, an empty batch or a label out of range.
   // With `rows`, `images` are those rows of a larger global batch (see
-  // BatchRows); INVALID_ARGUMENT when they do not fit in it.
+  // BatchRows: the gradients are their share of its mean; the loss is
+  // still the mean over `images`); INVALID_ARGUMENT when they do not fit
+  // in it.
   Result<float> ComputeGradients(const Tensor& images, const Tensor& labels,
                                  int64_t step, BatchRows rows = {});
   // Evaluation (no dropout): the mean loss; softmax probabilities float32
