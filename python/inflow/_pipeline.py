@@ -29,7 +29,7 @@ from inflow.io._records import TFRecordOptions
 from inflow.train._input import (FixedLengthRecordReader, ReaderBase, TextLineReader,
                                  TFRecordReader, WholeFileReader, _group_sparse)
 
-__all__ = ["Pipeline", "Node", "run", "py_func", "reshape", "constant", "ReaderBase",
+__all__ = ["Pipeline", "load_pipeline", "Node", "run", "py_func", "reshape", "constant", "ReaderBase",
            "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
            "WholeFileReader"]
 
@@ -142,6 +142,19 @@ class Pipeline:
         self._names = list(self._pipeline.names)
         self._sparse = list(self._pipeline.sparse)
 
+    @classmethod
+    def from_definition(cls, path, name="pipeline"):
+        """The Pipeline of a pipeline definition file (kind "pipeline",
+        docs/custom_ops.md "Pipeline definitions"), its op libraries loaded,
+        started. InvalidArgumentError naming the file and the JSON path of a
+        bad step; NotFoundError for a missing file."""
+        self = cls.__new__(cls)
+        self._pipeline = _inflow._pipeline_from_definition(
+            check_path("Pipeline.from_definition", "path", path), str(name))
+        self._names = list(self._pipeline.names)
+        self._sparse = list(self._pipeline.sparse)
+        return self
+
     @staticmethod
     def _signature(features, r2f, include_key):
         names, dtypes, shapes = [], [], []
@@ -215,3 +228,21 @@ class Pipeline:
             except Exception:  # noqa: BLE001 - the body's exception wins
                 pass
         return False
+
+
+def load_pipeline(path, name="pipeline"):
+    """A pipeline definition file built: an inflow.data.Dataset for kind
+    "dataset", a started inflow.Pipeline for kind "pipeline"
+    (docs/custom_ops.md, "Pipeline definitions")."""
+    import json
+
+    from inflow import data
+    path = check_path("load_pipeline", "path", path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            kind = json.load(f).get("kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None  # the C++ reader names what is wrong
+    if kind == "pipeline":
+        return Pipeline.from_definition(path, name)
+    return data.Dataset.from_definition(path)
