@@ -209,6 +209,28 @@ def _native_map_fn(map_func):
     return op._map_fn(), len(op._def["outputs"])
 
 
+# The library each op was loaded from, for pipeline definitions.
+_LIBRARY_OF = {}
+
+
+def _op_step(map_fn):
+    """A pipeline definition's step for an op function map_fn, and its
+    library (None, None for any other callable)."""
+    op = _as_op_function(map_fn)
+    if op is None:
+        return None, None
+    def plain(v):  # as JSON holds it: a dtype by its name
+        if isinstance(v, np.ndarray):
+            return v.tolist()
+        if isinstance(v, (type, np.dtype)):
+            return np.dtype(v).name
+        return v
+    attrs = {k: plain(v) for k, v in op._attrs.items()}
+    step = {"op": op.op_name, "attrs": attrs,
+            "options": {"unit": "chunk" if op._chunks else "record"}}
+    return step, _LIBRARY_OF.get(op.op_name)
+
+
 def _native_pipeline_map(map_fn):
     """The C++ Pipeline map of an op function (see _as_op_function): run on
     each record, the parsed components its inputs; None for any other
@@ -229,6 +251,8 @@ def load_op_library(library_filename):
     AlreadyExistsError for an op name registered before."""
     path = os.fspath(library_filename)
     names = _inflow._load_op_library(path)
+    for op_name in names:
+        _LIBRARY_OF.setdefault(op_name, path)
     stem = os.path.splitext(os.path.basename(path))[0]
     module = types.ModuleType(stem, f"The ops of the op library {path}.")
     module.__file__ = path

@@ -16,12 +16,13 @@ the GIL for its call only); each batch costs Python one call, which
 returns NumPy arrays over inflow's buffers and waits with the GIL released.
 """
 
+import json
 import os
 
 import numpy as np
 
 from inflow import _inflow
-from inflow._ops import _native_pipeline_map
+from inflow._ops import _native_pipeline_map, _op_step
 from inflow._steps import Node, constant, py_func, reshape, run
 from inflow._validate import check_int, check_optional_int, check_path
 from inflow.io._parsing import FixedLenFeature, VarLenFeature, _np_dtype, _specs
@@ -29,7 +30,7 @@ from inflow.io._records import TFRecordOptions
 from inflow.train._input import (FixedLengthRecordReader, ReaderBase, TextLineReader,
                                  TFRecordReader, WholeFileReader, _group_sparse)
 
-__all__ = ["Pipeline", "Node", "run", "py_func", "reshape", "constant", "ReaderBase",
+__all__ = ["Pipeline", "load_pipeline", "Node", "run", "py_func", "reshape", "constant", "ReaderBase",
            "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
            "WholeFileReader"]
 
@@ -113,6 +114,7 @@ class Pipeline:
         specs = _specs(features) if features else None
         r2f = _raw_to_float(raw_to_float, features)
         map_spec = None
+        original_map_fn = map_fn
         native_map = _native_pipeline_map(map_fn)
         if native_map is not None:
             # A custom op (inflow.load_op_library): its signature, in C++.
@@ -141,6 +143,42 @@ class Pipeline:
             bool(include_key), map_fn, map_spec, str(name), check_int(f, "nice", nice))
         self._names = list(self._pipeline.names)
         self._sparse = list(self._pipeline.sparse)
+        self._definition = _definition(
+            files, features, num_epochs, shuffle, seed, reader, num_readers, batch_size,
+            shuffle_batch, min_after_dequeue, capacity, allow_smaller_final_batch, r2f,
+            original_map_fn, compression_type, read_batch, skip_header_lines, record_bytes,
+            header_bytes, footer_bytes, hop_bytes, include_key, nice)
+
+    def definition(self):
+        """This pipeline as a pipeline definition (a dict; json.dump writes
+        the file docs/custom_ops.md describes, which run-pipeline and
+        from_definition read). ValueError when map_fn is a Python function,
+        which a definition cannot hold (an op function can)."""
+        if isinstance(self._definition, str):
+            raise ValueError(self._definition)
+        return json.loads(json.dumps(self._definition))
+
+    def save_definition(self, path):
+        """Writes definition() to ``path`` as JSON."""
+        with open(check_path("save_definition", "path", path), "w",
+                  encoding="utf-8") as f:
+            json.dump(self.definition(), f, indent=2)
+            f.write("\n")
+
+    @classmethod
+    def from_definition(cls, path, name="pipeline"):
+        """The Pipeline of a pipeline definition file (kind "pipeline",
+        docs/custom_ops.md "Pipeline definitions"), its op libraries loaded,
+        started. InvalidArgumentError naming the file and the JSON path of a
+        bad step; NotFoundError for a missing file."""
+        self = cls.__new__(cls)
+        self._pipeline = _inflow._pipeline_from_definition(
+            check_path("Pipeline.from_definition", "path", path), str(name))
+        self._names = list(self._pipeline.names)
+        self._sparse = list(self._pipeline.sparse)
+        with open(path, encoding="utf-8") as f:
+            self._definition = json.load(f)
+        return self
 
     @staticmethod
     def _signature(features, r2f, include_key):
@@ -215,3 +253,82 @@ class Pipeline:
             except Exception:  # noqa: BLE001 - the body's exception wins
                 pass
         return False
+
+
+def load_pipeline(path, name="pipeline"):
+    """A pipeline definition file built: an inflow.data.Dataset for kind
+    "dataset", a started inflow.Pipeline for kind "pipeline"
+    (docs/custom_ops.md, "Pipeline definitions")."""
+    import json
+
+    from inflow import data
+    path = check_path("load_pipeline", "path", path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            kind = json.load(f).get("kind")
+    except (OSError, ValueError, AttributeError):
+        kind = None  # the C++ reader names what is wrong
+    if kind == "pipeline":
+        return Pipeline.from_definition(path, name)
+    return data.Dataset.from_definition(path)
+
+
+def _definition(files, features, num_epochs, shuffle, seed, reader, num_readers,
+                batch_size, shuffle_batch, min_after_dequeue, capacity,
+                allow_smaller_final_batch, r2f, map_fn, compression_type, read_batch,
+                skip_header_lines, record_bytes, header_bytes, footer_bytes, hop_bytes,
+                include_key, nice):
+    """The pipeline definition of Pipeline's arguments, or the reason there
+    is none (a str)."""
+    libraries, steps = [], []
+    files_attrs = {"patterns": list(files), "shuffle": bool(shuffle)}
+    if num_epochs is not None:
+        files_attrs["num_epochs"] = int(num_epochs)
+    steps.append({"op": "files", "attrs": files_attrs})
+    common = {"num_readers": int(num_readers), "read_batch": int(read_batch),
+              "include_key": bool(include_key)}
+    compression = TFRecordOptions.get_compression_type_string(compression_type)
+    if reader == "tfrecord":
+        steps.append({"op": "tfrecord_reader",
+                      "attrs": {"compression_type": compression, **common}})
+    elif reader == "text":
+        steps.append({"op": "text_line_reader",
+                      "attrs": {"skip_header_lines": int(skip_header_lines), **common}})
+    else:
+        steps.append({"op": "fixed_length_record_reader", "attrs": {
+            "record_bytes": int(record_bytes), "header_bytes": int(header_bytes),
+            "footer_bytes": int(footer_bytes), "hop_bytes": int(hop_bytes),
+            "encoding": compression, **common}})
+    for key, f in (features or {}).items():
+        dtype = _np_dtype(f.dtype)
+        name = "string" if dtype == np.dtype(object) else dtype.name
+        if isinstance(f, VarLenFeature):
+            steps.append({"op": "var_len_feature", "attrs": {"key": key, "dtype": name}})
+            continue
+        attrs = {"key": key, "dtype": name, "shape": [int(d) for d in f.shape]}
+        if f.default_value is not None:
+            attrs["default"] = np.asarray(f.default_value).ravel().tolist()
+        steps.append({"op": "fixed_len_feature", "attrs": attrs})
+    for key, (length, scale) in r2f:
+        steps.append({"op": "raw_to_float",
+                      "attrs": {"feature": key, "length": length, "scale": scale}})
+    if map_fn is not None:
+        step, library = _op_step(map_fn)
+        if step is None:
+            return ("this Pipeline's map_fn is a Python function, which a definition "
+                    "cannot hold: make it a custom op (docs/custom_ops.md)")
+        steps.append(step)
+        if library is not None:
+            libraries.append(library)
+    batch = {"batch_size": int(batch_size), "shuffle": bool(shuffle_batch),
+             "capacity": int(capacity), "min_after_dequeue": int(min_after_dequeue),
+             "allow_smaller_final_batch": bool(allow_smaller_final_batch),
+             "nice": int(nice)}
+    if seed is not None:
+        batch["seed"] = int(seed)
+    steps.append({"op": "batch", "attrs": batch})
+    out = {"version": 1, "kind": "pipeline"}
+    if libraries:
+        out["op_libraries"] = libraries
+    out["steps"] = steps
+    return out

@@ -11,6 +11,7 @@
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -23,6 +24,8 @@
 #include <vector>
 
 #include "inflow/data/dataset.h"
+#include "inflow/ops/op.h"
+#include "inflow/pipedef/pipeline_def.h"
 
 #include "bindings.h"
 #include "py_blocking.h"
@@ -353,7 +356,45 @@ void BindDatasetClass(nb::module_& m) {
       });
 }
 
+// The number of components of the elements a Dataset definition's steps
+// make: its source's, a run of features' (a var_len_feature three), a
+// custom op's outputs, enumerate's one more.
+size_t DefinitionComponents(const pipedef::PipelineDef& def) {
+  size_t n = 1;
+  bool in_features = false;
+  for (size_t i = 1; i < def.steps.size(); ++i) {
+    const std::string& op = def.steps[i].op;
+    const bool feature = op == "fixed_len_feature" || op == "var_len_feature";
+    if (feature && !in_features) n = 0;
+    in_features = feature;
+    if (op == "fixed_len_feature") {
+      n += 1;
+    } else if (op == "var_len_feature") {
+      n += 3;
+    } else if (op == "enumerate") {
+      n += 1;
+    } else if (const ops::OpDef* custom = ops::FindOp(op)) {
+      n = custom->outputs().size();
+    }
+  }
+  return n;
+}
+
 void BindDataSources(nb::module_& m) {
+  // A Dataset definition's file (pipedef/pipeline_def.h), built: the
+  // dataset and its elements' number of components.
+  m.def("_data_from_definition", [](const std::string& path) {
+    Result<std::pair<data::Dataset, size_t>> made =
+        [&]() -> Result<std::pair<data::Dataset, size_t>> {
+      nb::gil_scoped_release release;
+      INFLOW_ASSIGN_OR_RETURN(pipedef::PipelineDef def,
+                              pipedef::ReadPipelineDef(path));
+      INFLOW_ASSIGN_OR_RETURN(data::Dataset ds, pipedef::BuildDataset(def));
+      return std::make_pair(std::move(ds), DefinitionComponents(def));
+    }();
+    auto [ds, n] = ValueOrThrow(std::move(made));
+    return std::make_pair(Wrap(std::move(ds)), n);
+  });
   m.def("_data_range", [](int64_t start, int64_t stop, int64_t step) {
     return Wrap(data::Dataset::Range(start, stop, step));
   });

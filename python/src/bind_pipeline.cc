@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "inflow/input/pipeline.h"
+#include "inflow/pipedef/pipeline_def.h"
 
 #include "bindings.h"
 #include "example_specs.h"
@@ -135,6 +136,21 @@ MapFunction MakeMapFunction(nb::handle fn, std::vector<std::string> in_names,
 }  // namespace
 
 void BindPipeline(nb::module_& m) {
+  // A Pipeline definition's file (pipedef/pipeline_def.h), built and
+  // started under the scope `name`.
+  m.def("_pipeline_from_definition",
+        [](const std::string& path, const std::string& name) {
+          Result<std::shared_ptr<Pipeline>> p =
+              [&]() -> Result<std::shared_ptr<Pipeline>> {
+            nb::gil_scoped_release release;
+            INFLOW_ASSIGN_OR_RETURN(pipedef::PipelineDef def,
+                                    pipedef::ReadPipelineDef(path));
+            return pipedef::BuildPipeline(def, {.name = name});
+          }();
+          auto out = std::make_shared<PyPipeline>();
+          out->pipeline = ValueOrThrow(std::move(p));
+          return out;
+        });
   nb::class_<PyPipeline>(m, "_Pipeline")
       .def("next", &PyPipeline::Next, nb::arg("timeout").none() = nb::none())
       .def("close", &PyPipeline::Close)

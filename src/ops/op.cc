@@ -2,6 +2,8 @@
 
 #include "inflow/ops/op.h"
 
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <optional>
 #include <string>
@@ -97,17 +99,26 @@ Result<AttrMap> ResolveAttrs(const OpDef& op, const AttrMap& given) {
   return attrs;
 }
 
-class Context final : public OpKernelContext {
+}  // namespace
+
+// An op call's OpKernelContext.
+class Op::Context final : public OpKernelContext {
  public:
+  // `outputs`: one uninitialized tensor per output, filled by the kernel.
+  // `rows`, when set (an op of at most 64 outputs): output i's place, a
+  // zeroed, writable tensor of its static shape, which AllocateOutput of
+  // that shape hands out instead of a new tensor (a Pipeline map writes
+  // each record's outputs into the chunk's batch so).
   Context(const OpDef& op, const AttrMap& attrs, const Tuple& inputs,
           const std::vector<PartialShape>& output_shapes,
-          const CallOptions& options)
+          const CallOptions& options, Tuple& outputs, Tuple* rows = nullptr)
       : op_(op),
         attrs_(attrs),
         inputs_(inputs),
         output_shapes_(output_shapes),
         options_(options),
-        outputs_(op.outputs().size()) {}
+        outputs_(outputs),
+        rows_(rows) {}
 
   const OpDef& op() const override { return op_; }
   const AttrMap& attrs() const override { return attrs_; }
@@ -149,6 +160,17 @@ class Context final : public OpKernelContext {
                                   DescribeArg(arg.dtype, output_shapes_[i]) +
                                   ", got " + DescribeArg(arg.dtype, shape));
     }
+    if (rows_ != nullptr && (*rows_)[i].shape() == shape) {
+      Tensor& row = (*rows_)[i];
+      if (in_place(i)) {  // asked for again: zero-filled again
+        INFLOW_ASSIGN_OR_RETURN(void* data, row.mutable_raw_data());
+        std::memset(data, 0, row.num_bytes());
+      }
+      in_place_ |= uint64_t{1} << i;
+      outputs_[i] = Tensor();
+      return &row;
+    }
+    in_place_ &= ~(uint64_t{1} << i);
     outputs_[i] = Tensor(arg.dtype, shape);
     return &outputs_[i];
   }
@@ -156,22 +178,26 @@ class Context final : public OpKernelContext {
   Status SetOutput(int i, Tensor value) override {
     INFLOW_RETURN_IF_ERROR(CheckIndex(i));
     INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
+    in_place_ &= ~(uint64_t{1} << i);
     outputs_[i] = std::move(value);
     return OkStatus();
   }
 
-  // The outputs, once Compute returned OK.
-  Result<Tuple> TakeOutputs() {
+  // OK once Compute returned OK and set every output (in `outputs`, or in
+  // its row).
+  Status CheckOutputsSet() const {
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (!outputs_[i].IsInitialized()) {
+      if (!outputs_[i].IsInitialized() && (in_place_ >> i & 1) == 0) {
         return InvalidArgumentError(Where(op_) +
                                     ": the kernel did not set "
                                     "output '" +
                                     op_.outputs()[i].name + "'");
       }
     }
-    return std::move(outputs_);
+    return OkStatus();
   }
+  // Whether output i was written in its row.
+  bool in_place(size_t i) const { return (in_place_ >> i & 1) != 0; }
 
  private:
   Status CheckIndex(int i) const {
@@ -199,10 +225,10 @@ class Context final : public OpKernelContext {
   const Tuple& inputs_;
   const std::vector<PartialShape>& output_shapes_;
   const CallOptions& options_;
-  Tuple outputs_;
+  Tuple& outputs_;
+  Tuple* const rows_;
+  uint64_t in_place_ = 0;  // bit i: output i is (*rows_)[i]
 };
-
-}  // namespace
 
 struct Op::Rep {
   const internal::RegisteredOp* registered = nullptr;
@@ -323,7 +349,15 @@ Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
           DescribeArg(inputs[i].dtype(), inputs[i].shape()));
     }
   }
-  Context context(op, rep_->attrs, inputs, rep_->output_shapes, options);
+  Tuple outputs(op.outputs().size());
+  Context context(op, rep_->attrs, inputs, rep_->output_shapes, options,
+                  outputs);
+  INFLOW_RETURN_IF_ERROR(Compute(context));
+  return outputs;
+}
+
+Status Op::Compute(Context& context) const {
+  const OpDef& op = def();
   Status s;
   const auto compute = [&] { return rep_->kernel->Compute(context); };
   if (op.stateful()) {
@@ -333,7 +367,45 @@ Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
     s = Guarded(op, "kernel", compute);
   }
   if (!s.ok()) return NamingOp(s, op);
-  return context.TakeOutputs();
+  return context.CheckOutputsSet();
+}
+
+Status Op::RunInPlace(const Tuple& inputs, Tuple& rows, Tuple& scratch) const {
+  // The inputs are a chunk's rows, whose dtypes and shapes the Pipeline
+  // map's signature fixed when it was made: checked as Run checks them.
+  const OpDef& op = def();
+  if (inputs.size() != op.inputs().size()) {
+    return InvalidArgumentError(
+        Where(op) + " takes " + std::to_string(op.inputs().size()) +
+        " inputs, got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].dtype() != op.inputs()[i].dtype ||
+        !rep_->input_shapes[i].IsCompatibleWith(inputs[i].shape())) {
+      return InvalidArgumentError(
+          Where(op) + ": input '" + op.inputs()[i].name + "' must be " +
+          DescribeArg(op.inputs()[i].dtype, rep_->input_shapes[i]) + ", got " +
+          DescribeArg(inputs[i].dtype(), inputs[i].shape()));
+    }
+  }
+  for (Tensor& t : scratch) t = Tensor();
+  const CallOptions options;
+  Context context(op, rep_->attrs, inputs, rep_->output_shapes, options,
+                  scratch, &rows);
+  INFLOW_RETURN_IF_ERROR(Compute(context));
+  // An output the kernel made itself (SetOutput): copied into its row.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (context.in_place(i)) continue;
+    const Tensor& out = scratch[i];
+    if (out.shape() != rows[i].shape()) {
+      return InvalidArgumentError(
+          Where(op) + ": output '" + op.outputs()[i].name + "' has the shape " +
+          out.shape().DebugString() + ", not " + rows[i].shape().DebugString());
+    }
+    INFLOW_ASSIGN_OR_RETURN(void* to, rows[i].mutable_raw_data());
+    std::memcpy(to, out.raw_data(), out.num_bytes());
+  }
+  return OkStatus();
 }
 
 data::MapFn OpMapFn(std::shared_ptr<const Op> op) {
@@ -379,6 +451,35 @@ Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op,
         }
       }
       return out;
+    };
+    return map;
+  }
+  // Numeric outputs are written straight into the chunk's batch, a row
+  // per record: no tensor per record and output, no stacking after.
+  bool in_place = op->def().outputs().size() <= 64;
+  for (DType dtype : map.dtypes) {
+    in_place = in_place && dtype != DType::kString;
+  }
+  if (in_place) {
+    map.fn = [op = std::move(op), dtypes = map.dtypes,
+              shapes = map.row_shapes](Tuple rows) -> Result<Tuple> {
+      const int64_t n = rows.empty() ? 0 : rows[0].dim_size(0);
+      Tuple stacked;
+      for (size_t c = 0; c < dtypes.size(); ++c) {
+        std::vector<int64_t> dims = {n};
+        dims.insert(dims.end(), shapes[c].dims().begin(),
+                    shapes[c].dims().end());
+        stacked.emplace_back(dtypes[c], TensorShape(std::move(dims)));
+      }
+      Tuple row(rows.size()), dest(dtypes.size()), scratch(dtypes.size());
+      for (int64_t r = 0; r < n; ++r) {
+        for (size_t c = 0; c < rows.size(); ++c) row[c] = rows[c].SubTensor(r);
+        for (size_t c = 0; c < dest.size(); ++c) {
+          dest[c] = stacked[c].SubTensor(r);
+        }
+        INFLOW_RETURN_IF_ERROR(op->RunInPlace(row, dest, scratch));
+      }
+      return stacked;
     };
     return map;
   }

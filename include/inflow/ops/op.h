@@ -36,6 +36,17 @@ const OpDef* FindOp(std::string_view name);
 // The names of every registered op, sorted. Thread-safe.
 std::vector<std::string> RegisteredOps();
 
+// What one call of an op in a Pipeline map gets.
+enum class OpMapUnit {
+  // One parsed record: component i of its row shape; the outputs are
+  // stacked into the chunk's.
+  kRecord,
+  // A chunk of the n records read together (PipelineOptions::read_batch):
+  // component i of shape [n] + its row shape; every output must have n
+  // rows. For an op written over batches: one call per chunk.
+  kChunk,
+};
+
 // Thread-safe: Run may be called from several threads; a stateful op's
 // kernel runs one call at a time, a stateless one's at once.
 class Op {
@@ -79,6 +90,18 @@ class Op {
                                   const CallOptions& options = {}) const;
 
  private:
+  friend Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op,
+                                           OpMapUnit unit);
+  class Context;
+  // One kernel call on a Context; OK once every output is set.
+  Status Compute(Context& context) const;
+  // One call whose outputs go into `rows` (output i: a zeroed, writable
+  // tensor of its fully defined static shape, numeric): the kernel's
+  // AllocateOutput hands it out, and an output the kernel sets is copied
+  // into it. `scratch` holds one tensor per output, reused across calls.
+  [[nodiscard]] Status RunInPlace(const Tuple& inputs, Tuple& rows,
+                                  Tuple& scratch) const;
+
   std::unique_ptr<Rep> rep_;
 };
 
@@ -86,17 +109,6 @@ class Op {
 // its outputs the new element. A kernel's OUT_OF_RANGE ends the iteration
 // (Iterator::Next returns it, and a Python loop stops).
 data::MapFn OpMapFn(std::shared_ptr<const Op> op);
-
-// What one call of an op in a Pipeline map gets.
-enum class OpMapUnit {
-  // One parsed record: component i of its row shape; the outputs are
-  // stacked into the chunk's.
-  kRecord,
-  // A chunk of the n records read together (PipelineOptions::read_batch):
-  // component i of shape [n] + its row shape; every output must have n
-  // rows. For an op written over batches: one call per chunk.
-  kChunk,
-};
 
 // op as a Pipeline map (PipelineOptions::map). INVALID_ARGUMENT when an
 // output's static shape is not fully defined (kRecord) or not [?] + a

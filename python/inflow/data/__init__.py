@@ -25,7 +25,7 @@ import numpy as np
 
 from inflow import _inflow
 from inflow import errors
-from inflow._validate import check_int
+from inflow._validate import check_int, check_path
 from inflow._ops import _native_map_fn
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
@@ -275,6 +275,17 @@ class Dataset:
                              f"of rows: {[a.shape[0] for a in leaves]}")
         return Dataset(_inflow._data_from_tensor_slices(leaves),
                        _structure_of(tensors, lists=False))
+
+    @staticmethod
+    def from_definition(path):
+        """The Dataset of a pipeline definition file (kind "dataset",
+        docs/custom_ops.md "Pipeline definitions"), its op libraries loaded.
+        Elements are a component, or a tuple of them when there are
+        several. InvalidArgumentError naming the file and the JSON path of
+        a bad step; NotFoundError for a missing file."""
+        native, components = _inflow._data_from_definition(
+            check_path("Dataset.from_definition", "path", path))
+        return Dataset(native, None if components == 1 else (None,) * components)
 
     @staticmethod
     def zip(*datasets):
