@@ -25,6 +25,10 @@
 //    "pingpong_gb_s": z, "allreduce_vs_pingpong": y / z, "bytes": n,
 //    "limit_2_independent": l, "scaling_vs_limit": x / l,
 //    "kernels": {"train": the Mlp's kernel}}
+// with "2_ranks_blocking" and "scaling_2_ranks_blocking" the same 2 ranks
+// with MPI's blocking allreduce alone (MpiOptions::spin_wait -1), which
+// polls through its whole wait, against the default that first waits for
+// every rank in a barrier, sleeping after 200 us.
 // scaling_2_ranks is the examples/s of 2 ranks over 1 rank's (2 b / a);
 // the goal is >= 1.7 on 2 cores. ns_per_sample is CPU ns (wall time x
 // ranks) per training example. --smoke: a few steps, one round.
@@ -61,12 +65,15 @@ double Since(Clock::time_point t) {
 struct WorkerFlags {
   int steps = 60;
   int batch = 128;
+  int spin_us = 200;  // MpiOptions::spin_wait; -1: MPI's blocking allreduce
 };
 
 // One rank: prints (rank 0) one JSON line of its figures.
 int Worker(const WorkerFlags& flags) {
+  distributed::MpiOptions mpi;
+  mpi.spin_wait = std::chrono::microseconds(flags.spin_us);
   Result<std::unique_ptr<distributed::Communicator>> world =
-      distributed::MpiWorld();
+      distributed::MpiWorld(mpi);
   if (!world.ok()) {
     std::fprintf(stderr, "bench_distributed: %s\n",
                  world.status().ToString().c_str());
@@ -188,7 +195,8 @@ bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
   const std::string command =
       "mpirun -np " + std::to_string(ranks) + " --oversubscribe " +
       (jobs > 1 ? "--bind-to none " : "") + self + " --worker " +
-      std::to_string(flags.steps) + " " + std::to_string(flags.batch);
+      std::to_string(flags.steps) + " " + std::to_string(flags.batch) + " " +
+      std::to_string(flags.spin_us);
   std::vector<std::FILE*> pipes;
   for (int j = 0; j < jobs; ++j) {
     std::FILE* pipe = popen(command.c_str(), "r");
@@ -237,6 +245,15 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
           stderr, "round %d: %d rank%s %.1f steps/s (batch %d per rank)\n",
           round + 1, ranks, ranks > 1 ? "s" : "", f.steps_per_s, flags.batch);
     }
+    // The same 2 ranks with MPI's blocking allreduce, which polls
+    // throughout its wait.
+    WorkerFlags blocking = flags;
+    blocking.spin_us = -1;
+    Figures b;
+    if (!RunWorkers(self, 2, blocking, &b)) return 1;
+    sps[-2].push_back(b.steps_per_s);
+    std::fprintf(stderr, "round %d: 2 ranks, blocking allreduce %.1f steps/s\n",
+                 round + 1, b.steps_per_s);
     Figures pair[2];
     if (!RunWorkers(self, 1, flags, pair, 2)) return 1;
     limit.push_back(pair[0].steps_per_s + pair[1].steps_per_s);
@@ -245,25 +262,28 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
                  round + 1, pair[0].steps_per_s, pair[1].steps_per_s);
   }
   const double one = bench::Median(sps[1]), two = bench::Median(sps[2]);
+  const double two_blocking = bench::Median(sps[-2]);
   const double ar = bench::Median(allreduce), pp = bench::Median(pingpong);
   const double ar_gb = ar > 0 ? bytes / ar / 1e9 : 0;
   const double limit_scaling = bench::Median(limit) / one;
   const double pp_gb = pp > 0 ? bytes / pp / 1e9 : 0;
   std::printf(
       "{\"bench\": \"distributed\", \"steps_per_s\": {\"1_rank\": %.2f, "
-      "\"2_ranks\": %.2f}, \"ms_per_step\": {\"1_rank\": %.3f, \"2_ranks\": "
-      "%.3f}, \"ns_per_sample\": {\"1_rank\": %.0f, \"2_ranks\": %.0f}, "
-      "\"scaling_2_ranks\": %.3f, \"allreduce_ms\": %.3f, "
+      "\"2_ranks\": %.2f, \"2_ranks_blocking\": %.2f}, \"ms_per_step\": "
+      "{\"1_rank\": %.3f, \"2_ranks\": %.3f}, \"ns_per_sample\": "
+      "{\"1_rank\": %.0f, \"2_ranks\": %.0f}, \"scaling_2_ranks\": %.3f, "
+      "\"scaling_2_ranks_blocking\": %.3f, \"allreduce_ms\": %.3f, "
       "\"allreduce_gb_s\": %.3f, \"pingpong_gb_s\": %.3f, "
       "\"allreduce_vs_pingpong\": %.3f, \"bytes\": %.0f, "
       "\"limit_2_independent\": %.3f, \"scaling_vs_limit\": %.3f, "
       "\"batch_per_rank\": %d, \"rounds\": %d, \"kernels\": {\"train\": "
       "\"%s\"}}\n",
-      one, two, 1e3 / one, 1e3 / two, 1e9 / (one * flags.batch),
-      2e9 / (two * 2 * flags.batch), 2 * two / one, ar * 1e3, ar_gb, pp_gb,
-      pp_gb > 0 ? ar_gb / pp_gb : 0, bytes, limit_scaling,
-      limit_scaling > 0 ? 2 * two / one / limit_scaling : 0, flags.batch,
-      rounds, std::string(Mlp::Create({}).value()->kernel()).c_str());
+      one, two, two_blocking, 1e3 / one, 1e3 / two, 1e9 / (one * flags.batch),
+      2e9 / (two * 2 * flags.batch), 2 * two / one, 2 * two_blocking / one,
+      ar * 1e3, ar_gb, pp_gb, pp_gb > 0 ? ar_gb / pp_gb : 0, bytes,
+      limit_scaling, limit_scaling > 0 ? 2 * two / one / limit_scaling : 0,
+      flags.batch, rounds,
+      std::string(Mlp::Create({}).value()->kernel()).c_str());
   return 0;
 }
 
@@ -272,8 +292,9 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
 
 int main(int argc, char** argv) {
   if (argc >= 4 && std::strcmp(argv[1], "--worker") == 0) {
-    return inflow::Worker(
-        {.steps = std::atoi(argv[2]), .batch = std::atoi(argv[3])});
+    return inflow::Worker({.steps = std::atoi(argv[2]),
+                           .batch = std::atoi(argv[3]),
+                           .spin_us = argc >= 5 ? std::atoi(argv[4]) : 200});
   }
   const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
   int rounds = smoke ? 1 : 3;
