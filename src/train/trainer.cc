@@ -148,9 +148,11 @@ class TrainRun {
     INFLOW_RETURN_IF_ERROR(Phase(MakeState(), "making the model"));
     INFLOW_RETURN_IF_ERROR(AgreeOnStart());
     INFLOW_RETURN_IF_ERROR(Phase(MakeFeed(), "making the input"));
-    if (!o_.ckpt_dir.empty() && writer_) {
-      INFLOW_RETURN_IF_ERROR(state_->WriteGraph(o_.ckpt_dir + "/graph.pbtxt"));
-    }
+    INFLOW_RETURN_IF_ERROR(
+        Phase(!o_.ckpt_dir.empty() && writer_
+                  ? state_->WriteGraph(o_.ckpt_dir + "/graph.pbtxt")
+                  : OkStatus(),
+              "writing graph.pbtxt"));
     INFLOW_RETURN_IF_ERROR(dp_ ? ParallelLoop() : Loop());
     return Finish();
   }
@@ -559,16 +561,22 @@ class TrainRun {
     const int64_t rows = o_.batch_size / ranks_;
     const BatchRows window{.first_row = rank_ * rows,
                            .global_batch = o_.batch_size};
+    // An error of a step's own work on this rank (rank 0's checkpoint or
+    // events, the update) goes into the next exchange, or the agreement
+    // after the loop: no rank returns while the others wait for it.
+    Status after = OkStatus();
     while (feed_ != nullptr && state_->step() < final_step_) {
       const int64_t step = state_->step() + 1;
-      const Clock::time_point before = Clock::now();
-      Result<Tuple> batch = feed_->Next();
-      wait_s_ += Seconds(before, Clock::now());
       distributed::StepFlags flags;
       flags.stop = o_.stop.stop_requested();
-      Status local = OkStatus();
+      Status local = after;
       float loss = 0;
-      if (!batch.ok()) {
+      const Clock::time_point before = Clock::now();
+      Result<Tuple> batch = local.ok() ? feed_->Next() : Result<Tuple>(local);
+      wait_s_ += Seconds(before, Clock::now());
+      if (!local.ok()) {
+        // Nothing computed: the error is this step's contribution.
+      } else if (!batch.ok()) {
         if (IsOutOfRange(batch.status())) {
           flags.end_of_input = true;
         } else if (!IsCancelled(batch.status()) || !flags.stop) {
@@ -595,15 +603,20 @@ class TrainRun {
       if (out.stop) summary_.interrupted = true;
       if (!out.apply()) break;
       if (!std::isfinite(out.loss)) return Diverged(out.loss);
-      INFLOW_RETURN_IF_ERROR(state_->ApplyGradients());
-      INFLOW_RETURN_IF_ERROR(AfterStep(out.loss));
+      after = state_->ApplyGradients();
+      if (after.ok()) after = AfterStep(out.loss);
+      if (!after.ok()) {
+        after = after.WithContext("after step " + std::to_string(step));
+      }
       if (o_.check_replicas_every > 0 &&
           state_->step() % o_.check_replicas_every == 0) {
+        INFLOW_RETURN_IF_ERROR(
+            dp_->Agree(after, "step " + std::to_string(state_->step())));
         INFLOW_RETURN_IF_ERROR(CheckReplicas());
       }
     }
     t1_ = Clock::now();
-    return OkStatus();
+    return dp_->Agree(after, "step " + std::to_string(state_->step()));
   }
 
   // After the loop: the feed closed, the last checkpoint and evaluation,

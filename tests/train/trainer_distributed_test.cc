@@ -237,6 +237,37 @@ TEST(TrainerDistributedTest, AnErrorOnOneRankIsEveryRanksNamingIt) {
   }
 }
 
+TEST(TrainerDistributedTest,
+     RankZerosFailedCheckpointIsEveryRanksErrorNotAHang) {
+  // Rank 0 alone writes: its failure comes to the other ranks through the
+  // next step's exchange, instead of leaving them waiting for it there.
+  MemEnv env;
+  WriteData(env);
+  for (int64_t save_every : {5, 10}) {  // inside the run, and at its end
+    TrainOptions o = Options(env, "/inflow-mem/full", FeedKind::kDataset);
+    o.save_every = save_every;
+    auto results =
+        TrainOnRanks(2, o, [&](int rank, TrainOptions&, TrainCallbacks& cb) {
+          if (rank != 0) return;
+          cb.on_batch = [&](int64_t step, const Tuple&) {
+            // Armed after graph.pbtxt and before the save of step 5 or 10.
+            if (step == 3) {
+              env.FailNext(MemEnvOp::kNewWritableFile,
+                           ResourceExhaustedError("injected: disk full"));
+            }
+          };
+        });
+    for (auto& r : results) {
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+      const std::string m(r.status().message());
+      EXPECT_THAT(m, HasSubstr("local rank 0: "));
+      EXPECT_THAT(m, HasSubstr("injected: disk full"));
+      EXPECT_THAT(m, HasSubstr("after step " + std::to_string(save_every)));
+    }
+  }
+}
+
 TEST(TrainerDistributedTest, OptionsARunOfRanksCannotUseAreInvalidArgument) {
   MemEnv env;
   WriteData(env);
