@@ -24,7 +24,8 @@ within a tenth of a second: the waiting ranks exit with an error naming
 it, instead of hanging.
 """
 
-__all__ = ["rank", "size", "shard", "allreduce", "launched_by_mpi"]
+__all__ = ["rank", "size", "shard", "allreduce", "broadcast", "barrier",
+           "launched_by_mpi"]
 
 from inflow import _inflow
 
@@ -79,3 +80,24 @@ def allreduce(array, average=True):
         target = array.detach().numpy()  # shares the tensor's memory
     _inflow._distributed_allreduce(target, bool(average))
     return array
+
+
+def broadcast(array, root=0):
+    """Replaces ``array`` (a writable C-contiguous NumPy array of any dtype,
+    or a CPU PyTorch tensor) with rank ``root``'s, in place, and returns
+    it: the same starting parameters on every rank. Every rank calls it
+    with an array of the same size and dtype.
+    """
+    target = array
+    if type(array).__module__.startswith("torch"):
+        target = array.detach().numpy()
+    n = size()
+    if not 0 <= int(root) < n:
+        raise ValueError(f"broadcast: root {root} is not a rank of {n}")
+    _inflow._distributed_broadcast(target, int(root))
+    return array
+
+
+def barrier():
+    """Returns once every rank has called it."""
+    _inflow._distributed_barrier()

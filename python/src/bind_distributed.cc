@@ -100,6 +100,36 @@ void Allreduce(nb::handle array, bool average) {
   ThrowIfError(status);
 }
 
+// Rank `root`'s bytes of `array` (any writable C-contiguous buffer, the
+// same size on every rank) into every rank's.
+void Broadcast(nb::handle array, int root) {
+  distributed::Communicator& world = World();
+  Buffer buffer(array);
+  const Py_buffer& v = buffer.view();
+  std::span<std::byte> data(static_cast<std::byte*>(v.buf),
+                            static_cast<size_t>(v.len));
+  world.SetActivity("inflow.distributed.broadcast");
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    status = world.Broadcast(data, root);
+  }
+  ThrowIfError(status);
+}
+
+// Every rank waits for all to arrive.
+void Barrier() {
+  distributed::Communicator& world = World();
+  world.SetActivity("inflow.distributed.barrier");
+  float token = 0;
+  Status status;
+  {
+    nb::gil_scoped_release release;
+    status = world.AllreduceSum(std::span<float>(&token, 1));
+  }
+  ThrowIfError(status);
+}
+
 }  // namespace
 
 void BindDistributed(nb::module_& m) {
@@ -108,6 +138,9 @@ void BindDistributed(nb::module_& m) {
   m.def("_distributed_launched_by_mpi", &distributed::LaunchedByMpi);
   m.def("_distributed_allreduce", &Allreduce, nb::arg("array"),
         nb::arg("average"));
+  m.def("_distributed_broadcast", &Broadcast, nb::arg("array"),
+        nb::arg("root"));
+  m.def("_distributed_barrier", &Barrier);
 }
 
 }  // namespace inflow::py

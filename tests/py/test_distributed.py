@@ -14,8 +14,9 @@ machine (--oversubscribe), on a slice of Fashion-MNIST (240 training and
     error naming the dead rank and the step; a rank whose input fails
     fails every rank, naming it; Ctrl-C on mpirun stops every rank with a
     final checkpoint from rank 0;
-  - inflow.distributed in `mpirun python ...`: rank, size, shard and an
-    in-place allreduce of NumPy arrays and of a PyTorch tensor.
+  - inflow.distributed in `mpirun python ...`: rank, size, shard, an
+    in-place allreduce of NumPy arrays and of a PyTorch tensor, broadcast
+    and barrier.
 """
 import os
 import re
@@ -244,10 +245,13 @@ PY_SCRIPT = textwrap.dedent("""
     assert dist.allreduce(a) is a
     b = np.arange(3, dtype=np.float64) * (r + 1)
     dist.allreduce(b, average=False)
+    c = np.arange(4, dtype=np.int64) * (10 if r == 1 else 1)
+    assert dist.broadcast(c, root=1) is c
+    dist.barrier()
     files = dist.shard([f"f{i}" for i in range(5)])
     ds = dist.shard(inflow.data.Dataset.range(10))
     out = {"rank": r, "size": n, "mean": a.tolist(), "sum": b.tolist(), "files": files,
-           "elements": [int(x) for x in ds.as_numpy_iterator()],
+           "elements": [int(x) for x in ds.as_numpy_iterator()], "broadcast": c.tolist(),
            "launched": dist.launched_by_mpi()}
     try:
         dist.shard(["only"])
@@ -277,6 +281,7 @@ def test_python_rank_size_shard_and_allreduce_under_mpirun(tmp_path):
         assert o["size"] == 2 and o["launched"]
         assert o["mean"] == [1.5] * 5
         assert o["sum"] == [0.0, 3.0, 6.0]
+        assert o["broadcast"] == [0, 10, 20, 30]  # rank 1's on both
         assert "1 files for 2 ranks" in o["few"]
         assert o["int"] == "InvalidArgumentError"
     assert outs[0]["files"] == ["f0", "f2", "f4"] and outs[1]["files"] == ["f1", "f3"]
