@@ -211,7 +211,8 @@ def test_a_rank_whose_input_fails_fails_every_rank_naming_it(data, inflow_bin, t
         capture_output=True, text=True, env=mpirun_env(), timeout=120)
     assert proc.returncode != 0
     # Both ranks report rank 1's error.
-    errors = re.findall(r"rank 1 \(pid \d+ on [^)]*\): .*not-there.* \(loading the data\)",
+    # (Non-greedy: mpirun may join the two ranks' lines into one.)
+    errors = re.findall(r"rank 1 \(pid \d+ on [^)]*\): .*?not-there.*? \(loading the data\)",
                         proc.stderr)
     assert len(errors) == 2, proc.stderr
 
@@ -237,8 +238,10 @@ def test_ctrl_c_on_mpirun_stops_every_rank_with_a_final_checkpoint(data, inflow_
     assert inflow.train.latest_checkpoint(str(ckpt)).endswith(f"model.ckpt-{m[1]}")
 
 
+# Each rank writes its JSON to OUT/rank-R.json (mpirun's forwarding of the
+# ranks' stdout can join two ranks' lines into one).
 PY_SCRIPT = textwrap.dedent("""
-    import json, numpy as np, inflow
+    import json, sys, numpy as np, inflow
     from inflow import distributed as dist
     r, n = dist.rank(), dist.size()
     a = np.full(5, r + 1, np.float32)
@@ -263,19 +266,24 @@ PY_SCRIPT = textwrap.dedent("""
         out["int"] = "no error"
     except Exception as e:
         out["int"] = type(e).__name__
-    print(json.dumps(out), flush=True)
+    with open(f"{sys.argv[1]}/rank-{r}.json", "w") as f:
+        json.dump(out, f)
 """)
+
+
+def rank_outputs(out_dir, ranks):
+    """Each rank's JSON, in rank order."""
+    import json
+    return [json.loads((out_dir / f"rank-{r}.json").read_text()) for r in range(ranks)]
 
 
 def test_python_rank_size_shard_and_allreduce_under_mpirun(tmp_path):
     script = tmp_path / "dist.py"
     script.write_text(PY_SCRIPT)
-    proc = subprocess.run(mpirun_args(2) + [sys.executable, str(script)], capture_output=True,
-                          text=True, env=mpirun_env(), timeout=120)
+    proc = subprocess.run(mpirun_args(2) + [sys.executable, str(script), str(tmp_path)],
+                          capture_output=True, text=True, env=mpirun_env(), timeout=120)
     assert proc.returncode == 0, proc.stderr
-    import json
-    outs = sorted((json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")),
-                  key=lambda o: o["rank"])
+    outs = rank_outputs(tmp_path, 2)
     assert [o["rank"] for o in outs] == [0, 1]
     for o in outs:
         assert o["size"] == 2 and o["launched"]
@@ -292,19 +300,18 @@ def test_python_allreduce_of_a_pytorch_tensor_in_place(tmp_path):
     python = require_torch_python()
     script = tmp_path / "torch_dist.py"
     script.write_text(textwrap.dedent("""
-        import json, torch
+        import json, sys, torch
         from inflow import distributed as dist
         t = torch.full((4,), float(dist.rank() * 2))
         before = t.data_ptr()
         out = dist.allreduce(t)
-        print(json.dumps({"values": t.tolist(), "same": out is t and t.data_ptr() == before}))
+        with open(f"{sys.argv[1]}/rank-{dist.rank()}.json", "w") as f:
+            json.dump({"values": t.tolist(), "same": out is t and t.data_ptr() == before}, f)
     """))
     env = script_env()
     env.update({k: v for k, v in mpirun_env().items() if k.startswith("OMPI_")})
-    proc = subprocess.run(mpirun_args(2) + [str(python), str(script)], capture_output=True,
-                          text=True, env=env, timeout=120)
+    proc = subprocess.run(mpirun_args(2) + [str(python), str(script), str(tmp_path)],
+                          capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("{")]
-    assert len(lines) == 2
-    for line in lines:
-        assert line == '{"values": [1.0, 1.0, 1.0, 1.0], "same": true}'
+    for out in rank_outputs(tmp_path, 2):
+        assert out == {"values": [1.0, 1.0, 1.0, 1.0], "same": True}
