@@ -2,11 +2,13 @@
 
 #include "inflow/core/tensor.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace inflow {
 
@@ -164,6 +166,21 @@ Tensor Tensor::SubTensor(int64_t i) const {
   Tensor t = Slice(i, i + 1);
   t.shape_.RemoveDim(0);
   return t;
+}
+
+void Tensor::AssignSubTensor(const Tensor& batch, int64_t i) {
+  if (batch.rank() < 1 || i < 0 || i >= batch.dim_size(0)) {
+    PreconditionFailed("SubTensor(" + std::to_string(i) +
+                       ") of a tensor of shape " + batch.shape_.DebugString());
+  }
+  const std::vector<int64_t>& dims = batch.shape_.dims();
+  if (buffer_ != batch.buffer_ || dtype_ != batch.dtype_ ||
+      !std::equal(dims.begin() + 1, dims.end(), shape_.dims().begin(),
+                  shape_.dims().end())) {
+    *this = batch.SubTensor(i);
+    return;
+  }
+  offset_ = batch.offset_ + static_cast<size_t>(i) * num_bytes();
 }
 
 Result<Tensor> Tensor::Reshape(TensorShape shape) const {

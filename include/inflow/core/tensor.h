@@ -210,6 +210,10 @@ class Tensor {
   // Row i along dimension 0 (shape()[1:]), sharing this buffer.
   // Precondition, checked in every build: 0 <= i < dim_size(0).
   Tensor SubTensor(int64_t i) const;
+  // *this = batch.SubTensor(i), without allocating when this tensor is
+  // already a row of `batch` (a view moved from row to row: a loop over a
+  // batch's rows keeps one). Precondition as for SubTensor.
+  void AssignSubTensor(const Tensor& batch, int64_t i);
   // The same elements with another shape of equal element count, shared.
   Result<Tensor> Reshape(TensorShape shape) const;
   // A deep copy into a fresh buffer.
