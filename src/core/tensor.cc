@@ -100,22 +100,14 @@ size_t Tensor::num_bytes() const {
   return static_cast<size_t>(num_elements_) * element_size();
 }
 
-const void* Tensor::raw_data() const {
-  if (buffer_ == nullptr) return nullptr;
-  return static_cast<const char*>(buffer_->data()) + offset_;
-}
-
-Result<void*> Tensor::mutable_raw_data() {
+Status Tensor::NotWritable() const {
   if (buffer_ == nullptr) {
     return FailedPreconditionError("cannot write to an uninitialized tensor");
   }
-  if (buffer_->read_only()) {
-    return FailedPreconditionError(
-        "cannot write to a read-only " + std::string(DTypeName(dtype_)) +
-        " tensor " + shape_.DebugString() +
-        " (it views borrowed bytes; Clone() it to get a writable copy)");
-  }
-  return writable_data();
+  return FailedPreconditionError(
+      "cannot write to a read-only " + std::string(DTypeName(dtype_)) +
+      " tensor " + shape_.DebugString() +
+      " (it views borrowed bytes; Clone() it to get a writable copy)");
 }
 
 Status Tensor::CheckElementCount(const TensorShape& shape, size_t count) {

@@ -159,6 +159,11 @@ class Op::Context final : public OpKernelContext {
 
   Result<Tensor*> AllocateOutput(int i, const TensorShape& shape) override {
     INFLOW_RETURN_IF_ERROR(CheckIndex(i));
+    // A per-record map's output has its fully defined static shape: only
+    // that one is compatible with it.
+    if (batch_ != nullptr && shape.dims() == output_shapes_[i].dims()) {
+      return RowView(i);
+    }
     const ArgDef& arg = op_.outputs()[i];
     for (int64_t d : shape.dims()) {
       if (d < 0) {
@@ -173,28 +178,25 @@ class Op::Context final : public OpKernelContext {
                                   DescribeArg(arg.dtype, output_shapes_[i]) +
                                   ", got " + DescribeArg(arg.dtype, shape));
     }
-    if (batch_ == nullptr) {
-      (*outputs_)[i] = Tensor(arg.dtype, shape);
-      return &(*outputs_)[i];
-    }
-    // The static shape is fully defined: `shape` is the row's.
-    const uint64_t bit = uint64_t{1} << i;
-    if ((set_ & bit) != 0) std::memset(Row(i), 0, row_bytes_[i]);
-    set_ |= bit;
-    viewed_ |= bit;
-    views_[i].AssignSubTensor((*batch_)[i], row_);
-    return &views_[i];
+    if (batch_ != nullptr) return RowView(i);  // not reached (above)
+    (*outputs_)[i] = Tensor(arg.dtype, shape);
+    return &(*outputs_)[i];
   }
 
   Status SetOutput(int i, Tensor value) override {
     INFLOW_RETURN_IF_ERROR(CheckIndex(i));
-    INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
     if (batch_ == nullptr) {
+      INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
       (*outputs_)[i] = std::move(value);
       return OkStatus();
     }
-    // Compatible with a fully defined shape: the row's, of row_bytes_[i]
-    // (memmove: the value may be the row itself, handed out before).
+    // Of the fully defined static shape (the only one compatible with it):
+    // the row's, of row_bytes_[i] (memmove: the value may be the row
+    // itself, handed out before).
+    if (value.dtype() != op_.outputs()[i].dtype ||
+        value.shape().dims() != output_shapes_[i].dims()) {
+      INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
+    }
     const uint64_t bit = uint64_t{1} << i;
     std::memmove(Row(i), value.raw_data(), row_bytes_[i]);
     set_ |= bit;
@@ -239,6 +241,15 @@ class Op::Context final : public OpKernelContext {
   }
 
  private:
+  // Output i's row, zero-filled, as a view the kernel writes through.
+  Tensor* RowView(int i) {
+    const uint64_t bit = uint64_t{1} << i;
+    if ((set_ & bit) != 0) std::memset(Row(i), 0, row_bytes_[i]);
+    set_ |= bit;
+    viewed_ |= bit;
+    views_[i].AssignSubTensor((*batch_)[i], row_);
+    return &views_[i];
+  }
   char* Row(int i) const {
     return base_[i] + static_cast<size_t>(row_) * row_bytes_[i];
   }
