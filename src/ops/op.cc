@@ -469,8 +469,9 @@ Status Op::RunRows(const Tuple& chunk, Tuple& batch) const {
   Context context(op, rep_->attrs, row, rep_->output_shapes, options, nullptr,
                   &batch);
   for (int64_t r = 0; r < n; ++r) {
-    for (size_t i = 0; i < chunk.size(); ++i)
+    for (size_t i = 0; i < chunk.size(); ++i) {
       row[i].AssignSubTensor(chunk[i], r);
+    }
     context.BeginRow(r);
     INFLOW_RETURN_IF_ERROR(Compute(context));
   }
