@@ -10,8 +10,10 @@
 //                 element;
 //   pipeline_map  a text file's lines through a Pipeline (1 reader,
 //                 read_batch 256, batch 256) mapped to their lengths: a
-//                 plain MapFunction over each chunk against the BenchLength
-//                 op through OpPipelineMap (run on each record), and the
+//                 plain MapFunction over each chunk against ops run on
+//                 each record through OpPipelineMap: BenchLength (makes
+//                 its output tensor and sets it, SetOutput) and
+//                 BenchLengthInto (writes into AllocateOutput's); and the
 //                 BenchLengths op over each chunk (OpMapUnit::kChunk, the
 //                 plain function's unit); ns per record;
 //   word2vec      the words of /usr/share/common-licenses (repeated to
@@ -26,14 +28,19 @@
 // The last stdout line:
 //   {"bench": "custom_ops", "ns_per_call": {"dataset_map_plain": ..,
 //    "dataset_map_op": .., "pipeline_map_plain": .., "pipeline_map_op": ..,
-//    "pipeline_map_op_chunk": ..}, "overhead_ratio": {"dataset_map": x,
-//    "pipeline_map": y, "pipeline_map_chunk": z},
+//    "pipeline_map_op_allocate": .., "pipeline_map_op_chunk": ..},
+//    "overhead_ratio": {"dataset_map": x, "pipeline_map": y,
+//    "pipeline_map_allocate": y2, "pipeline_map_chunk": z},
+//    "cpu_ns_per_record": {the pipeline forms' process CPU time},
+//    "cpu_overhead_ratio": {the pipeline ratios of CPU time},
 //    "words_per_s": {"word2vec_op": a, "word2vec_numpy": b},
 //    "ratio_op_vs_numpy": c, "kernels": {}}
 // overhead_ratio is the op's time over the plain function's (the goal:
-// <= 1.1). Without NumPy (INFLOW_NUMPY_PYTHON a Python that fails)
-// word2vec_numpy and ratio_op_vs_numpy are null and "numpy_reason" says
-// why. --smoke: tiny sizes, one round.
+// <= 1.1); the pipeline forms' CPU time (all threads) is less moved than
+// their wall time by a busy host. Without NumPy (INFLOW_NUMPY_PYTHON a Python
+// that fails) word2vec_numpy and ratio_op_vs_numpy are null and "numpy_reason"
+// says why. --smoke: tiny sizes, one round. --rounds=N, --words=N (the corpus),
+// --only=PREFIX (the forms whose names begin with it; the others null).
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +57,8 @@
 #include <span>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "inflow/data/dataset.h"
@@ -90,9 +99,15 @@ double DatasetMap(const data::MapFn& fn, int64_t n) {
   return 1e9 * seconds / static_cast<double>(n);
 }
 
-// ns per record of `file`'s lines through a Pipeline mapped by `map`.
-double PipelineMap(const MapFunction& map, const std::string& file,
-                   int64_t lines, int round) {
+// Wall and process CPU ns (every thread's: the readers', the map's, the
+// batching's) per record of `file`'s lines through a Pipeline mapped by
+// `map`.
+struct PerRecord {
+  double wall_ns = 0;
+  double cpu_ns = 0;
+};
+PerRecord PipelineMap(const MapFunction& map, const std::string& file,
+                      int64_t lines, int round) {
   PipelineOptions o;
   o.files = {file};
   o.num_epochs = 1;
@@ -104,15 +119,18 @@ double PipelineMap(const MapFunction& map, const std::string& file,
   o.batching.allow_smaller_final_batch = true;
   o.name = "bench_custom_ops_" + std::to_string(round);
   const double start = Now();
+  const double cpu_start = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID);
   std::shared_ptr<Pipeline> p = OrDie(Pipeline::Create(o));
   int64_t records = 0;
   Result<Tuple> b = p->Next();
   for (; b.ok(); b = p->Next()) records += (*b)[0].dim_size(0);
   const double seconds = Now() - start;
+  const double cpu_seconds = CpuSeconds(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
   if (!IsOutOfRange(b.status())) Die(b.status());
   p->Close().IgnoreError();
   if (records != lines) Die(InternalError("pipeline_map: records lost"));
-  return 1e9 * seconds / static_cast<double>(records);
+  const double n = static_cast<double>(records);
+  return {1e9 * seconds / n, 1e9 * cpu_seconds / n};
 }
 
 // Words/s of one epoch of word2vec with the example's ops.
@@ -231,10 +249,12 @@ int main(int argc, char** argv) {
   int64_t elements = smoke ? 20000 : 2000000;
   int64_t lines = smoke ? 5000 : 500000;
   int64_t words = smoke ? 20000 : 1000000;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.starts_with("--rounds=")) rounds = std::atoi(a.c_str() + 9);
     if (a.starts_with("--words=")) words = std::atoll(a.c_str() + 8);
+    if (a.starts_with("--only=")) only = a.substr(7);
   }
 
   OrDie(ops::LoadOpLibrary(INFLOW_BENCH_OP_LIBRARY));
@@ -270,22 +290,38 @@ int main(int argc, char** argv) {
   };
   const MapFunction op_length =
       OrDie(ops::OpPipelineMap(OrDie(ops::Op::Create("BenchLength"))));
+  const MapFunction op_length_into =
+      OrDie(ops::OpPipelineMap(OrDie(ops::Op::Create("BenchLengthInto"))));
   const MapFunction op_lengths = OrDie(ops::OpPipelineMap(
       OrDie(ops::Op::Create("BenchLengths")), ops::OpMapUnit::kChunk));
 
   std::map<std::string, std::vector<double>> figures;
   std::string numpy_reason;
+  // --only=PREFIX runs the forms whose names begin with it (the others'
+  // figures are null): a profile of one form.
+  auto runs = [&](std::string_view form) { return form.starts_with(only); };
   for (int r = 0; r < rounds; ++r) {
-    figures["dataset_map_plain"].push_back(DatasetMap(plain_add, elements));
-    figures["dataset_map_op"].push_back(DatasetMap(op_add, elements));
-    figures["pipeline_map_op"].push_back(
-        PipelineMap(op_length, text, lines, 3 * r));
-    figures["pipeline_map_plain"].push_back(
-        PipelineMap(plain_length, text, lines, 3 * r + 1));
-    figures["pipeline_map_op_chunk"].push_back(
-        PipelineMap(op_lengths, text, lines, 3 * r + 2));
-    figures["word2vec_op"].push_back(Word2vecOp(corpus));
-    if (numpy_reason.empty()) {
+    if (runs("dataset_map_plain")) {
+      figures["dataset_map_plain"].push_back(DatasetMap(plain_add, elements));
+    }
+    if (runs("dataset_map_op")) {
+      figures["dataset_map_op"].push_back(DatasetMap(op_add, elements));
+    }
+    const std::pair<const char*, const MapFunction*> pipeline_forms[] = {
+        {"pipeline_map_op", &op_length},
+        {"pipeline_map_plain", &plain_length},
+        {"pipeline_map_op_allocate", &op_length_into},
+        {"pipeline_map_op_chunk", &op_lengths}};
+    for (int f = 0; f < 4; ++f) {
+      const auto& [form, map] = pipeline_forms[f];
+      if (!runs(form)) continue;
+      const PerRecord t = PipelineMap(*map, text, lines, 4 * r + f);
+      figures[form].push_back(t.wall_ns);
+      figures[std::string("cpu_") + form].push_back(t.cpu_ns);
+    }
+    if (runs("word2vec_op"))
+      figures["word2vec_op"].push_back(Word2vecOp(corpus));
+    if (runs("word2vec_numpy") && numpy_reason.empty()) {
       figures["word2vec_numpy"].push_back(Word2vecNumpy(corpus, &numpy_reason));
     }
   }
@@ -303,7 +339,12 @@ int main(int argc, char** argv) {
   const double dop = median("dataset_map_op");
   const double pp = median("pipeline_map_plain");
   const double pop = median("pipeline_map_op");
+  const double pinto = median("pipeline_map_op_allocate");
   const double pchunk = median("pipeline_map_op_chunk");
+  const double cpp = median("cpu_pipeline_map_plain");
+  const double cpop = median("cpu_pipeline_map_op");
+  const double cpinto = median("cpu_pipeline_map_op_allocate");
+  const double cpchunk = median("cpu_pipeline_map_op_chunk");
   const double wop = median("word2vec_op");
   const double wnp = numpy_reason.empty() ? median("word2vec_numpy") : -1;
   std::string line =
@@ -311,10 +352,19 @@ int main(int argc, char** argv) {
       Number(dp) + ", \"dataset_map_op\": " + Number(dop) +
       ", \"pipeline_map_plain\": " + Number(pp) +
       ", \"pipeline_map_op\": " + Number(pop) +
+      ", \"pipeline_map_op_allocate\": " + Number(pinto) +
       ", \"pipeline_map_op_chunk\": " + Number(pchunk) +
       "}, \"overhead_ratio\": {\"dataset_map\": " + Ratio(dop, dp) +
       ", \"pipeline_map\": " + Ratio(pop, pp) +
+      ", \"pipeline_map_allocate\": " + Ratio(pinto, pp) +
       ", \"pipeline_map_chunk\": " + Ratio(pchunk, pp) +
+      "}, \"cpu_ns_per_record\": {\"pipeline_map_plain\": " + Number(cpp) +
+      ", \"pipeline_map_op\": " + Number(cpop) +
+      ", \"pipeline_map_op_allocate\": " + Number(cpinto) +
+      ", \"pipeline_map_op_chunk\": " + Number(cpchunk) +
+      "}, \"cpu_overhead_ratio\": {\"pipeline_map\": " + Ratio(cpop, cpp) +
+      ", \"pipeline_map_allocate\": " + Ratio(cpinto, cpp) +
+      ", \"pipeline_map_chunk\": " + Ratio(cpchunk, cpp) +
       "}, \"words_per_s\": {\"word2vec_op\": " + Number(wop) +
       ", \"word2vec_numpy\": " + Number(wnp) +
       "}, \"ratio_op_vs_numpy\": " + Ratio(wop, wnp);

@@ -3,7 +3,9 @@
 // The op library bench_custom_ops loads: two trivial stateless ops whose
 // cost is the custom-op machinery's, beside the same computations as plain
 // map functions. BenchAddOne: y = x + 1 (int64, any shape). BenchLength:
-// the byte length of a string scalar; BenchLengths: of each string of a
+// the byte length of a string scalar, made as a tensor of the kernel's
+// (SetOutput); BenchLengthInto: the same written into the output the
+// context allocates (AllocateOutput); BenchLengths: of each string of a
 // vector.
 
 #include <cstdint>
@@ -40,6 +42,19 @@ class Length : public inflow::ops::OpKernel {
   }
 };
 
+// Length's computation written into AllocateOutput's tensor.
+class LengthInto : public inflow::ops::OpKernel {
+ public:
+  Status Compute(inflow::ops::OpKernelContext& c) override {
+    const std::string& s = c.input(0).flat<std::string>()[0];
+    INFLOW_ASSIGN_OR_RETURN(Tensor * out,
+                            c.AllocateOutput(0, inflow::TensorShape()));
+    INFLOW_ASSIGN_OR_RETURN(std::span<int64_t> v, out->mutable_flat<int64_t>());
+    v[0] = static_cast<int64_t>(s.size());
+    return inflow::OkStatus();
+  }
+};
+
 // The length of each string of a vector (a chunk of records).
 class Lengths : public inflow::ops::OpKernel {
  public:
@@ -69,6 +84,11 @@ INFLOW_OP_LIBRARY(library) {
                     .Input("s", DType::kString, PartialShape({}))
                     .Output("length", DType::kInt64, PartialShape({})));
   library.AddKernel(MakeKernelDef<Length>("BenchLength", {DType::kInt64}));
+  library.AddOp(OpDef("BenchLengthInto")
+                    .Input("s", DType::kString, PartialShape({}))
+                    .Output("length", DType::kInt64, PartialShape({})));
+  library.AddKernel(
+      MakeKernelDef<LengthInto>("BenchLengthInto", {DType::kInt64}));
   library.AddOp(OpDef("BenchLengths")
                     .Input("s", DType::kString, PartialShape({-1}))
                     .Output("lengths", DType::kInt64, PartialShape({-1})));

@@ -2,11 +2,13 @@
 
 #include "inflow/core/tensor.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace inflow {
 
@@ -98,22 +100,14 @@ size_t Tensor::num_bytes() const {
   return static_cast<size_t>(num_elements_) * element_size();
 }
 
-const void* Tensor::raw_data() const {
-  if (buffer_ == nullptr) return nullptr;
-  return static_cast<const char*>(buffer_->data()) + offset_;
-}
-
-Result<void*> Tensor::mutable_raw_data() {
+Status Tensor::NotWritable() const {
   if (buffer_ == nullptr) {
     return FailedPreconditionError("cannot write to an uninitialized tensor");
   }
-  if (buffer_->read_only()) {
-    return FailedPreconditionError(
-        "cannot write to a read-only " + std::string(DTypeName(dtype_)) +
-        " tensor " + shape_.DebugString() +
-        " (it views borrowed bytes; Clone() it to get a writable copy)");
-  }
-  return writable_data();
+  return FailedPreconditionError(
+      "cannot write to a read-only " + std::string(DTypeName(dtype_)) +
+      " tensor " + shape_.DebugString() +
+      " (it views borrowed bytes; Clone() it to get a writable copy)");
 }
 
 Status Tensor::CheckElementCount(const TensorShape& shape, size_t count) {
@@ -164,6 +158,21 @@ Tensor Tensor::SubTensor(int64_t i) const {
   Tensor t = Slice(i, i + 1);
   t.shape_.RemoveDim(0);
   return t;
+}
+
+void Tensor::AssignSubTensor(const Tensor& batch, int64_t i) {
+  if (batch.rank() < 1 || i < 0 || i >= batch.dim_size(0)) {
+    PreconditionFailed("SubTensor(" + std::to_string(i) +
+                       ") of a tensor of shape " + batch.shape_.DebugString());
+  }
+  const std::vector<int64_t>& dims = batch.shape_.dims();
+  if (buffer_ != batch.buffer_ || dtype_ != batch.dtype_ ||
+      !std::equal(dims.begin() + 1, dims.end(), shape_.dims().begin(),
+                  shape_.dims().end())) {
+    *this = batch.SubTensor(i);
+    return;
+  }
+  offset_ = batch.offset_ + static_cast<size_t>(i) * num_bytes();
 }
 
 Result<Tensor> Tensor::Reshape(TensorShape shape) const {

@@ -2,6 +2,7 @@
 
 #include "inflow/ops/op.h"
 
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -101,24 +102,36 @@ Result<AttrMap> ResolveAttrs(const OpDef& op, const AttrMap& given) {
 
 }  // namespace
 
-// An op call's OpKernelContext.
+// An op call's OpKernelContext. A call of Run puts the outputs into a
+// Tuple; the calls of a per-record Pipeline map (RunRows) write them
+// straight into the chunk's batch, one row per call.
 class Op::Context final : public OpKernelContext {
  public:
-  // `outputs`: one uninitialized tensor per output, filled by the kernel.
-  // `rows`, when set (an op of at most 64 outputs): output i's place, a
-  // zeroed, writable tensor of its static shape, which AllocateOutput of
-  // that shape hands out instead of a new tensor (a Pipeline map writes
-  // each record's outputs into the chunk's batch so).
+  // Exactly one of `outputs` (one uninitialized tensor per output, filled
+  // by the kernel) and `batch` (an op of at most 64 outputs of fully
+  // defined static shapes: output i's [n] + shape, zeroed and numeric; the
+  // call's outputs are row BeginRow's of each) is set.
   Context(const OpDef& op, const AttrMap& attrs, const Tuple& inputs,
           const std::vector<PartialShape>& output_shapes,
-          const CallOptions& options, Tuple& outputs, Tuple* rows = nullptr)
+          const CallOptions& options, Tuple* outputs, Tuple* batch)
       : op_(op),
         attrs_(attrs),
         inputs_(inputs),
         output_shapes_(output_shapes),
         options_(options),
         outputs_(outputs),
-        rows_(rows) {}
+        batch_(batch),
+        num_outputs_(static_cast<int>(op.outputs().size())) {
+    if (batch_ != nullptr) {
+      views_.resize(batch_->size());
+      for (Tensor& t : *batch_) {
+        // A fresh tensor of RunRows's caller, of at least one row: writable.
+        row_bytes_.push_back(
+            t.dim_size(0) == 0 ? 0 : t.num_bytes() / t.dim_size(0));
+        base_.push_back(static_cast<char*>(t.mutable_raw_data().value()));
+      }
+    }
+  }
 
   const OpDef& op() const override { return op_; }
   const AttrMap& attrs() const override { return attrs_; }
@@ -142,10 +155,15 @@ class Op::Context final : public OpKernelContext {
     return inputs_[i];
   }
   const CallOptions& options() const override { return options_; }
-  int num_outputs() const override { return static_cast<int>(outputs_.size()); }
+  int num_outputs() const override { return num_outputs_; }
 
   Result<Tensor*> AllocateOutput(int i, const TensorShape& shape) override {
     INFLOW_RETURN_IF_ERROR(CheckIndex(i));
+    // A per-record map's output has its fully defined static shape: only
+    // that one is compatible with it.
+    if (batch_ != nullptr && shape.dims() == output_shapes_[i].dims()) {
+      return RowView(i);
+    }
     const ArgDef& arg = op_.outputs()[i];
     for (int64_t d : shape.dims()) {
       if (d < 0) {
@@ -160,51 +178,91 @@ class Op::Context final : public OpKernelContext {
                                   DescribeArg(arg.dtype, output_shapes_[i]) +
                                   ", got " + DescribeArg(arg.dtype, shape));
     }
-    if (rows_ != nullptr && (*rows_)[i].shape() == shape) {
-      Tensor& row = (*rows_)[i];
-      if (in_place(i)) {  // asked for again: zero-filled again
-        INFLOW_ASSIGN_OR_RETURN(void* data, row.mutable_raw_data());
-        std::memset(data, 0, row.num_bytes());
-      }
-      in_place_ |= uint64_t{1} << i;
-      outputs_[i] = Tensor();
-      return &row;
-    }
-    in_place_ &= ~(uint64_t{1} << i);
-    outputs_[i] = Tensor(arg.dtype, shape);
-    return &outputs_[i];
+    if (batch_ != nullptr) return RowView(i);  // not reached (above)
+    (*outputs_)[i] = Tensor(arg.dtype, shape);
+    return &(*outputs_)[i];
   }
 
   Status SetOutput(int i, Tensor value) override {
     INFLOW_RETURN_IF_ERROR(CheckIndex(i));
-    INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
-    in_place_ &= ~(uint64_t{1} << i);
-    outputs_[i] = std::move(value);
+    if (batch_ == nullptr) {
+      INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
+      (*outputs_)[i] = std::move(value);
+      return OkStatus();
+    }
+    // Of the fully defined static shape (the only one compatible with it):
+    // the row's, of row_bytes_[i] (memmove: the value may be the row
+    // itself, handed out before).
+    if (value.dtype() != op_.outputs()[i].dtype ||
+        value.shape().dims() != output_shapes_[i].dims()) {
+      INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
+    }
+    const uint64_t bit = uint64_t{1} << i;
+    std::memmove(Row(i), value.raw_data(), row_bytes_[i]);
+    set_ |= bit;
+    viewed_ &= ~bit;
     return OkStatus();
   }
 
-  // OK once Compute returned OK and set every output (in `outputs`, or in
-  // its row).
-  Status CheckOutputsSet() const {
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (!outputs_[i].IsInitialized() && (in_place_ >> i & 1) == 0) {
-        return InvalidArgumentError(Where(op_) +
-                                    ": the kernel did not set "
-                                    "output '" +
-                                    op_.outputs()[i].name + "'");
+  // With `batch`: the next call writes row `r`.
+  void BeginRow(int64_t r) {
+    row_ = r;
+    set_ = 0;
+    viewed_ = 0;
+  }
+
+  // After Compute returned OK: OK once it set every output.
+  Status Finish() {
+    if (batch_ == nullptr) {
+      for (int i = 0; i < num_outputs_; ++i) {
+        if (!(*outputs_)[i].IsInitialized()) return NotSet(i);
+      }
+      return OkStatus();
+    }
+    const uint64_t all =
+        num_outputs_ == 64 ? ~uint64_t{0} : (uint64_t{1} << num_outputs_) - 1;
+    if (set_ != all) {
+      for (int i = 0; i < num_outputs_; ++i) {
+        if ((set_ >> i & 1) == 0) return NotSet(i);
+      }
+    }
+    // A kernel that assigned another tensor to a handed-out row
+    // (`*out = t`) set the output to it: checked and copied as SetOutput's.
+    for (uint64_t v = viewed_; v != 0; v &= v - 1) {
+      const int i = std::countr_zero(v);
+      if (views_[i].raw_data() != Row(i)) {
+        Tensor value = std::move(views_[i]);
+        views_[i] = Tensor();
+        INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
+        std::memcpy(Row(i), value.raw_data(), row_bytes_[i]);
       }
     }
     return OkStatus();
   }
-  // Whether output i was written in its row.
-  bool in_place(size_t i) const { return (in_place_ >> i & 1) != 0; }
 
  private:
+  // Output i's row, zero-filled, as a view the kernel writes through.
+  Tensor* RowView(int i) {
+    const uint64_t bit = uint64_t{1} << i;
+    if ((set_ & bit) != 0) std::memset(Row(i), 0, row_bytes_[i]);
+    set_ |= bit;
+    viewed_ |= bit;
+    views_[i].AssignSubTensor((*batch_)[i], row_);
+    return &views_[i];
+  }
+  char* Row(int i) const {
+    return base_[i] + static_cast<size_t>(row_) * row_bytes_[i];
+  }
+  Status NotSet(int i) const {
+    return InvalidArgumentError(Where(op_) +
+                                ": the kernel did not set output '" +
+                                op_.outputs()[i].name + "'");
+  }
   Status CheckIndex(int i) const {
-    if (i < 0 || i >= static_cast<int>(outputs_.size())) {
+    if (i < 0 || i >= num_outputs_) {
       return InvalidArgumentError(Where(op_) + ": no output " +
                                   std::to_string(i) + " (it has " +
-                                  std::to_string(outputs_.size()) + ")");
+                                  std::to_string(num_outputs_) + ")");
     }
     return OkStatus();
   }
@@ -225,9 +283,18 @@ class Op::Context final : public OpKernelContext {
   const Tuple& inputs_;
   const std::vector<PartialShape>& output_shapes_;
   const CallOptions& options_;
-  Tuple& outputs_;
-  Tuple* const rows_;
-  uint64_t in_place_ = 0;  // bit i: output i is (*rows_)[i]
+  Tuple* const outputs_;
+  Tuple* const batch_;
+  const int num_outputs_;
+  // With batch_: output i's first row and its bytes, the row being
+  // written, the outputs set in it (bit i) and those handed out as
+  // views_[i] (a view of the row, moved from row to row).
+  std::vector<char*> base_;
+  std::vector<size_t> row_bytes_;
+  Tuple views_;
+  int64_t row_ = 0;
+  uint64_t set_ = 0;
+  uint64_t viewed_ = 0;
 };
 
 struct Op::Rep {
@@ -351,7 +418,7 @@ Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
   }
   Tuple outputs(op.outputs().size());
   Context context(op, rep_->attrs, inputs, rep_->output_shapes, options,
-                  outputs);
+                  &outputs, nullptr);
   INFLOW_RETURN_IF_ERROR(Compute(context));
   return outputs;
 }
@@ -367,43 +434,46 @@ Status Op::Compute(Context& context) const {
     s = Guarded(op, "kernel", compute);
   }
   if (!s.ok()) return NamingOp(s, op);
-  return context.CheckOutputsSet();
+  return context.Finish();
 }
 
-Status Op::RunInPlace(const Tuple& inputs, Tuple& rows, Tuple& scratch) const {
-  // The inputs are a chunk's rows, whose dtypes and shapes the Pipeline
-  // map's signature fixed when it was made: checked as Run checks them.
+Status Op::RunRows(const Tuple& chunk, Tuple& batch) const {
+  // The chunk's dtypes and row shapes, which the Pipeline map's signature
+  // fixed when it was made, checked once as Run checks each call's.
   const OpDef& op = def();
-  if (inputs.size() != op.inputs().size()) {
-    return InvalidArgumentError(
-        Where(op) + " takes " + std::to_string(op.inputs().size()) +
-        " inputs, got " + std::to_string(inputs.size()));
+  if (chunk.size() != op.inputs().size()) {
+    return InvalidArgumentError(Where(op) + " takes " +
+                                std::to_string(op.inputs().size()) +
+                                " inputs, got " + std::to_string(chunk.size()));
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].dtype() != op.inputs()[i].dtype ||
-        !rep_->input_shapes[i].IsCompatibleWith(inputs[i].shape())) {
+  const int64_t n =
+      chunk.empty() || chunk[0].rank() < 1 ? 0 : chunk[0].dim_size(0);
+  for (size_t i = 0; i < chunk.size(); ++i) {
+    const ArgDef& arg = op.inputs()[i];
+    const std::vector<int64_t>& dims = chunk[i].shape().dims();
+    const TensorShape row(
+        dims.empty() ? std::vector<int64_t>()
+                     : std::vector<int64_t>(dims.begin() + 1, dims.end()));
+    if (chunk[i].dtype() != arg.dtype || dims.empty() || dims[0] != n ||
+        !rep_->input_shapes[i].IsCompatibleWith(row)) {
       return InvalidArgumentError(
-          Where(op) + ": input '" + op.inputs()[i].name + "' must be " +
-          DescribeArg(op.inputs()[i].dtype, rep_->input_shapes[i]) + ", got " +
-          DescribeArg(inputs[i].dtype(), inputs[i].shape()));
+          Where(op) + ": input '" + arg.name + "' must be " +
+          DescribeArg(arg.dtype, rep_->input_shapes[i]) + " rows, got " +
+          DescribeArg(chunk[i].dtype(), chunk[i].shape()));
     }
   }
-  for (Tensor& t : scratch) t = Tensor();
+  if (n == 0) return OkStatus();
+  // One view per input, moved from row to row (no tensor made per record).
+  Tuple row(chunk.size());
   const CallOptions options;
-  Context context(op, rep_->attrs, inputs, rep_->output_shapes, options,
-                  scratch, &rows);
-  INFLOW_RETURN_IF_ERROR(Compute(context));
-  // An output the kernel made itself (SetOutput): copied into its row.
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (context.in_place(i)) continue;
-    const Tensor& out = scratch[i];
-    if (out.shape() != rows[i].shape()) {
-      return InvalidArgumentError(
-          Where(op) + ": output '" + op.outputs()[i].name + "' has the shape " +
-          out.shape().DebugString() + ", not " + rows[i].shape().DebugString());
+  Context context(op, rep_->attrs, row, rep_->output_shapes, options, nullptr,
+                  &batch);
+  for (int64_t r = 0; r < n; ++r) {
+    for (size_t i = 0; i < chunk.size(); ++i) {
+      row[i].AssignSubTensor(chunk[i], r);
     }
-    INFLOW_ASSIGN_OR_RETURN(void* to, rows[i].mutable_raw_data());
-    std::memcpy(to, out.raw_data(), out.num_bytes());
+    context.BeginRow(r);
+    INFLOW_RETURN_IF_ERROR(Compute(context));
   }
   return OkStatus();
 }
@@ -463,7 +533,8 @@ Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op,
   if (in_place) {
     map.fn = [op = std::move(op), dtypes = map.dtypes,
               shapes = map.row_shapes](Tuple rows) -> Result<Tuple> {
-      const int64_t n = rows.empty() ? 0 : rows[0].dim_size(0);
+      const int64_t n =
+          rows.empty() || rows[0].rank() < 1 ? 0 : rows[0].dim_size(0);
       Tuple stacked;
       for (size_t c = 0; c < dtypes.size(); ++c) {
         std::vector<int64_t> dims = {n};
@@ -471,14 +542,7 @@ Result<MapFunction> OpPipelineMap(std::shared_ptr<const Op> op,
                     shapes[c].dims().end());
         stacked.emplace_back(dtypes[c], TensorShape(std::move(dims)));
       }
-      Tuple row(rows.size()), dest(dtypes.size()), scratch(dtypes.size());
-      for (int64_t r = 0; r < n; ++r) {
-        for (size_t c = 0; c < rows.size(); ++c) row[c] = rows[c].SubTensor(r);
-        for (size_t c = 0; c < dest.size(); ++c) {
-          dest[c] = stacked[c].SubTensor(r);
-        }
-        INFLOW_RETURN_IF_ERROR(op->RunInPlace(row, dest, scratch));
-      }
+      INFLOW_RETURN_IF_ERROR(op->RunRows(rows, stacked));
       return stacked;
     };
     return map;

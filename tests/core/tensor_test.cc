@@ -77,6 +77,28 @@ TEST(TensorTest, SliceAlongDimZeroIsZeroCopy) {
   EXPECT_EQ(t.Slice(3, 3).num_elements(), 0);
 }
 
+TEST(TensorTest, AssignSubTensorMovesOneViewFromRowToRow) {
+  Tensor t =
+      *Tensor::FromVector<float>({0, 1, 2, 3, 4, 5}, TensorShape({3, 2}));
+  Tensor row;
+  for (int64_t i = 0; i < 3; ++i) {
+    row.AssignSubTensor(t, i);
+    EXPECT_TRUE(row.SharesBufferWith(t));
+    EXPECT_EQ(row, t.SubTensor(i));
+  }
+  Tensor kept = row;  // a copy keeps its row
+  row.AssignSubTensor(t, 0);
+  EXPECT_EQ(kept.flat<float>()[0], 4.0f);
+  EXPECT_EQ(row.flat<float>()[0], 0.0f);
+  // A view of another tensor becomes a view of this one.
+  Tensor other = Tensor::FromVector<int32_t>({7, 8});
+  row.AssignSubTensor(other, 1);
+  EXPECT_EQ(row, Tensor::Scalar<int32_t>(8));
+  Tensor words = Tensor::FromVector<std::string>({"a", "bc"});
+  row.AssignSubTensor(words, 1);
+  EXPECT_EQ(row.data<std::string>()[0], "bc");
+}
+
 TEST(TensorTest, StringTensorsHoldStrings) {
   Tensor t = Tensor::FromVector<std::string>({"a", "", "xyz"});
   EXPECT_EQ(t.flat<std::string>()[2], "xyz");
@@ -226,6 +248,8 @@ TEST(TensorDeathTest, SliceOutsideDimensionZeroAbortsInEveryBuild) {
                "Slice\\(1, 3\\) of a tensor of shape \\[2,3\\]");
   EXPECT_DEATH((void)t.Slice(-1, 1), "Slice\\(-1, 1\\)");
   EXPECT_DEATH((void)t.SubTensor(2), "SubTensor\\(2\\)");
+  Tensor row;
+  EXPECT_DEATH(row.AssignSubTensor(t, 2), "SubTensor\\(2\\)");
   EXPECT_DEATH((void)Tensor::Scalar<float>(1).Slice(0, 0), "Slice\\(0, 0\\)");
 }
 

@@ -175,3 +175,73 @@ def test_python_pipeline_with_a_python_map_has_no_definition(records):
     with inflow.Pipeline(records, num_epochs=1, map_fn=lambda rows: rows) as p:
         with pytest.raises(ValueError, match="Python function"):
             p.definition()
+
+
+def test_python_dataset_saves_its_steps_as_a_definition(tmp_path, records, run_inflow):
+    lib = inflow.load_op_library(LIBRARY)
+    files = [str(tmp_path / f"part-{s}.tfrecord") for s in range(2)]
+    made = (inflow.data.TFRecordDataset(files)
+            .map(lib.line_length.bind(limit=-1), num_parallel_calls=2)
+            .shuffle(16, seed=5)
+            .batch(7)
+            .take(6)
+            .prefetch(2))
+    definition = made.definition()
+    assert definition == {
+        "version": 1, "kind": "dataset", "op_libraries": [LIBRARY],
+        "steps": [
+            {"op": "tfrecord", "attrs": {"files": files, "compression": "",
+                                         "num_parallel_reads": 1}},
+            {"op": "LineLength", "attrs": {"limit": -1},
+             "options": {"num_parallel_calls": 2, "deterministic": True}},
+            {"op": "shuffle", "attrs": {"buffer_size": 16, "seed": 5,
+                                        "reshuffle_each_iteration": True}},
+            {"op": "batch", "attrs": {"batch_size": 7, "drop_remainder": False,
+                                      "num_parallel_calls": 0}},
+            {"op": "take", "attrs": {"count": 6}},
+            {"op": "prefetch", "attrs": {"buffer_size": 2}},
+        ]}
+    path = tmp_path / "saved.json"
+    made.save_definition(path)
+    again = inflow.data.Dataset.from_definition(path)
+    assert again.definition() == definition
+    want = [b.tolist() for b in made]
+    assert [b.tolist() for b in again] == want
+    assert [len(b) for b in want] == [7] * 6
+    # The C++ reader and run-pipeline take what Python wrote.
+    summary = json.loads(run_inflow("run-pipeline", path, "--bench").stdout.splitlines()[-1])
+    assert summary["kind"] == "dataset" and summary["rows"] == 42
+
+
+def test_python_dataset_definition_of_each_transformation(tmp_path):
+    made = (inflow.data.Dataset.range(0, 40, 2).repeat(2).skip(3).shard(2, 1)
+            .enumerate(5).cache().batch(4, drop_remainder=True).unbatch())
+    assert [s["op"] for s in made.definition()["steps"]] == \
+        ["range", "repeat", "skip", "shard", "enumerate", "cache", "batch", "unbatch"]
+    assert made.definition()["steps"][0]["attrs"] == {"start": 0, "stop": 40, "step": 2}
+    assert "op_libraries" not in made.definition()
+    made.save_definition(tmp_path / "t.json")
+    again = inflow.data.Dataset.from_definition(tmp_path / "t.json")
+    got = [(int(i), int(v)) for i, v in again]
+    assert got == [(int(i), int(v)) for i, v in made]
+    assert len(got) == 16 and got[0] == (5, 8)
+    # Steps chained after a definition's are recorded after its steps.
+    longer = again.take(3)
+    assert [s["op"] for s in longer.definition()["steps"]][-2:] == ["unbatch", "take"]
+
+
+def test_python_dataset_with_a_step_a_definition_cannot_hold_is_a_value_error(tmp_path):
+    python_map = inflow.data.Dataset.range(5).map(lambda x: x * 2).batch(2)
+    with pytest.raises(ValueError, match="map_func is a Python function.*custom op"):
+        python_map.definition()
+    with pytest.raises(ValueError, match="Python function"):
+        python_map.save_definition(tmp_path / "never.json")
+    assert not (tmp_path / "never.json").exists()
+    for ds, what in [
+            (inflow.data.Dataset.from_tensor_slices(np.arange(4)), "from_tensor_slices"),
+            (inflow.data.Dataset.range(4).filter(lambda x: x > 1), "filter"),
+            (inflow.data.Dataset.range(4).padded_batch(2), "padded_batch"),
+            (inflow.data.Dataset.zip((inflow.data.Dataset.range(2),
+                                      inflow.data.Dataset.range(2))), "zip")]:
+        with pytest.raises(ValueError, match=what):
+            ds.take(1).definition()

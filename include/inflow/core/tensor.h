@@ -184,7 +184,10 @@ class Tensor {
   std::span<const T> flat() const {
     return {data<T>(), static_cast<size_t>(num_elements_)};
   }
-  const void* raw_data() const;
+  const void* raw_data() const {
+    if (buffer_ == nullptr) return nullptr;
+    return static_cast<const char*>(buffer_->data_) + offset_;
+  }
 
   // True when the buffer is read-only (see the top of this file).
   bool read_only() const { return buffer_ != nullptr && buffer_->read_only(); }
@@ -201,7 +204,12 @@ class Tensor {
   }
   // Untyped write access; FAILED_PRECONDITION for a read-only or
   // uninitialized tensor.
-  Result<void*> mutable_raw_data();
+  Result<void*> mutable_raw_data() {
+    if (buffer_ == nullptr || buffer_->read_only_) [[unlikely]] {
+      return NotWritable();
+    }
+    return writable_data();
+  }
 
   // Rows [begin, end) along dimension 0, sharing this buffer.
   // Precondition, checked in every build: rank() >= 1 and
@@ -210,6 +218,10 @@ class Tensor {
   // Row i along dimension 0 (shape()[1:]), sharing this buffer.
   // Precondition, checked in every build: 0 <= i < dim_size(0).
   Tensor SubTensor(int64_t i) const;
+  // *this = batch.SubTensor(i), without allocating when this tensor is
+  // already a row of `batch` (a view moved from row to row: a loop over a
+  // batch's rows keeps one). Precondition as for SubTensor.
+  void AssignSubTensor(const Tensor& batch, int64_t i);
   // The same elements with another shape of equal element count, shared.
   Result<Tensor> Reshape(TensorShape shape) const;
   // A deep copy into a fresh buffer.
@@ -244,6 +256,8 @@ class Tensor {
   // OK when `shape` has no negative dimension and `count` elements.
   static Status CheckElementCount(const TensorShape& shape, size_t count);
   Status TypeMismatch(DType requested) const;
+  // Why mutable_raw_data() cannot write.
+  Status NotWritable() const;
   [[noreturn]] void TypeMismatchAbort(DType requested) const;
   // For factories filling a buffer they have just allocated.
   void* writable_data() { return static_cast<char*>(buffer_->data_) + offset_; }

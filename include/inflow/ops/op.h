@@ -95,12 +95,12 @@ class Op {
   class Context;
   // One kernel call on a Context; OK once every output is set.
   Status Compute(Context& context) const;
-  // One call whose outputs go into `rows` (output i: a zeroed, writable
-  // tensor of its fully defined static shape, numeric): the kernel's
-  // AllocateOutput hands it out, and an output the kernel sets is copied
-  // into it. `scratch` holds one tensor per output, reused across calls.
-  [[nodiscard]] Status RunInPlace(const Tuple& inputs, Tuple& rows,
-                                  Tuple& scratch) const;
+  // One call per row of `chunk` (input i: [n] + a row shape of input i,
+  // checked once), writing row r's outputs into row r of `batch` (output
+  // i: a zeroed, writable [n] + its fully defined static shape, numeric;
+  // at most 64 outputs): the kernel's AllocateOutput hands out the row, an
+  // output the kernel sets is copied into it.
+  [[nodiscard]] Status RunRows(const Tuple& chunk, Tuple& batch) const;
 
   std::unique_ptr<Rep> rep_;
 };

@@ -19,6 +19,7 @@ num_parallel_calls > 1. docs/python.md says what differs from tf.data.
 """
 
 import collections
+import json
 import os
 
 import numpy as np
@@ -26,7 +27,7 @@ import numpy as np
 from inflow import _inflow
 from inflow import errors
 from inflow._validate import check_int, check_path
-from inflow._ops import _native_map_fn
+from inflow._ops import _native_map_fn, _op_step
 
 __all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
            "FixedLengthRecordDataset", "Options", "RaggedTensorValue", "AUTOTUNE",
@@ -240,12 +241,81 @@ def _call(fn, element):
 
 # -- Dataset ----------------------------------------------------------------------
 
+class _Steps:
+    """A Dataset's pipeline definition as it is chained (immutable: each
+    step makes a new one)."""
+
+    def __init__(self, steps, libraries=()):
+        self.steps, self.libraries = tuple(steps), tuple(libraries)
+
+    @staticmethod
+    def source(op, attrs):
+        return _Steps([{"op": op, "attrs": attrs}])
+
+    def then(self, op, attrs, options=None, library=None):
+        step = {"op": op, "attrs": dict(attrs or {})}
+        if options:
+            step["options"] = dict(options)
+        libraries = self.libraries
+        if library is not None and library not in libraries:
+            libraries += (library,)
+        return _Steps(self.steps + (step,), libraries)
+
+    def as_dict(self):
+        out = {"version": 1, "kind": "dataset"}
+        if self.libraries:
+            out["op_libraries"] = list(self.libraries)
+        out["steps"] = json.loads(json.dumps(list(self.steps)))
+        return out
+
+
+def _cannot(what):
+    return f"{what}, which a pipeline definition cannot hold"
+
+
 class Dataset:
     """A pipeline of stages run in C++ (tf.data.Dataset's names)."""
 
     def __init__(self, native, structure):
         self._native = native
         self._structure = structure
+        # Its pipeline definition so far, recorded as the steps are chained:
+        # _Steps, or the reason it has none (a str).
+        self._def = "this Dataset's source cannot be written as a step"
+
+    def _then(self, native, structure, op=None, attrs=None, options=None,
+              library=None, reason=None):
+        """The Dataset after this one: `native`, whose definition is this
+        one's and the step `op` (or, with `reason`, none)."""
+        out = Dataset(native, structure)
+        if isinstance(self._def, str):
+            out._def = self._def
+        elif reason is not None:
+            out._def = reason
+        else:
+            out._def = self._def.then(op, attrs, options, library)
+        return out
+
+    def definition(self):
+        """This dataset as a pipeline definition (a dict, kind "dataset";
+        json.dump writes what from_definition and `inflow run-pipeline`
+        read), recorded as its steps were chained: the sources range,
+        TFRecordDataset, TextLineDataset and FixedLengthRecordDataset, a
+        map of an op function, batch, shuffle, repeat, take, skip, shard,
+        enumerate, unbatch, cache and prefetch (docs/custom_ops.md,
+        "Pipeline definitions"). ValueError naming the first step a
+        definition cannot hold: a map or filter of a Python function, and
+        any other step."""
+        if isinstance(self._def, str):
+            raise ValueError(f"Dataset.definition: {self._def}")
+        return self._def.as_dict()
+
+    def save_definition(self, path):
+        """Writes definition() to ``path`` as JSON."""
+        definition = self.definition()
+        with open(check_path("Dataset.save_definition", "path", path), "w",
+                  encoding="utf-8") as f:
+            json.dump(definition, f, indent=2)
 
     # sources
 
@@ -259,7 +329,9 @@ class Dataset:
             (args[0], args[1], args[2] if len(args) == 3 else 1)
         if step == 0:
             raise ValueError("Dataset.range: step must not be 0")
-        return Dataset(_inflow._data_range(start, stop, step), None)
+        out = Dataset(_inflow._data_range(start, stop, step), None)
+        out._def = _Steps.source("range", {"start": start, "stop": stop, "step": step})
+        return out
 
     @staticmethod
     def from_tensor_slices(tensors):
@@ -273,8 +345,10 @@ class Dataset:
         if len({a.shape[0] for a in leaves}) != 1:
             raise ValueError("from_tensor_slices: the arrays have different numbers "
                              f"of rows: {[a.shape[0] for a in leaves]}")
-        return Dataset(_inflow._data_from_tensor_slices(leaves),
-                       _structure_of(tensors, lists=False))
+        out = Dataset(_inflow._data_from_tensor_slices(leaves),
+                      _structure_of(tensors, lists=False))
+        out._def = _cannot("its source is from_tensor_slices (arrays)")
+        return out
 
     @staticmethod
     def from_definition(path):
@@ -283,9 +357,13 @@ class Dataset:
         Elements are a component, or a tuple of them when there are
         several. InvalidArgumentError naming the file and the JSON path of
         a bad step; NotFoundError for a missing file."""
-        native, components = _inflow._data_from_definition(
-            check_path("Dataset.from_definition", "path", path))
-        return Dataset(native, None if components == 1 else (None,) * components)
+        path = check_path("Dataset.from_definition", "path", path)
+        native, components = _inflow._data_from_definition(path)
+        out = Dataset(native, None if components == 1 else (None,) * components)
+        with open(path, encoding="utf-8") as f:
+            read = json.load(f)
+        out._def = _Steps(read.get("steps", []), read.get("op_libraries", []))
+        return out
 
     @staticmethod
     def zip(*datasets):
@@ -305,7 +383,9 @@ class Dataset:
                 raise TypeError(f"zip: {type(d).__name__} is not a Dataset")
         if not parts:
             raise ValueError("zip: no datasets")
-        return Dataset(_inflow._data_zip([d._native for d in parts]), structure)
+        out = Dataset(_inflow._data_zip([d._native for d in parts]), structure)
+        out._def = _cannot("its source is zip")
+        return out
 
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None,
@@ -330,7 +410,9 @@ class Dataset:
                 structure.set(_structure_of(value))
                 return [_to_array(v) for v in _flatten(value, [])]
 
-        return Dataset(_inflow._data_from_generator(_Flat), structure)
+        out = Dataset(_inflow._data_from_generator(_Flat), structure)
+        out._def = _cannot("its source is from_generator (a Python generator)")
+        return out
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
@@ -342,8 +424,10 @@ class Dataset:
         patterns = [p.decode() if isinstance(p, bytes) else str(p) for p in patterns]
         if seed is not None:
             seed = check_int("Dataset.list_files", "seed", seed)
-        return Dataset(_inflow._data_list_files(
+        out = Dataset(_inflow._data_list_files(
             patterns, True if shuffle is None else bool(shuffle), seed), None)
+        out._def = _cannot("its source is list_files")
+        return out
 
     # transformations
 
@@ -384,14 +468,15 @@ class Dataset:
             out_structure.set(_resolve(result._structure))
             return result._native
 
+        reason = _cannot(f"it has a {kind} step (a Python function)")
         if kind == "flat_map":
-            return Dataset(self._native.flat_map_py(call), out_structure)
-        return Dataset(self._native.interleave_py(call, cycle, block, calls, deterministic),
-                       out_structure)
+            return self._then(self._native.flat_map_py(call), out_structure, reason=reason)
+        return self._then(self._native.interleave_py(call, cycle, block, calls, deterministic),
+                          out_structure, reason=reason)
 
     def unbatch(self, name=None):
         """Each element split along its first dimension."""
-        return Dataset(self._native.unbatch(), self._structure)
+        return self._then(self._native.unbatch(), self._structure, "unbatch")
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None,
                      name=None):
@@ -402,9 +487,10 @@ class Dataset:
         n = check_int("Dataset.ragged_batch", "batch_size", batch_size)
         if n < 1:
             raise ValueError(f"ragged_batch: batch_size {n} is not >= 1")
-        return Dataset(self._native.ragged_batch(n, bool(drop_remainder)),
-                       _Derived(self._structure,
-                                lambda structure: _map_leaves(structure, lambda: _RAGGED)))
+        return self._then(self._native.ragged_batch(n, bool(drop_remainder)),
+                          _Derived(self._structure,
+                                   lambda structure: _map_leaves(structure, lambda: _RAGGED)),
+                          reason=_cannot("it has a ragged_batch step"))
 
     def sparse_batch(self, batch_size, row_shape, name=None):
         """tf.data's sparse_batch: batch_size single-array elements of rank
@@ -415,8 +501,9 @@ class Dataset:
         if n < 1:
             raise ValueError(f"sparse_batch: batch_size {n} is not >= 1")
         shape = [check_int("Dataset.sparse_batch", "row_shape", d) for d in row_shape]
-        return Dataset(self._native.sparse_batch(n, shape),
-                       ("namedtuple", SparseTensorValue, [None, None, None]))
+        return self._then(self._native.sparse_batch(n, shape),
+                          ("namedtuple", SparseTensorValue, [None, None, None]),
+                          reason=_cannot("it has a sparse_batch step"))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None,
                      drop_remainder=False, name=None):
@@ -434,8 +521,8 @@ class Dataset:
         values = None
         if padding_values is not None:
             values = [_to_array(v) for v in _flatten(padding_values, [])]
-        return Dataset(self._native.padded_batch(n, shapes, values, bool(drop_remainder)),
-                       self._structure)
+        return self._then(self._native.padded_batch(n, shapes, values, bool(drop_remainder)),
+                          self._structure, reason=_cannot("it has a padded_batch step"))
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """map_func(element) for each element; num_parallel_calls > 1 (or
@@ -452,8 +539,12 @@ class Dataset:
             # A custom op (inflow.load_op_library): mapped in C++, without
             # the GIL; the element's components are its inputs.
             fn, outputs = native_fn
-            return Dataset(self._native.map_native(fn, calls, deterministic),
-                           None if outputs == 1 else (None,) * outputs)
+            step, library = _op_step(map_func)
+            return self._then(self._native.map_native(fn, calls, deterministic),
+                              None if outputs == 1 else (None,) * outputs,
+                              step["op"], step["attrs"],
+                              {"num_parallel_calls": calls, "deterministic": deterministic},
+                              library)
         in_structure = self._structure
         out_structure = _Later()
 
@@ -464,7 +555,9 @@ class Dataset:
             return [_to_array(v) for v in _flatten(result, [])]
 
         native = self._native.map_py(flat_call, calls, deterministic)
-        return Dataset(native, out_structure)
+        return self._then(native, out_structure, reason=(
+            "its map's map_func is a Python function, which a pipeline definition "
+            "cannot hold: make it a custom op (docs/custom_ops.md)"))
 
     def filter(self, predicate, name=None):
         """The elements for which predicate(element) is true."""
@@ -476,7 +569,8 @@ class Dataset:
             element, _ = _unflatten(structure, [_to_user(a) for a in leaves])
             return bool(_call(predicate, element))
 
-        return Dataset(self._native.filter_py(flat_call), structure)
+        return self._then(self._native.filter_py(flat_call), structure,
+                          reason=_cannot("it has a filter step (a Python predicate)"))
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None,
               deterministic=None, name=None):
@@ -490,7 +584,9 @@ class Dataset:
             check_int("Dataset.batch", "num_parallel_calls", num_parallel_calls)
         if calls < AUTOTUNE:
             raise ValueError(f"batch: num_parallel_calls {calls} is below -1 (AUTOTUNE)")
-        return Dataset(self._native.batch(n, bool(drop_remainder), calls), self._structure)
+        return self._then(self._native.batch(n, bool(drop_remainder), calls), self._structure,
+                          "batch", {"batch_size": n, "drop_remainder": bool(drop_remainder),
+                                    "num_parallel_calls": calls})
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         n = check_int("Dataset.shuffle", "buffer_size", buffer_size)
@@ -498,39 +594,46 @@ class Dataset:
             raise ValueError(f"shuffle: buffer_size {n} is not >= 1")
         if seed is not None:
             seed = check_int("Dataset.shuffle", "seed", seed)
-        return Dataset(self._native.shuffle(n, seed, bool(reshuffle_each_iteration)),
-                       self._structure)
+        attrs = {"buffer_size": n,
+                 "reshuffle_each_iteration": bool(reshuffle_each_iteration)}
+        if seed is not None:
+            attrs["seed"] = seed
+        return self._then(self._native.shuffle(n, seed, bool(reshuffle_each_iteration)),
+                          self._structure, "shuffle", attrs)
 
     def repeat(self, count=None, name=None):
         n = -1 if count is None else check_int("Dataset.repeat", "count", count)
         if n < -1:
             raise ValueError(f"repeat: count {n} is below -1")
-        return Dataset(self._native.repeat(n), self._structure)
+        return self._then(self._native.repeat(n), self._structure, "repeat", {"count": n})
 
     def take(self, count, name=None):
-        return Dataset(self._native.take(check_int("Dataset.take", "count", count)),
-                       self._structure)
+        n = check_int("Dataset.take", "count", count)
+        return self._then(self._native.take(n), self._structure, "take", {"count": n})
 
     def skip(self, count, name=None):
-        return Dataset(self._native.skip(check_int("Dataset.skip", "count", count)),
-                       self._structure)
+        n = check_int("Dataset.skip", "count", count)
+        return self._then(self._native.skip(n), self._structure, "skip", {"count": n})
 
     def shard(self, num_shards, index, name=None):
         n = check_int("Dataset.shard", "num_shards", num_shards)
         i = check_int("Dataset.shard", "index", index)
         if n < 1 or not 0 <= i < n:
             raise ValueError(f"shard: index {i} is not in [0, num_shards {n})")
-        return Dataset(self._native.shard(n, i), self._structure)
+        return self._then(self._native.shard(n, i), self._structure, "shard",
+                          {"num_shards": n, "index": i})
 
     def enumerate(self, start=0, name=None):
         """(int64 position from start, element) pairs."""
-        return Dataset(self._native.enumerate(check_int("Dataset.enumerate", "start", start)),
-                       (None, self._structure))
+        n = check_int("Dataset.enumerate", "start", start)
+        return self._then(self._native.enumerate(n), (None, self._structure), "enumerate",
+                          {"start": n})
 
     def concatenate(self, dataset, name=None):
         if not isinstance(dataset, Dataset):
             raise TypeError(f"concatenate: {type(dataset).__name__} is not a Dataset")
-        return Dataset(self._native.concatenate(dataset._native), self._structure)
+        return self._then(self._native.concatenate(dataset._native), self._structure,
+                          reason=_cannot("it has a concatenate step"))
 
     def cache(self, filename="", name=None):
         """The first pass that reads the input to its end keeps its
@@ -540,7 +643,9 @@ class Dataset:
             filename = filename.decode()
         for later in _unknown(self._structure):
             later.source = self  # a cache file gives elements without calls
-        return Dataset(self._native.cache(os.fspath(filename)), self._structure)
+        filename = os.fspath(filename)
+        return self._then(self._native.cache(filename), self._structure, "cache",
+                          {"filename": filename})
 
     def prefetch(self, buffer_size, name=None):
         """Up to buffer_size elements computed ahead on a thread (AUTOTUNE:
@@ -549,7 +654,8 @@ class Dataset:
         n = check_int("Dataset.prefetch", "buffer_size", buffer_size)
         if n < 1 and n != AUTOTUNE:
             raise ValueError(f"prefetch: buffer_size {n} is not >= 1 (or AUTOTUNE)")
-        return Dataset(self._native.prefetch(n), self._structure)
+        return self._then(self._native.prefetch(n), self._structure, "prefetch",
+                          {"buffer_size": n})
 
     def with_options(self, options, name=None):
         """This dataset with `options` (an Options) for its whole pipeline:
@@ -566,7 +672,8 @@ class Dataset:
         ram = None if a.ram_budget is None else check_int("Options", "autotune.ram_budget",
                                                           a.ram_budget)
         enabled = None if a.enabled is None else bool(a.enabled)
-        return Dataset(self._native.with_options(budget, ram, enabled), self._structure)
+        return self._then(self._native.with_options(budget, ram, enabled), self._structure,
+                          reason=_cannot("it has options (with_options)"))
 
     def options(self):
         """The pipeline's Options: those set by with_options along it."""
@@ -702,6 +809,7 @@ class TextLineDataset(Dataset):
         size = 0 if buffer_size is None else check_int("TextLineDataset", "buffer_size",
                                                        buffer_size)
         super().__init__(_inflow._data_text_line(files, compression_type or "", size), None)
+        self._def = _Steps.source("text_line", _file_attrs(files, compression_type, size))
 
 
 class FixedLengthRecordDataset(Dataset):
@@ -721,6 +829,17 @@ class FixedLengthRecordDataset(Dataset):
             check_int("FixedLengthRecordDataset", "buffer_size", buffer_size)
         super().__init__(_inflow._data_fixed_length(files, record, header, footer,
                                                     compression_type or "", size), None)
+        self._def = _Steps.source("fixed_length_record", {
+            **_file_attrs(files, compression_type, size), "record_bytes": record,
+            "header_bytes": header, "footer_bytes": footer})
+
+
+def _file_attrs(files, compression_type, buffer_size):
+    """A file source step's attributes (buffer_size 0: the default)."""
+    attrs = {"files": list(files), "compression": compression_type or ""}
+    if buffer_size > 0:
+        attrs["buffer_size"] = buffer_size
+    return attrs
 
 
 def _file_names(where, filenames):
@@ -774,3 +893,9 @@ class TFRecordDataset(Dataset):
         super().__init__(_inflow._data_tfrecord(
             files, compression_type or "", size, reads, index or "", bool(shuffle_records),
             seed, bool(reshuffle_each_iteration)), None)
+        if index or shuffle_records:
+            self._def = _cannot("its TFRecordDataset reads by record index "
+                                "(index, shuffle_records)")
+        else:
+            self._def = _Steps.source("tfrecord", {
+                **_file_attrs(files, compression_type, size), "num_parallel_reads": reads})
