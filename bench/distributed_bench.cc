@@ -28,7 +28,7 @@
 // with "2_ranks_blocking" and "scaling_2_ranks_blocking" the same 2 ranks
 // with MPI's blocking allreduce alone (MpiOptions::spin_wait -1), which
 // polls through its whole wait, against the default that first waits for
-// every rank in a barrier, sleeping after 200 us.
+// every rank in a barrier, sleeping after 1 ms.
 // scaling_2_ranks is the examples/s of 2 ranks over 1 rank's (2 b / a);
 // the goal is >= 1.7 on 2 cores. ns_per_sample is CPU ns (wall time x
 // ranks) per training example. --smoke: a few steps, one round.
@@ -65,7 +65,7 @@ double Since(Clock::time_point t) {
 struct WorkerFlags {
   int steps = 60;
   int batch = 128;
-  int spin_us = 200;  // MpiOptions::spin_wait; -1: MPI's blocking allreduce
+  int spin_us = 1000;  // MpiOptions::spin_wait; -1: MPI's blocking allreduce
 };
 
 // One rank: prints (rank 0) one JSON line of its figures.
@@ -294,7 +294,7 @@ int main(int argc, char** argv) {
   if (argc >= 4 && std::strcmp(argv[1], "--worker") == 0) {
     return inflow::Worker({.steps = std::atoi(argv[2]),
                            .batch = std::atoi(argv[3]),
-                           .spin_us = argc >= 5 ? std::atoi(argv[4]) : 200});
+                           .spin_us = argc >= 5 ? std::atoi(argv[4]) : 1000});
   }
   const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
   int rounds = smoke ? 1 : 3;

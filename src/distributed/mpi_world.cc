@@ -218,7 +218,7 @@ class MpiCommunicator final : public Communicator {
       if (rc != MPI_SUCCESS || done) return rc;
       if (Clock::now() < spin_until) continue;
       std::this_thread::sleep_for(nap);
-      nap = std::min(nap * 2, std::chrono::microseconds(100));
+      nap = std::min(nap * 2, std::chrono::microseconds(50));
     }
   }
 

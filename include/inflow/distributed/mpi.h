@@ -44,11 +44,11 @@ struct MpiOptions {
   std::chrono::milliseconds stop_grace{3000};
   // An allreduce first waits for every rank to arrive (a nonblocking
   // barrier), polling for this long, then sleeping between polls (10 to
-  // 100 us), which leaves its core to other work: on a busy machine, to
+  // 50 us), which leaves its core to other work: on a busy machine, to
   // the rank it waits for. Then MPI's blocking MPI_Allreduce runs with
   // every rank there. Negative: the blocking allreduce alone, which
   // polls through the whole wait.
-  std::chrono::microseconds spin_wait{200};
+  std::chrono::microseconds spin_wait{1000};
 };
 
 // Every process of the job (MPI_COMM_WORLD, duplicated), this one's rank.
