@@ -57,8 +57,8 @@ Result<StepOutcome> DataParallel::Sum(int64_t step, std::span<float> flat,
         " floats, fewer than the reserved " + std::to_string(kReservedFloats));
   }
   const size_t n = flat.size() - kReservedFloats;
+  // A flagged step is applied by no rank: its gradients may hold anything.
   const bool contributes = local.ok() && !flags.stop && !flags.end_of_input;
-  if (!contributes) std::fill(flat.begin(), flat.begin() + n, 0.0f);
   float* reserved = flat.data() + n;
   reserved[0] = contributes ? loss : 0.0f;
   reserved[1] = flags.stop ? 1.0f : 0.0f;

@@ -321,15 +321,15 @@ Result<std::unique_ptr<TrainFeed>> MakeDatasetFeed(Env& env,
   r.env = &env;
   // A data-parallel rank's records: its files, or every N-th record (by
   // index when the files can be indexed).
-  data::Dataset records = data::Dataset::TFRecord(o.split.files, r);
-  if (o.shard && o.shard->kind == distributed::ShardKind::kFiles) {
-    records = data::Dataset::TFRecord(o.shard->files, r);
-  } else if (o.shard) {
-    if (o.shard->kind == distributed::ShardKind::kRecordsByIndex) {
-      r.index = RecordIndexMode::kRead;
-    }
-    records = data::Dataset::TFRecord(o.shard->files, r)
-                  .Shard(o.shard->num_shards, o.shard->index);
+  const distributed::ShardKind kind =
+      o.shard ? o.shard->kind : distributed::ShardKind::kFiles;
+  if (kind == distributed::ShardKind::kRecordsByIndex) {
+    r.index = RecordIndexMode::kRead;
+  }
+  data::Dataset records =
+      data::Dataset::TFRecord(o.shard ? o.shard->files : o.split.files, r);
+  if (kind != distributed::ShardKind::kFiles) {
+    records = records.Shard(o.shard->num_shards, o.shard->index);
   }
   const int64_t batch = o.batch_size / o.num_ranks;
   const data::Dataset ds =

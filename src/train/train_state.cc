@@ -83,9 +83,8 @@ Result<std::unique_ptr<TrainState>> TrainState::Create(
 }
 
 Result<float> TrainState::Step(const Tensor& images, const Tensor& labels) {
-  INFLOW_ASSIGN_OR_RETURN(float loss,
-                          mlp_->ComputeGradients(images, labels, step()));
-  INFLOW_RETURN_IF_ERROR(optimizer_->Apply(mlp_->gradients()));
+  INFLOW_ASSIGN_OR_RETURN(float loss, ComputeGradients(images, labels, {}));
+  INFLOW_RETURN_IF_ERROR(ApplyGradients());
   return loss;
 }
 

@@ -551,6 +551,32 @@ class TrainRun {
     return OkStatus();
   }
 
+  // This rank's part of step `step` of the data-parallel loop: its batch
+  // and the gradients of its rows (`window`), or why it has none (the end
+  // of the input or a stop, in `flags`; an error, returned).
+  Status ComputeShare(int64_t step, const BatchRows& window,
+                      distributed::StepFlags* flags, float* loss) {
+    const Clock::time_point before = Clock::now();
+    Result<Tuple> batch = feed_->Next();
+    wait_s_ += Seconds(before, Clock::now());
+    const std::string where = "training step " + std::to_string(step);
+    if (!batch.ok()) {
+      if (IsOutOfRange(batch.status())) {
+        flags->end_of_input = true;
+        return OkStatus();
+      }
+      if (IsCancelled(batch.status()) && flags->stop) return OkStatus();
+      return batch.status().WithContext(where);
+    }
+    if (flags->stop) return OkStatus();
+    if (cb_.on_batch) cb_.on_batch(step, *batch);
+    Result<float> computed =
+        state_->ComputeGradients((*batch)[0], (*batch)[1], window);
+    if (!computed.ok()) return computed.status().WithContext(where);
+    *loss = *computed;
+    return OkStatus();
+  }
+
   // The data-parallel loop: each rank's share of the global batch's
   // gradients (its rows), summed with the others' in one allreduce that
   // also agrees on the loss, a stop, the end of the input or an error
@@ -569,31 +595,9 @@ class TrainRun {
       const int64_t step = state_->step() + 1;
       distributed::StepFlags flags;
       flags.stop = o_.stop.stop_requested();
-      Status local = after;
       float loss = 0;
-      const Clock::time_point before = Clock::now();
-      Result<Tuple> batch = local.ok() ? feed_->Next() : Result<Tuple>(local);
-      wait_s_ += Seconds(before, Clock::now());
-      if (!local.ok()) {
-        // Nothing computed: the error is this step's contribution.
-      } else if (!batch.ok()) {
-        if (IsOutOfRange(batch.status())) {
-          flags.end_of_input = true;
-        } else if (!IsCancelled(batch.status()) || !flags.stop) {
-          local = batch.status().WithContext("training step " +
-                                             std::to_string(step));
-        }
-      } else if (!flags.stop) {
-        if (cb_.on_batch) cb_.on_batch(step, *batch);
-        Result<float> computed =
-            state_->ComputeGradients((*batch)[0], (*batch)[1], window);
-        if (computed.ok()) {
-          loss = *computed;
-        } else {
-          local = computed.status().WithContext("training step " +
-                                                std::to_string(step));
-        }
-      }
+      const Status local =
+          after.ok() ? ComputeShare(step, window, &flags, &loss) : after;
       // This rank's share of the global batch's mean loss.
       const float loss_share =
           loss * static_cast<float>(rows) / static_cast<float>(o_.batch_size);

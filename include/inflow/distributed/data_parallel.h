@@ -69,9 +69,9 @@ class DataParallel {
   // sum of every rank's (one allreduce, in place): the global batch's
   // mean. When any rank's `local` is an error, every rank returns the
   // error of the lowest such rank, naming it and the step (a second
-  // collective, only then); a stopping rank or one whose input ended
-  // passes zero gradients and sets its flag. INVALID_ARGUMENT when `flat`
-  // is shorter than kReservedFloats.
+  // collective, only then); a stopping rank or one whose input ended sets
+  // its flag, and no rank applies that step (whatever the gradients then
+  // hold). INVALID_ARGUMENT when `flat` is shorter than kReservedFloats.
   [[nodiscard]] Result<StepOutcome> Sum(int64_t step, std::span<float> flat,
                                         float loss, StepFlags flags,
                                         const Status& local);
