@@ -42,6 +42,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -173,17 +174,15 @@ struct Figures {
   double bytes = 0;
 };
 
-double Field(const std::string& line, const std::string& key) {
-  const size_t at = line.find("\"" + key + "\": ");
-  if (at == std::string::npos) return -1;
-  return std::atof(line.c_str() + at + key.size() + 4);
-}
-
-void ParseFigures(const std::string& line, Figures* out) {
-  out->steps_per_s = Field(line, "steps_per_s");
-  out->allreduce_s = Field(line, "allreduce_s");
-  out->pingpong_s = Field(line, "pingpong_s");
-  out->bytes = Field(line, "bytes");
+// A worker's JSON line; false when it is not one.
+bool ParseFigures(const std::string& line, Figures* out) {
+  const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+  if (j.is_discarded()) return false;
+  out->steps_per_s = j.value("steps_per_s", 0.0);
+  out->allreduce_s = j.value("allreduce_s", 0.0);
+  out->pingpong_s = j.value("pingpong_s", 0.0);
+  out->bytes = j.value("bytes", 0.0);
+  return true;
 }
 
 // `jobs` concurrent `mpirun -np ranks` of the worker; each one's rank 0's
@@ -211,13 +210,11 @@ bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
       if (line[0] == '{') last = line;
     }
     const int rc = pclose(pipes[j]);
-    if (rc != 0 || last.empty()) {
+    if (rc != 0 || !ParseFigures(last, &out[j])) {
       std::fprintf(stderr, "bench_distributed: `%s` failed (status %d)\n",
                    command.c_str(), rc);
       ok = false;
-      continue;
     }
-    ParseFigures(last, &out[j]);
   }
   return ok;
 }
@@ -227,7 +224,8 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   }
-  std::map<int, std::vector<double>> sps;
+  std::map<int, std::vector<double>> sps;  // by number of ranks
+  std::vector<double> blocking_sps;        // 2 ranks, MPI's blocking allreduce
   std::vector<double> limit;  // two 1-rank jobs at once: summed steps/s
   std::vector<double> allreduce, pingpong;
   double bytes = 0;
@@ -251,7 +249,7 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
     blocking.spin_us = -1;
     Figures b;
     if (!RunWorkers(self, 2, blocking, &b)) return 1;
-    sps[-2].push_back(b.steps_per_s);
+    blocking_sps.push_back(b.steps_per_s);
     std::fprintf(stderr, "round %d: 2 ranks, blocking allreduce %.1f steps/s\n",
                  round + 1, b.steps_per_s);
     Figures pair[2];
@@ -262,7 +260,7 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
                  round + 1, pair[0].steps_per_s, pair[1].steps_per_s);
   }
   const double one = bench::Median(sps[1]), two = bench::Median(sps[2]);
-  const double two_blocking = bench::Median(sps[-2]);
+  const double two_blocking = bench::Median(blocking_sps);
   const double ar = bench::Median(allreduce), pp = bench::Median(pingpong);
   const double ar_gb = ar > 0 ? bytes / ar / 1e9 : 0;
   const double limit_scaling = bench::Median(limit) / one;
