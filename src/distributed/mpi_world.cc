@@ -159,15 +159,11 @@ class MpiCommunicator final : public Communicator {
                                   std::to_string(root) + " of " +
                                   std::to_string(size_));
     }
-    for (size_t done = 0; done < data.size();) {
-      const int n = static_cast<int>(
-          std::min<size_t>(data.size() - done, size_t{1} << 30));
-      INFLOW_RETURN_IF_ERROR(Call("broadcast", [&] {
+    return InChunks(data.size(), [&](size_t done, int n) {
+      return Call("broadcast", [&] {
         return MPI_Bcast(data.data() + done, n, MPI_BYTE, root, comm_);
-      }));
-      done += static_cast<size_t>(n);
-    }
-    return OkStatus();
+      });
+    });
   }
 
   void SetActivity(std::string activity) override {
@@ -181,13 +177,24 @@ class MpiCommunicator final : public Communicator {
     return activity_;
   }
 
+  // fn(first element, count) over [0, count) in parts of at most 2^30
+  // elements (MPI counts are ints).
+  template <typename Fn>
+  static Status InChunks(size_t count, Fn fn) {
+    for (size_t done = 0; done < count;) {
+      const int n = static_cast<int>(std::min<size_t>(count - done, 1 << 30));
+      INFLOW_RETURN_IF_ERROR(fn(done, n));
+      done += static_cast<size_t>(n);
+    }
+    return OkStatus();
+  }
+
   Status Sum(void* data, size_t count, MPI_Datatype type) {
     int element = 0;
     MPI_Type_size(type, &element);
-    for (size_t done = 0; done < count;) {
-      const int n = static_cast<int>(std::min<size_t>(count - done, 1 << 30));
+    return InChunks(count, [&](size_t done, int n) {
       void* at = static_cast<char*>(data) + done * element;
-      INFLOW_RETURN_IF_ERROR(Call("allreduce", [&] {
+      return Call("allreduce", [&] {
         // Every rank arrives first (a barrier waited for by Wait, which
         // sleeps), then the blocking allreduce, MPI's fastest, runs with
         // no one late.
@@ -198,10 +205,8 @@ class MpiCommunicator final : public Communicator {
           if (rc != MPI_SUCCESS) return rc;
         }
         return MPI_Allreduce(MPI_IN_PLACE, at, n, type, MPI_SUM, comm_);
-      }));
-      done += static_cast<size_t>(n);
-    }
-    return OkStatus();
+      });
+    });
   }
 
   // Polls `request` for options_.spin_wait, then sleeps between polls
@@ -244,8 +249,7 @@ class MpiCommunicator final : public Communicator {
 
   // The watchdog: while a call waits, the peers on this host must live.
   void Watch(std::stop_token stop) {
-    char host[sizeof(Peer::host)] = {};
-    std::memcpy(host, peers_[rank_].host, sizeof(host));
+    const char* host = peers_[rank_].host;
     std::optional<Clock::time_point> stop_seen;
     MutexLock lock(&mu_);
     while (!stop.stop_requested()) {
@@ -258,7 +262,8 @@ class MpiCommunicator final : public Communicator {
       const Clock::time_point now = Clock::now();
       const std::string where = Describe(rank_);
       for (int r = 0; r < size_; ++r) {
-        if (r == rank_ || std::strncmp(peers_[r].host, host, sizeof(host)))
+        if (r == rank_ ||
+            std::strncmp(peers_[r].host, host, sizeof(Peer::host)))
           continue;
         if (ProcessDead(peers_[r].pid)) {
           Die(where + ": " + Describe(r) + " has died; " + activity_ +
