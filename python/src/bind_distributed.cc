@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -19,6 +20,7 @@
 
 #include "bindings.h"
 #include "py_interpreter.h"
+#include "py_tensors.h"
 
 namespace nb = nanobind;
 
@@ -64,40 +66,37 @@ class Buffer {
   Py_buffer view_;
 };
 
+// The ranks' sum (or mean) of `data`, in place, without the GIL.
+template <typename T>
+Status SumInPlace(distributed::Communicator& world, const Py_buffer& v,
+                  bool average) {
+  std::span<T> data(static_cast<T*>(v.buf),
+                    static_cast<size_t>(v.len) / sizeof(T));
+  nb::gil_scoped_release release;
+  INFLOW_RETURN_IF_ERROR(world.AllreduceSum(data));
+  if (average) {
+    const T scale = static_cast<T>(1.0 / world.size());
+    for (T& x : data) x *= scale;
+  }
+  return OkStatus();
+}
+
 void Allreduce(nb::handle array, bool average) {
   distributed::Communicator& world = World();
   Buffer buffer(array);
   const Py_buffer& v = buffer.view();
-  std::string format = buffer.format();
-  if (!format.empty() &&
-      (format[0] == '<' || format[0] == '=' || format[0] == '@')) {
-    format = format.substr(1);
-  }
-  Status status;
-  const double scale = 1.0 / world.size();
   world.SetActivity("inflow.distributed.allreduce");
-  if (format == "f" && v.itemsize == 4) {
-    std::span<float> data(static_cast<float*>(v.buf),
-                          static_cast<size_t>(v.len / 4));
-    nb::gil_scoped_release release;
-    status = world.AllreduceSum(data);
-    if (status.ok() && average) {
-      for (float& x : data) x *= static_cast<float>(scale);
-    }
-  } else if (format == "d" && v.itemsize == 8) {
-    std::span<double> data(static_cast<double*>(v.buf),
-                           static_cast<size_t>(v.len / 8));
-    nb::gil_scoped_release release;
-    status = world.AllreduceSum(data);
-    if (status.ok() && average) {
-      for (double& x : data) x *= scale;
-    }
+  const std::optional<DType> dtype =
+      DTypeFromFormat(buffer.format(), v.itemsize);
+  if (dtype == DType::kFloat32) {
+    ThrowIfError(SumInPlace<float>(world, v, average));
+  } else if (dtype == DType::kFloat64) {
+    ThrowIfError(SumInPlace<double>(world, v, average));
   } else {
     ThrowStatus(InvalidArgumentError(
         "allreduce takes a float32 or float64 buffer, got format '" +
         buffer.format() + "'"));
   }
-  ThrowIfError(status);
 }
 
 // Rank `root`'s bytes of `array` (any writable C-contiguous buffer, the

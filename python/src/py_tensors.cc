@@ -33,40 +33,6 @@ using internal::TypeStr;
 // purpose, as the numpy objects).
 PyObject* g_tensor_view_type = nullptr;
 
-// The DType of a buffer-protocol format character of `itemsize` bytes.
-std::optional<DType> DTypeFromFormat(std::string_view format,
-                                     Py_ssize_t itemsize) {
-  if (!format.empty() && (format[0] == '<' || format[0] == '=' ||
-                          format[0] == '@' || format[0] == '|')) {
-    format.remove_prefix(1);
-  }
-  if (format == "Zf" && itemsize == 8) return DType::kComplex64;
-  if (format == "Zd" && itemsize == 16) return DType::kComplex128;
-  if (format.size() != 1) return std::nullopt;
-  const char c = format[0];
-  const bool is_signed =
-      c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
-  const bool is_unsigned =
-      c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
-  if (c == '?' && itemsize == 1) return DType::kBool;
-  if (c == 'e' && itemsize == 2) return DType::kFloat16;
-  if (c == 'f' && itemsize == 4) return DType::kFloat32;
-  if (c == 'd' && itemsize == 8) return DType::kFloat64;
-  if (is_signed || is_unsigned) {
-    switch (itemsize) {
-      case 1:
-        return is_signed ? DType::kInt8 : DType::kUInt8;
-      case 2:
-        return is_signed ? DType::kInt16 : DType::kUInt16;
-      case 4:
-        return is_signed ? DType::kInt32 : DType::kUInt32;
-      case 8:
-        return is_signed ? DType::kInt64 : DType::kUInt64;
-    }
-  }
-  return std::nullopt;
-}
-
 // What a _TensorView holds: the tensor an array views.
 struct TensorView {
   Tensor tensor;
@@ -287,6 +253,39 @@ std::optional<Tensor> WrapArray(nb::handle arr, DType want = DType::kInvalid) {
 }
 
 }  // namespace
+
+std::optional<DType> DTypeFromFormat(std::string_view format,
+                                     Py_ssize_t itemsize) {
+  if (!format.empty() && (format[0] == '<' || format[0] == '=' ||
+                          format[0] == '@' || format[0] == '|')) {
+    format.remove_prefix(1);
+  }
+  if (format == "Zf" && itemsize == 8) return DType::kComplex64;
+  if (format == "Zd" && itemsize == 16) return DType::kComplex128;
+  if (format.size() != 1) return std::nullopt;
+  const char c = format[0];
+  const bool is_signed =
+      c == 'b' || c == 'h' || c == 'i' || c == 'l' || c == 'q' || c == 'n';
+  const bool is_unsigned =
+      c == 'B' || c == 'H' || c == 'I' || c == 'L' || c == 'Q' || c == 'N';
+  if (c == '?' && itemsize == 1) return DType::kBool;
+  if (c == 'e' && itemsize == 2) return DType::kFloat16;
+  if (c == 'f' && itemsize == 4) return DType::kFloat32;
+  if (c == 'd' && itemsize == 8) return DType::kFloat64;
+  if (is_signed || is_unsigned) {
+    switch (itemsize) {
+      case 1:
+        return is_signed ? DType::kInt8 : DType::kUInt8;
+      case 2:
+        return is_signed ? DType::kInt16 : DType::kUInt16;
+      case 4:
+        return is_signed ? DType::kInt32 : DType::kUInt32;
+      case 8:
+        return is_signed ? DType::kInt64 : DType::kUInt64;
+    }
+  }
+  return std::nullopt;
+}
 
 nb::object TensorToNumpy(const Tensor& tensor) {
   Numpy();

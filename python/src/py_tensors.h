@@ -9,6 +9,8 @@
 
 #include <nanobind/nanobind.h>
 
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "inflow/core/dtype.h"
@@ -35,6 +37,12 @@ nb::object TensorToNumpy(const Tensor& tensor);
 // Bytes, str and arrays of them (object, S or U arrays): string tensors
 // (str encoded as UTF-8).
 Tensor TensorFromPython(nb::handle value, DType dtype = DType::kInvalid);
+
+// The DType of a buffer-protocol format (Py_buffer::format, "B" when it
+// has none) of `itemsize` bytes per item; nullopt for one inflow has no
+// DType for.
+std::optional<DType> DTypeFromFormat(std::string_view format,
+                                     Py_ssize_t itemsize);
 
 // Lists of arrays <-> Tuples.
 nb::list TupleToPython(const Tuple& tuple);
