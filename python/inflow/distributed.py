@@ -69,16 +69,20 @@ def shard(files_or_dataset):
     return files[r::n]
 
 
+def _writable_buffer(array):
+    """``array``, or the NumPy view sharing a PyTorch tensor's memory."""
+    if type(array).__module__.startswith("torch"):
+        return array.detach().numpy()
+    return array
+
+
 def allreduce(array, average=True):
     """Replaces ``array`` (a writable C-contiguous float32 or float64 NumPy
     array, or a CPU PyTorch tensor) with the element-wise mean over the
     ranks (the sum with ``average=False``), in place, and returns it. Every
     rank calls it with an array of the same size, in the same order.
     """
-    target = array
-    if type(array).__module__.startswith("torch"):
-        target = array.detach().numpy()  # shares the tensor's memory
-    _inflow._distributed_allreduce(target, bool(average))
+    _inflow._distributed_allreduce(_writable_buffer(array), bool(average))
     return array
 
 
@@ -88,13 +92,10 @@ def broadcast(array, root=0):
     it: the same starting parameters on every rank. Every rank calls it
     with an array of the same size and dtype.
     """
-    target = array
-    if type(array).__module__.startswith("torch"):
-        target = array.detach().numpy()
     n = size()
     if not 0 <= int(root) < n:
         raise ValueError(f"broadcast: root {root} is not a rank of {n}")
-    _inflow._distributed_broadcast(target, int(root))
+    _inflow._distributed_broadcast(_writable_buffer(array), int(root))
     return array
 
 
