@@ -16,6 +16,9 @@
 //                 BenchLengthInto (writes into AllocateOutput's); and the
 //                 BenchLengths op over each chunk (OpMapUnit::kChunk, the
 //                 plain function's unit); ns per record;
+//   map_call      the same map functions alone, called on one chunk of 256
+//                 of those lines over and over (no reader, no queues):
+//                 what each form costs per record by itself, ns;
 //   word2vec      the words of /usr/share/common-licenses (repeated to
 //                 --words), trained for 1 epoch (dim 64, window 5, 5
 //                 negatives, batch 256): the example's op library
@@ -33,6 +36,8 @@
 //    "pipeline_map_allocate": y2, "pipeline_map_chunk": z},
 //    "cpu_ns_per_record": {the pipeline forms' process CPU time},
 //    "cpu_overhead_ratio": {the pipeline ratios of CPU time},
+//    "map_call_ns_per_record": {"plain": .., "op": .., "op_allocate": ..,
+//    "op_chunk": ..},
 //    "words_per_s": {"word2vec_op": a, "word2vec_numpy": b},
 //    "ratio_op_vs_numpy": c, "kernels": {}}
 // overhead_ratio is the op's time over the plain function's (the goal:
@@ -131,6 +136,21 @@ PerRecord PipelineMap(const MapFunction& map, const std::string& file,
   if (records != lines) Die(InternalError("pipeline_map: records lost"));
   const double n = static_cast<double>(records);
   return {1e9 * seconds / n, 1e9 * cpu_seconds / n};
+}
+
+// Ns per record of `map` alone, called `calls` times on `chunk`.
+double MapCall(const MapFunction& map, const Tuple& chunk, int calls) {
+  const int64_t n = chunk[0].dim_size(0);
+  int64_t sum = 0;
+  const double start = Now();
+  for (int c = 0; c < calls; ++c) {
+    Result<Tuple> out = map.fn(chunk);
+    if (!out.ok()) Die(out.status());
+    sum += (*out)[0].flat<int64_t>()[c % n];
+  }
+  const double seconds = Now() - start;
+  if (sum < 0) Die(InternalError("map_call: negative length"));
+  return 1e9 * seconds / static_cast<double>(n * calls);
 }
 
 // Words/s of one epoch of word2vec with the example's ops.
@@ -295,6 +315,14 @@ int main(int argc, char** argv) {
   const MapFunction op_lengths = OrDie(ops::OpPipelineMap(
       OrDie(ops::Op::Create("BenchLengths")), ops::OpMapUnit::kChunk));
 
+  // map_call's chunk: 256 lines as the Pipeline's reader gives them.
+  Tuple chunk = {Tensor(DType::kString, TensorShape({256}))};
+  {
+    std::span<std::string> s = *chunk[0].mutable_flat<std::string>();
+    for (size_t i = 0; i < s.size(); ++i) s[i] = std::string(i % 40, 'x');
+  }
+  const int calls = smoke ? 100 : 20000;
+
   std::map<std::string, std::vector<double>> figures;
   std::string numpy_reason;
   // --only=PREFIX runs the forms whose names begin with it (the others'
@@ -318,6 +346,14 @@ int main(int argc, char** argv) {
       const PerRecord t = PipelineMap(*map, text, lines, 4 * r + f);
       figures[form].push_back(t.wall_ns);
       figures[std::string("cpu_") + form].push_back(t.cpu_ns);
+    }
+    const std::pair<const char*, const MapFunction*> call_forms[] = {
+        {"map_call_op", &op_length},
+        {"map_call_plain", &plain_length},
+        {"map_call_op_allocate", &op_length_into},
+        {"map_call_op_chunk", &op_lengths}};
+    for (const auto& [form, map] : call_forms) {
+      if (runs(form)) figures[form].push_back(MapCall(*map, chunk, calls));
     }
     if (runs("word2vec_op"))
       figures["word2vec_op"].push_back(Word2vecOp(corpus));
@@ -345,6 +381,10 @@ int main(int argc, char** argv) {
   const double cpop = median("cpu_pipeline_map_op");
   const double cpinto = median("cpu_pipeline_map_op_allocate");
   const double cpchunk = median("cpu_pipeline_map_op_chunk");
+  const double cp = median("map_call_plain");
+  const double cop = median("map_call_op");
+  const double cinto = median("map_call_op_allocate");
+  const double cchunk = median("map_call_op_chunk");
   const double wop = median("word2vec_op");
   const double wnp = numpy_reason.empty() ? median("word2vec_numpy") : -1;
   std::string line =
@@ -365,6 +405,9 @@ int main(int argc, char** argv) {
       "}, \"cpu_overhead_ratio\": {\"pipeline_map\": " + Ratio(cpop, cpp) +
       ", \"pipeline_map_allocate\": " + Ratio(cpinto, cpp) +
       ", \"pipeline_map_chunk\": " + Ratio(cpchunk, cpp) +
+      "}, \"map_call_ns_per_record\": {\"plain\": " + Number(cp) +
+      ", \"op\": " + Number(cop) + ", \"op_allocate\": " + Number(cinto) +
+      ", \"op_chunk\": " + Number(cchunk) +
       "}, \"words_per_s\": {\"word2vec_op\": " + Number(wop) +
       ", \"word2vec_numpy\": " + Number(wnp) +
       "}, \"ratio_op_vs_numpy\": " + Ratio(wop, wnp);

@@ -32,6 +32,15 @@ constexpr std::array<DTypeInfo, 16> kInfo = {{
     {DType::kUInt64, "uint64", 8},
 }};
 
+// The header's inline DTypeSize agrees with the table.
+constexpr bool SizesAgree() {
+  for (const DTypeInfo& info : kInfo) {
+    if (DTypeSize(info.dtype) != info.size) return false;
+  }
+  return true;
+}
+static_assert(SizesAgree());
+
 const DTypeInfo* Find(DType dtype) {
   for (const DTypeInfo& info : kInfo) {
     if (info.dtype == dtype) return &info;
@@ -40,11 +49,6 @@ const DTypeInfo* Find(DType dtype) {
 }
 
 }  // namespace
-
-size_t DTypeSize(DType dtype) {
-  const DTypeInfo* info = Find(dtype);
-  return info ? info->size : 0;
-}
 
 std::string_view DTypeName(DType dtype) {
   const DTypeInfo* info = Find(dtype);

@@ -121,6 +121,7 @@ std::string RecycledString(std::string_view bytes) {
 }
 
 void RecycleStrings(std::string* s, int64_t n) {
+  if (n == 0) return;  // every numeric tensor's buffer: no thread-local
   Strings* c = ThreadStrings();
   for (int64_t i = 0; i < n; ++i) {
     const size_t capacity = s[i].capacity();

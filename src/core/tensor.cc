@@ -25,11 +25,10 @@ namespace {
 int64_t CheckedNumElements(const TensorShape& shape) {
   int64_t n = 1;
   for (int64_t d : shape.dims()) {
-    if (d < 0 || (d != 0 && n > std::numeric_limits<int64_t>::max() / d)) {
+    if (d < 0 || __builtin_mul_overflow(n, d, &n)) {
       PreconditionFailed("invalid shape " + shape.DebugString() +
                          " for a new tensor");
     }
-    n *= d;
   }
   return n;
 }
@@ -37,18 +36,19 @@ int64_t CheckedNumElements(const TensorShape& shape) {
 }  // namespace
 
 Tensor::Tensor(DType dtype, TensorShape shape)
+    : Tensor(dtype, std::move(shape), /*zero=*/true) {}
+
+// The buffer is made in place (not assigned after): a shared_ptr returned
+// into a temporary and then moved in costs a store-forwarding stall,
+// measurable on a tensor made per element.
+Tensor::Tensor(DType dtype, TensorShape shape, bool zero)
     : dtype_(dtype),
       shape_(std::move(shape)),
       num_elements_(CheckedNumElements(shape_)),
-      buffer_(TensorBuffer::Allocate(dtype, num_elements_, /*zero=*/true)) {}
+      buffer_(TensorBuffer::Allocate(dtype, num_elements_, zero)) {}
 
 Tensor Tensor::Uninitialized(DType dtype, TensorShape shape) {
-  Tensor t;
-  t.dtype_ = dtype;
-  t.shape_ = std::move(shape);
-  t.num_elements_ = CheckedNumElements(t.shape_);
-  t.buffer_ = TensorBuffer::Allocate(dtype, t.num_elements_, /*zero=*/false);
-  return t;
+  return Tensor(dtype, std::move(shape), /*zero=*/false);
 }
 
 Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
@@ -90,14 +90,6 @@ Result<Tensor> Tensor::FromBuffer(DType dtype, TensorShape shape,
   t.buffer_ = std::move(buffer);
   t.offset_ = byte_offset;
   return t;
-}
-
-size_t Tensor::element_size() const {
-  return dtype_ == DType::kString ? sizeof(std::string) : DTypeSize(dtype_);
-}
-
-size_t Tensor::num_bytes() const {
-  return static_cast<size_t>(num_elements_) * element_size();
 }
 
 Status Tensor::NotWritable() const {
@@ -160,19 +152,8 @@ Tensor Tensor::SubTensor(int64_t i) const {
   return t;
 }
 
-void Tensor::AssignSubTensor(const Tensor& batch, int64_t i) {
-  if (batch.rank() < 1 || i < 0 || i >= batch.dim_size(0)) {
-    PreconditionFailed("SubTensor(" + std::to_string(i) +
-                       ") of a tensor of shape " + batch.shape_.DebugString());
-  }
-  const std::vector<int64_t>& dims = batch.shape_.dims();
-  if (buffer_ != batch.buffer_ || dtype_ != batch.dtype_ ||
-      !std::equal(dims.begin() + 1, dims.end(), shape_.dims().begin(),
-                  shape_.dims().end())) {
-    *this = batch.SubTensor(i);
-    return;
-  }
-  offset_ = batch.offset_ + static_cast<size_t>(i) * num_bytes();
+void Tensor::AssignSubTensorSlow(const Tensor& batch, int64_t i) {
+  *this = batch.SubTensor(i);  // checks the precondition
 }
 
 Result<Tensor> Tensor::Reshape(TensorShape shape) const {

@@ -10,6 +10,7 @@
 
 #include <sys/mman.h>
 
+#include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -146,11 +147,10 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
   const bool is_string = dtype == DType::kString;
   const size_t elem = is_string ? sizeof(std::string) : DTypeSize(dtype);
   // A count whose byte size (plus the header and rounding) would wrap
-  // would allocate too little; no allocation could hold half the address
-  // space anyway.
-  if (num_elements < 0 ||
-      (elem != 0 && static_cast<uint64_t>(num_elements) >
-                        std::numeric_limits<size_t>::max() / 2 / elem)) {
+  // would allocate too little; no allocation could hold 2^56 elements (of
+  // at most 32 bytes) anyway. A constant bound: no division per tensor.
+  static_assert(sizeof(std::string) <= 32 && sizeof(std::complex<double>) <= 32);
+  if (num_elements < 0 || num_elements >= (int64_t{1} << 56)) {
     std::fprintf(stderr,
                  "inflow: TensorBuffer::Allocate: invalid element count %lld\n",
                  static_cast<long long>(num_elements));
@@ -191,7 +191,9 @@ std::shared_ptr<TensorBuffer> TensorBuffer::WrapWritable(
 }
 
 TensorBuffer::~TensorBuffer() {
-  internal::RecycleStrings(static_cast<std::string*>(data_), num_strings_);
+  if (num_strings_ != 0) {
+    internal::RecycleStrings(static_cast<std::string*>(data_), num_strings_);
+  }
   if (release_) release_();
 }
 

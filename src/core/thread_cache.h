@@ -5,7 +5,9 @@
 // from then on: a thread-local destructor that runs later (a tensor freed
 // at thread exit) must not make a new one that nothing would release.
 // The pointer and the flag are trivially destructible, so readable to the
-// thread's very end.
+// thread's very end; they share one thread-local object, so that a Get()
+// in a dynamically loaded library (an op library) looks its address up
+// once.
 
 #ifndef INFLOW_SRC_CORE_THREAD_CACHE_H_
 #define INFLOW_SRC_CORE_THREAD_CACHE_H_
@@ -16,26 +18,32 @@ template <typename T, void (*Release)(T*)>
 class ThreadCache {
  public:
   static T* Get() {
-    if (gone_) return nullptr;
-    if (object_ == nullptr) {
-      owner_.Touch();
-      object_ = new T();
+    Slot& slot = slot_;
+    if (slot.object != nullptr) [[likely]] {
+      return slot.object;
     }
-    return object_;
+    if (slot.gone) return nullptr;
+    owner_.Touch();
+    slot.object = new T();
+    return slot.object;
   }
 
  private:
+  struct Slot {
+    T* object = nullptr;
+    bool gone = false;
+  };
   struct Owner {
     ~Owner() {
-      gone_ = true;
-      T* object = object_;
-      object_ = nullptr;
+      Slot& slot = slot_;
+      slot.gone = true;
+      T* object = slot.object;
+      slot.object = nullptr;
       if (object != nullptr) Release(object);
     }
     void Touch() {}  // makes the thread register the destructor
   };
-  static inline thread_local T* object_ = nullptr;
-  static inline thread_local bool gone_ = false;
+  static inline thread_local Slot slot_;
   static inline thread_local Owner owner_;
 };
 

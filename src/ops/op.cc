@@ -259,12 +259,15 @@ class Op::Context final : public OpKernelContext {
                                 op_.outputs()[i].name + "'");
   }
   Status CheckIndex(int i) const {
-    if (i < 0 || i >= num_outputs_) {
-      return InvalidArgumentError(Where(op_) + ": no output " +
-                                  std::to_string(i) + " (it has " +
-                                  std::to_string(num_outputs_) + ")");
+    if (i >= 0 && i < num_outputs_) [[likely]] {
+      return OkStatus();
     }
-    return OkStatus();
+    return NoOutput(i);
+  }
+  [[gnu::noinline]] Status NoOutput(int i) const {
+    return InvalidArgumentError(Where(op_) + ": no output " +
+                                std::to_string(i) + " (it has " +
+                                std::to_string(num_outputs_) + ")");
   }
   Status CheckOutput(int i, const Tensor& t) const {
     const ArgDef& arg = op_.outputs()[i];

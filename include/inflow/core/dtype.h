@@ -48,8 +48,36 @@ struct BFloat16 {
 };
 
 // Bytes per element; 0 for kInvalid and kString (strings are std::string
-// objects, not fixed-size bytes).
-size_t DTypeSize(DType dtype);
+// objects, not fixed-size bytes), and for a value no enumerator names.
+// Inline: a tensor's byte size is asked for per element in hot loops.
+constexpr size_t DTypeSize(DType dtype) {
+  switch (dtype) {
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kBool:
+      return 1;
+    case DType::kInt16:
+    case DType::kBFloat16:
+    case DType::kUInt16:
+    case DType::kFloat16:
+      return 2;
+    case DType::kFloat32:
+    case DType::kInt32:
+    case DType::kUInt32:
+      return 4;
+    case DType::kFloat64:
+    case DType::kComplex64:
+    case DType::kInt64:
+    case DType::kUInt64:
+      return 8;
+    case DType::kComplex128:
+      return 16;
+    case DType::kInvalid:
+    case DType::kString:
+      return 0;
+  }
+  return 0;
+}
 
 // TF's Python names: "float32", "float64", "int32", "uint8", "int16",
 // "int8", "string", "complex64", "int64", "bool", "bfloat16", "uint16",

@@ -28,6 +28,7 @@
 #ifndef INFLOW_CORE_TENSOR_H_
 #define INFLOW_CORE_TENSOR_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -134,7 +135,9 @@ class Tensor {
 
   template <typename T>
   static Tensor Scalar(T value) {
-    Tensor t(kDTypeOf<T>, TensorShape());
+    // Uninitialized: the value overwrites the element (a string is
+    // constructed empty either way), so no zero-fill first.
+    Tensor t = Uninitialized(kDTypeOf<T>, TensorShape());
     *static_cast<T*>(t.writable_data()) = std::move(value);
     return t;
   }
@@ -144,7 +147,8 @@ class Tensor {
   // A 1-D tensor holding `values`.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values) {
-    Tensor t(kDTypeOf<T>, TensorShape({static_cast<int64_t>(values.size())}));
+    Tensor t = Uninitialized(
+        kDTypeOf<T>, TensorShape({static_cast<int64_t>(values.size())}));
     t.FillFrom(values);
     return t;
   }
@@ -169,7 +173,9 @@ class Tensor {
   int64_t num_elements() const { return num_elements_; }
   // Bytes of element storage (num_elements * sizeof(std::string) for
   // strings).
-  size_t num_bytes() const;
+  size_t num_bytes() const {
+    return static_cast<size_t>(num_elements_) * element_size();
+  }
 
   // Typed read access in row-major order. Precondition, checked in every
   // build: T matches dtype().
@@ -221,7 +227,18 @@ class Tensor {
   // *this = batch.SubTensor(i), without allocating when this tensor is
   // already a row of `batch` (a view moved from row to row: a loop over a
   // batch's rows keeps one). Precondition as for SubTensor.
-  void AssignSubTensor(const Tensor& batch, int64_t i);
+  void AssignSubTensor(const Tensor& batch, int64_t i) {
+    // The loop's case inline: already a row of `batch`, moved to row i.
+    const std::vector<int64_t>& dims = batch.shape_.dims();
+    const std::vector<int64_t>& row = shape_.dims();
+    if (buffer_ == batch.buffer_ && dtype_ == batch.dtype_ && i >= 0 &&
+        !dims.empty() && i < dims[0] && dims.size() == row.size() + 1 &&
+        std::equal(row.begin(), row.end(), dims.begin() + 1)) [[likely]] {
+      offset_ = batch.offset_ + static_cast<size_t>(i) * num_bytes();
+      return;
+    }
+    AssignSubTensorSlow(batch, i);
+  }
   // The same elements with another shape of equal element count, shared.
   Result<Tensor> Reshape(TensorShape shape) const;
   // A deep copy into a fresh buffer.
@@ -253,6 +270,8 @@ class Tensor {
   std::string DebugString(int max_entries = 16) const;
 
  private:
+  // The constructor's and Uninitialized's (zero: zero-fill numeric data).
+  Tensor(DType dtype, TensorShape shape, bool zero);
   // OK when `shape` has no negative dimension and `count` elements.
   static Status CheckElementCount(const TensorShape& shape, size_t count);
   Status TypeMismatch(DType requested) const;
@@ -267,7 +286,10 @@ class Tensor {
     for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
   }
 
-  size_t element_size() const;
+  void AssignSubTensorSlow(const Tensor& batch, int64_t i);
+  size_t element_size() const {
+    return dtype_ == DType::kString ? sizeof(std::string) : DTypeSize(dtype_);
+  }
 
   DType dtype_ = DType::kInvalid;
   TensorShape shape_;
