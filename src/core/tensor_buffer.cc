@@ -149,7 +149,8 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
   // A count whose byte size (plus the header and rounding) would wrap
   // would allocate too little; no allocation could hold 2^56 elements (of
   // at most 32 bytes) anyway. A constant bound: no division per tensor.
-  static_assert(sizeof(std::string) <= 32 && sizeof(std::complex<double>) <= 32);
+  static_assert(sizeof(std::string) <= 32 &&
+                sizeof(std::complex<double>) <= 32);
   if (num_elements < 0 || num_elements >= (int64_t{1} << 56)) {
     std::fprintf(stderr,
                  "inflow: TensorBuffer::Allocate: invalid element count %lld\n",
