@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -179,8 +180,14 @@ class Op::Context final : public OpKernelContext {
                                   ", got " + DescribeArg(arg.dtype, shape));
     }
     if (batch_ != nullptr) return RowView(i);  // not reached (above)
-    (*outputs_)[i] = Tensor(arg.dtype, shape);
-    return &(*outputs_)[i];
+    // Made in place, not assigned from a temporary: the assignment's wide
+    // load of the just-stored buffer pointer stalls (store forwarding),
+    // measurable per call. The slot holds a tensor of no storage or an
+    // earlier output of this call.
+    Tensor* out = &(*outputs_)[i];
+    std::destroy_at(out);
+    std::construct_at(out, arg.dtype, shape);
+    return out;
   }
 
   Status SetOutput(int i, Tensor value) override {
