@@ -10,6 +10,8 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
+#include <bit>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
@@ -17,12 +19,15 @@
 #include <limits>
 #include <new>
 #include <string>
+#include <vector>
 
+#include "inflow/core/mutex.h"
 #include "inflow/core/tensor.h"
 
 #include "core/block_cache.h"
 #include "core/sanitizer.h"
 #include "core/string_recycler.h"
+#include "core/tensor_blocks.h"
 #include "core/thread_cache.h"
 
 namespace inflow {
@@ -88,6 +93,136 @@ bool KeepSmallBlock(void* p, size_t bytes) {
   return true;
 }
 
+// Medium blocks (above kSmallBlockMax, below BlockCache::kMinBytes) are
+// rounded up to one of four sizes per doubling and kept too, per thread
+// and, in batches, in one depot the threads share: a pipeline makes such
+// tensors (a decoded image, a parsed row) on one thread and frees them on
+// another, where a per-thread cache alone would fill on the freeing side
+// and stay empty on the making side, and glibc would take the making
+// thread's arena lock for every free. Off under AddressSanitizer.
+constexpr size_t kMediumClasses = 24;  // (1 KiB, 64 KiB]: 6 doublings
+constexpr size_t kMediumPerClass = 16;
+constexpr size_t kMediumBatch = kMediumPerClass / 2;
+constexpr size_t kMediumThreadBytes = size_t{1} << 20;
+constexpr size_t kMediumDepotBytes = size_t{16} << 20;
+
+// The class of a medium block of `bytes` and the size it is rounded up
+// to; kMediumClasses when `bytes` is not medium.
+size_t MediumClass(size_t bytes, size_t* rounded) {
+  if (!kSmallCache || bytes <= kSmallBlockMax ||
+      bytes >= internal::BlockCache::kMinBytes) {
+    return kMediumClasses;
+  }
+  // 2^(width-1) < bytes <= 2^width, in steps of 2^(width-3).
+  const int width = std::bit_width(bytes - 1);
+  const size_t step = size_t{1} << (width - 3);
+  const size_t k = (bytes + step - 1) / step;  // 5..8
+  *rounded = k * step;
+  return static_cast<size_t>(width - 11) * 4 + (k - 5);
+}
+
+struct MediumBatch {
+  void* blocks[kMediumBatch];
+};
+
+// The blocks the threads pass on, per class, kMediumBatch at a time.
+class MediumDepot {
+ public:
+  static MediumDepot& Global() {
+    static MediumDepot* depot = new MediumDepot();  // threads outlive it
+    return *depot;
+  }
+  // Keeps `batch` of blocks of `bytes` each; false when full.
+  bool Put(size_t c, const MediumBatch& batch, size_t bytes)
+      INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (bytes_ + kMediumBatch * bytes > kMediumDepotBytes) return false;
+    bytes_ += kMediumBatch * bytes;
+    batches_[c].push_back(batch);
+    return true;
+  }
+  bool Take(size_t c, MediumBatch* batch, size_t bytes) INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (batches_[c].empty()) return false;
+    *batch = batches_[c].back();
+    batches_[c].pop_back();
+    bytes_ -= kMediumBatch * bytes;
+    return true;
+  }
+  size_t Blocks() INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    size_t n = 0;
+    for (const auto& b : batches_) n += b.size() * kMediumBatch;
+    return n;
+  }
+
+ private:
+  Mutex mu_;
+  std::vector<MediumBatch> batches_[kMediumClasses] INFLOW_GUARDED_BY(mu_);
+  size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
+};
+
+struct MediumBlocks {
+  void* free[kMediumClasses][kMediumPerClass];
+  size_t count[kMediumClasses] = {};
+  size_t bytes = 0;
+};
+
+// Moves the kMediumBatch blocks at the bottom of class c (the oldest) to
+// the depot, or frees them when it is full.
+void SpillMedium(MediumBlocks* b, size_t c, size_t bytes) {
+  MediumBatch batch;
+  std::copy_n(b->free[c], kMediumBatch, batch.blocks);
+  std::copy(b->free[c] + kMediumBatch, b->free[c] + b->count[c], b->free[c]);
+  b->count[c] -= kMediumBatch;
+  b->bytes -= kMediumBatch * bytes;
+  if (!MediumDepot::Global().Put(c, batch, bytes)) {
+    for (void* p : batch.blocks) std::free(p);
+  }
+}
+
+// When the thread ends its blocks go to the depot (or back to malloc).
+void ReleaseMediumBlocks(MediumBlocks* b) {
+  for (size_t c = 0; c < kMediumClasses; ++c) {
+    // The class's size (MediumClass's inverse).
+    const size_t rounded = (size_t{1} << (c / 4 + 8)) * (c % 4 + 5);
+    while (b->count[c] >= kMediumBatch) SpillMedium(b, c, rounded);
+    for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
+  }
+  delete b;
+}
+
+MediumBlocks* ThreadMediumBlocks() {
+  return internal::ThreadCache<MediumBlocks, ReleaseMediumBlocks>::Get();
+}
+
+void* TakeMediumBlock(size_t c, size_t bytes) {
+  MediumBlocks* b = ThreadMediumBlocks();
+  if (b == nullptr) return nullptr;
+  if (b->count[c] == 0) {
+    MediumBatch batch;
+    if (!MediumDepot::Global().Take(c, &batch, bytes)) return nullptr;
+    std::copy_n(batch.blocks, kMediumBatch, b->free[c]);
+    b->count[c] = kMediumBatch;
+    b->bytes += kMediumBatch * bytes;
+  }
+  b->bytes -= bytes;
+  return b->free[c][--b->count[c]];
+}
+
+bool KeepMediumBlock(void* p, size_t c, size_t bytes) {
+  MediumBlocks* b = ThreadMediumBlocks();
+  if (b == nullptr) return false;
+  if (b->count[c] == kMediumPerClass ||
+      (b->bytes + bytes > kMediumThreadBytes && b->count[c] >= kMediumBatch)) {
+    SpillMedium(b, c, bytes);
+  }
+  if (b->bytes + bytes > kMediumThreadBytes) return false;
+  b->free[c][b->count[c]++] = p;
+  b->bytes += bytes;
+  return true;
+}
+
 void* AllocateBlock(size_t bytes) {
   if (bytes < kHugeBlockBytes)
     return std::aligned_alloc(kTensorAlignment, bytes);
@@ -117,17 +252,25 @@ struct PayloadAllocator {
 
   T* allocate(size_t n) {
     const size_t head = RoundUpToAlignment(n * sizeof(T));
-    const size_t bytes = BlockBytes(head, payload);
+    size_t bytes = BlockBytes(head, payload);
     void* p = TakeSmallBlock(bytes);
-    if (p == nullptr) p = internal::BlockCache::Global().Take(bytes);
+    if (const size_t c = MediumClass(bytes, &bytes); c < kMediumClasses) {
+      p = TakeMediumBlock(c, bytes);
+    } else if (p == nullptr) {
+      p = internal::BlockCache::Global().Take(bytes);
+    }
     if (p == nullptr) p = AllocateBlock(bytes);
     if (p == nullptr) throw std::bad_alloc();
     *payload_start = static_cast<char*>(p) + head;
     return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) {
-    const size_t bytes = BlockBytes(RoundUpToAlignment(n * sizeof(T)), payload);
+    size_t bytes = BlockBytes(RoundUpToAlignment(n * sizeof(T)), payload);
     if (KeepSmallBlock(p, bytes)) return;
+    if (const size_t c = MediumClass(bytes, &bytes); c < kMediumClasses) {
+      if (!KeepMediumBlock(p, c, bytes)) std::free(p);
+      return;
+    }
     if (!internal::BlockCache::Global().Keep(p, bytes)) std::free(p);
   }
 
@@ -140,6 +283,12 @@ struct PayloadAllocator {
   char** payload_start;
 };
 }  // namespace
+
+namespace internal {
+
+size_t MediumBlocksInDepot() { return MediumDepot::Global().Blocks(); }
+
+}  // namespace internal
 
 std::shared_ptr<TensorBuffer> TensorBuffer::Allocate(DType dtype,
                                                      int64_t num_elements,

@@ -3,11 +3,16 @@
 // Borrowed buffers: read-only views, writable wraps, the release callback.
 
 #include <cstring>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "inflow/core/tensor.h"
+
+#include "core/sanitizer.h"
+#include "core/tensor_blocks.h"
 
 namespace inflow {
 namespace {
@@ -173,6 +178,46 @@ TEST(TensorBufferTest, ReleaseRunsOnTheThreadDroppingTheLastReference) {
   EXPECT_EQ(releases, 1);
   EXPECT_EQ(released_on, worker_id);
   EXPECT_NE(released_on, std::this_thread::get_id());
+}
+
+// A medium tensor's block (a few KiB) freed on one thread is made again
+// on another: the freeing thread's cache passes it on through the shared
+// depot (at the latest when the thread ends), where the making thread
+// takes it, as a pipeline's map thread makes per-element tensors that its
+// batching thread frees. Off under AddressSanitizer.
+TEST(TensorBufferTest, MediumBlocksPassBetweenThreads) {
+  constexpr int kTensors = 64;
+  const TensorShape shape({3000});  // 3000 bytes of uint8
+  std::set<const void*> freed;
+  std::thread freeing([&] {
+    std::vector<Tensor> made;
+    for (int i = 0; i < kTensors; ++i) {
+      made.emplace_back(DType::kUInt8, shape);
+      freed.insert(made.back().raw_data());
+    }
+  });  // frees them, then ends: its cache goes to the depot
+  freeing.join();
+  ASSERT_EQ(freed.size(), size_t{kTensors});
+  if (internal::kAddressSanitizer) {
+    EXPECT_EQ(internal::MediumBlocksInDepot(), 0u);
+    return;
+  }
+  // All of them (the depot may hold others, of earlier tests).
+  EXPECT_GE(internal::MediumBlocksInDepot(), size_t{kTensors});
+  std::vector<const void*> remade;
+  std::thread making([&] {
+    std::vector<Tensor> made;
+    for (int i = 0; i < kTensors; ++i) {
+      made.emplace_back(DType::kUInt8, shape);
+      remade.push_back(made.back().raw_data());
+      // Zero-filled, as any new tensor.
+      for (uint8_t b : made.back().flat<uint8_t>()) ASSERT_EQ(b, 0);
+    }
+    // Kept alive until here: each one a block of its own.
+  });
+  making.join();
+  // The depot hands out the batches put last first: the freed ones.
+  for (const void* p : remade) EXPECT_EQ(freed.count(p), 1u) << p;
 }
 
 }  // namespace
