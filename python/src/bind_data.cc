@@ -28,6 +28,7 @@
 #include "inflow/pipedef/pipeline_def.h"
 
 #include "bindings.h"
+#include "deferred_steps.h"
 #include "py_blocking.h"
 #include "py_interpreter.h"
 #include "py_ops.h"
@@ -256,6 +257,17 @@ void BindDatasetClass(nb::module_& m) {
              return Wrap(
                  d.ds.Map(fn.fn, {.num_parallel_calls = num_parallel_calls,
                                   .deterministic = deterministic}));
+           })
+      // A map function traced with ElementNodes (deferred_steps.h): its
+      // steps run per element without the GIL (but a py_func's).
+      .def("map_nodes",
+           [](const PyDataset& d, std::vector<Node> element,
+              std::vector<Node> outputs, int num_parallel_calls,
+              bool deterministic) {
+             return Wrap(
+                 d.ds.Map(ElementMap(std::move(element), std::move(outputs)),
+                          {.num_parallel_calls = num_parallel_calls,
+                           .deterministic = deterministic}));
            })
       .def("filter_py",
            [](const PyDataset& d, nb::handle fn) {

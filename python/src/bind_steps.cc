@@ -110,6 +110,20 @@ void BindSteps(nb::module_& m) {
       nb::arg("nodes"), nb::arg("timeout").none() = nb::none());
 
   m.def(
+      "_element_nodes",
+      [](nb::handle dtypes, nb::handle shapes) {
+        std::vector<DType> ds;
+        for (nb::handle d : dtypes) ds.push_back(DTypeFromPython(d));
+        std::vector<PartialShape> ss;
+        for (nb::handle s : shapes) ss.push_back(PartialShapeFromPython(s));
+        if (ss.size() != ds.size()) {
+          ThrowStatus(InvalidArgumentError("element: one shape per dtype"));
+        }
+        return ElementNodes(std::move(ds), std::move(ss));
+      },
+      nb::arg("dtypes"), nb::arg("shapes"));
+
+  m.def(
       "_py_func_step",
       [](nb::handle func, std::vector<Node> inputs, nb::handle dtypes,
          nb::handle shapes, bool unpack) {

@@ -94,6 +94,40 @@ class FunctionStep : public Step {
   const std::function<Result<Tuple>(const CallOptions&)> fn_;
 };
 
+// A Dataset element's components (ElementNodes), from the evaluation.
+class ElementStep : public Step {
+ public:
+  ElementStep(std::vector<DType> dtypes, std::vector<PartialShape> shapes)
+      : Step("element", std::move(dtypes), std::move(shapes)) {}
+
+  Result<Tuple> Compute(Eval& eval) override {
+    const Tuple* element = eval.element();
+    if (element == nullptr) {
+      return FailedPreconditionError(
+          "a Dataset map's element was evaluated outside the map (a node "
+          "of a traced map function used elsewhere)");
+    }
+    if (element->size() != dtypes().size()) {
+      return InvalidArgumentError(
+          "the map function was traced for elements of " +
+          std::to_string(dtypes().size()) + " components, got " +
+          std::to_string(element->size()));
+    }
+    for (size_t i = 0; i < element->size(); ++i) {
+      const Tensor& t = (*element)[i];
+      if (t.dtype() != dtypes()[i] ||
+          !shapes()[i].IsCompatibleWith(t.shape())) {
+        return InvalidArgumentError(
+            "the map function was traced for component " + std::to_string(i) +
+            " of " + std::string(DTypeName(dtypes()[i])) + " " +
+            shapes()[i].DebugString() + ", got " +
+            std::string(DTypeName(t.dtype())) + " " + t.shape().DebugString());
+      }
+    }
+    return *element;
+  }
+};
+
 // reader.read(queue) (up_to == 0) or reader.read_up_to(queue, up_to):
 // (key, value).
 class ReadStep : public Step {
@@ -384,6 +418,28 @@ std::vector<Node> FunctionNodes(
     std::vector<DType> dtypes, std::vector<PartialShape> shapes) {
   return NodesOf(std::make_shared<FunctionStep>(
       std::move(name), std::move(fn), std::move(dtypes), std::move(shapes)));
+}
+
+std::vector<Node> ElementNodes(std::vector<DType> dtypes,
+                               std::vector<PartialShape> shapes) {
+  return NodesOf(
+      std::make_shared<ElementStep>(std::move(dtypes), std::move(shapes)));
+}
+
+std::function<Result<Tuple>(Tuple)> ElementMap(std::vector<Node> element,
+                                               std::vector<Node> outputs) {
+  return [element = std::move(element),
+          outputs = std::move(outputs)](Tuple in) -> Result<Tuple> {
+    const CallOptions options;
+    Eval eval(options, &in);
+    Tuple out;
+    out.reserve(outputs.size());
+    for (const Node& n : outputs) {
+      INFLOW_ASSIGN_OR_RETURN(Tensor t, eval.Get(n));
+      out.push_back(std::move(t));
+    }
+    return out;
+  };
 }
 
 std::vector<Node> ReadNodes(std::shared_ptr<ReaderBase> reader,

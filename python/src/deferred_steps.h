@@ -56,14 +56,19 @@ struct Node {
 // `options` for its life.
 class Eval {
  public:
-  explicit Eval(const CallOptions& options) : options_(options) {}
+  // `element`: the value of ElementNodes' step in this evaluation (a
+  // Dataset map's element), borrowed; null outside a map.
+  explicit Eval(const CallOptions& options, const Tuple* element = nullptr)
+      : options_(options), element_(element) {}
 
   // The value of `node`, running its step unless this evaluation ran it.
   Result<Tensor> Get(const Node& node);
   const CallOptions& options() const { return options_; }
+  const Tuple* element() const { return element_; }
 
  private:
   const CallOptions& options_;
+  const Tuple* const element_;
   std::vector<std::pair<const Step*, Tuple>> memo_;
 };
 
@@ -123,6 +128,19 @@ std::vector<Node> PyFuncNodes(std::shared_ptr<nanobind::object> func,
 std::vector<Node> FunctionNodes(
     std::string name, std::function<Result<Tuple>(const CallOptions&)> fn,
     std::vector<DType> dtypes, std::vector<PartialShape> shapes);
+
+// The components of a Dataset element, of `dtypes` and `shapes`: a map
+// function traced with these nodes as its element (Dataset.map) runs as
+// ElementMap, whose evaluations give the element's tensors to this step.
+std::vector<Node> ElementNodes(std::vector<DType> dtypes,
+                               std::vector<PartialShape> shapes);
+
+// A Dataset map function computing `outputs` from an element given to
+// `element` (ElementNodes' nodes, all of one step): the steps run once per
+// element, with no GIL but a py_func's. INVALID_ARGUMENT for an element of
+// another count, dtype or shape than the nodes'.
+std::function<Result<Tuple>(Tuple)> ElementMap(std::vector<Node> element,
+                                               std::vector<Node> outputs);
 
 // reader.read(queue) (up_to == 0: scalar key and value) or
 // reader.read_up_to(queue, up_to) (vectors): (key, value).

@@ -616,3 +616,104 @@ def test_ragged_and_sparse_batches_give_what_tf_data_gives():
     assert first[1].to_list() == [[1], [2, 2], [3, 3, 3]]
     with pytest.raises(inflow.errors.DataLossError, match="larger than the row shape"):
         list(filled(data.Dataset).sparse_batch(2, [3]))
+
+
+# -- maps traced from inflow's steps ------------------------------------------------
+
+def _image_records(path, n=40, width=12):
+    """TFRecords of Examples {image: width bytes of i, label: i}."""
+    with tf.io.TFRecordWriter(path) as w:
+        for i in range(n):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                "image": tf.train.Feature(bytes_list=tf.train.BytesList(
+                    value=[bytes([i % 256]) * width])),
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i])),
+            })).SerializeToString())
+
+
+FEATURES = {"image": inflow.io.FixedLenFeature([], "string"),
+            "label": inflow.io.FixedLenFeature([], "int64")}
+TF_FEATURES = {"image": tf.io.FixedLenFeature([], tf.string),
+               "label": tf.io.FixedLenFeature([], tf.int64)}
+
+
+@pytest.mark.parametrize("parallel", [None, 3])
+def test_a_traced_map_of_inflows_steps_gives_what_tf_data_gives(tmp_path, parallel):
+    path = str(tmp_path / "images.tfrecord")
+    _image_records(path)
+    calls = []
+
+    @data.trace
+    def decode(record):
+        calls.append(type(record).__name__)
+        parsed = inflow.io.parse_single_example(record, FEATURES)
+        return inflow.io.decode_raw_to_float(parsed["image"], 1 / 255), parsed["label"]
+
+    def tf_decode(record):
+        parsed = tf.io.parse_single_example(record, TF_FEATURES)
+        image = tf.cast(tf.io.decode_raw(parsed["image"], tf.uint8), tf.float32) * (1 / 255)
+        return image, parsed["label"]
+
+    ours = data.TFRecordDataset(path).map(decode, num_parallel_calls=parallel).batch(8)
+    # Traced once, on a placeholder Node, however many elements and threads.
+    assert calls == ["Node"]
+    theirs = tf.data.TFRecordDataset(path).map(tf_decode).batch(8)
+    assert_like_tf(ours, theirs)
+    assert_like_tf(ours, theirs)  # a second pass: no more calls
+    assert calls == ["Node"]
+
+
+def test_inflows_step_functions_map_batches_traced_without_a_mark(tmp_path):
+    import functools
+    path = str(tmp_path / "images.tfrecord")
+    _image_records(path, n=10)
+    ours = data.TFRecordDataset(path).batch(4).map(
+        functools.partial(inflow.io.parse_example, features=FEATURES))
+    theirs = tf.data.TFRecordDataset(path).batch(4).map(
+        functools.partial(tf.io.parse_example, features=TF_FEATURES))
+    assert_like_tf(ours, theirs)
+    # Traced maps keep the element's dtypes and shapes: a second one can
+    # follow.
+    images = data.TFRecordDataset(path).batch(4).map(
+        functools.partial(inflow.io.parse_example, features=FEATURES)).map(
+        data.trace(lambda d: inflow.io.decode_raw(d["image"], np.uint8)))
+    got = list(images)
+    assert [b.shape for b in got] == [(4, 12), (4, 12), (2, 12)]
+    assert got[2][1].tolist() == [9] * 12
+
+
+def test_a_traced_map_saves_and_restores_and_names_a_damaged_record(tmp_path):
+    path = str(tmp_path / "images.tfrecord")
+    _image_records(path, n=20)
+    ds = data.TFRecordDataset(path).map(
+        data.trace(lambda r: inflow.io.parse_single_example(r, FEATURES)["label"]))
+    it = iter(ds)
+    first = [next(it) for _ in range(7)]
+    state = it.save()
+    rest = list(it)
+    again = iter(ds)
+    again.restore(state)
+    assert [int(x) for x in first + rest] == list(range(20))
+    assert [int(x) for x in again] == [int(x) for x in rest]
+    # A record that is not an Example: the stage and element are named.
+    bad = str(tmp_path / "bad.tfrecord")
+    with tf.io.TFRecordWriter(bad) as w:
+        w.write(b"\xff\xff not an example")
+    with pytest.raises(InvalidArgumentError, match=r"map \(stage 1\), element 0"):
+        list(data.TFRecordDataset(bad).map(
+            data.trace(lambda r: inflow.io.parse_single_example(r, FEATURES)["label"])))
+
+
+def test_a_traced_map_that_does_not_return_nodes_is_a_type_error(tmp_path):
+    path = str(tmp_path / "images.tfrecord")
+    _image_records(path, n=4)
+    with pytest.raises(TypeError, match="must return inflow Nodes only .*ndarray"):
+        data.TFRecordDataset(path).map(data.trace(lambda r: np.zeros(3)))
+    # The element's dtypes are not known after a Python map.
+    with pytest.raises(TypeError, match="needs the element's dtypes and shapes"):
+        data.TFRecordDataset(path).map(lambda r: r).map(
+            data.trace(lambda r: inflow.io.decode_raw(r, np.uint8)))
+    # Not marked: a Python function sees arrays, element by element.
+    seen = []
+    list(data.Dataset.range(3).map(lambda x: seen.append(type(x).__name__) or x))
+    assert seen == ["int64"] * 3

@@ -19,6 +19,7 @@ num_parallel_calls > 1. docs/python.md says what differs from tf.data.
 """
 
 import collections
+import functools
 import json
 import os
 
@@ -29,7 +30,7 @@ from inflow import errors
 from inflow._validate import check_int, check_path
 from inflow._ops import _native_map_fn, _op_step
 
-__all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset",
+__all__ = ["Dataset", "Iterator", "TFRecordDataset", "TextLineDataset", "trace",
            "FixedLengthRecordDataset", "Options", "RaggedTensorValue", "AUTOTUNE",
            "INFINITE_CARDINALITY",
            "UNKNOWN_CARDINALITY"]
@@ -239,6 +240,87 @@ def _call(fn, element):
     return fn(element)
 
 
+# -- element specs and tracing ------------------------------------------------------
+
+_SCALAR_BYTES = [(np.dtype(object), [])]
+_SCALAR_INT64 = [(np.dtype(np.int64), [])]
+
+
+def _batched(spec, n):
+    """The spec of batches of `n` (None: unknown, the last may be short)."""
+    if spec is None or any(s is None for _, s in spec):
+        return None
+    return [(d, [n] + list(s)) for d, s in spec]
+
+
+def _unbatched(spec):
+    if spec is None or any(not s for _, s in spec):
+        return None
+    return [(d, list(s)[1:]) for d, s in spec]
+
+
+def trace(map_func):
+    """Marks ``map_func`` as made of inflow's steps only (parse_example,
+    parse_single_example, decode_raw, decode_raw_to_float, cast, reshape,
+    one_hot, ... on their ``inflow.Node`` arguments, as in the TF1 graph
+    API): Dataset.map then calls it once, on placeholder Nodes of the
+    element's components (tf.data's tracing), and runs the steps it
+    returns in C++ on each element, without the GIL. Its Python code runs
+    only at that call: no branch on an element's value, no NumPy on it.
+    inflow.io's step functions themselves (and functools.partial of them)
+    are traced without the mark. Returns map_func."""
+    if not callable(map_func):
+        raise TypeError("trace: map_func is not callable")
+    try:
+        map_func._inflow_trace = True
+    except AttributeError:  # a builtin or a bound method: wrap it
+        original = map_func
+
+        def map_func(*args):
+            return original(*args)
+        map_func._inflow_trace = True
+    return map_func
+
+
+def _traceable(map_func):
+    """Marked with trace(), or one of inflow.io's step functions (maybe
+    through functools.partial)."""
+    while isinstance(map_func, functools.partial):
+        map_func = map_func.func
+    if getattr(map_func, "_inflow_trace", False):
+        return True
+    from inflow import io as _io
+    return any(map_func is getattr(_io, name, None) for name in _STEP_FUNCTIONS)
+
+
+_STEP_FUNCTIONS = ("parse_example", "parse_single_example", "decode_raw",
+                   "decode_raw_to_float")
+
+
+def _trace(map_func, structure, spec):
+    """(element nodes, output nodes, output structure) of map_func traced
+    on placeholder Nodes of the element's components; TypeError when it
+    does not give Nodes only, or the element's components are not known."""
+    if spec is None or _unknown(structure) or isinstance(structure, _Derived):
+        raise TypeError(
+            "map: a traced map_func needs the element's dtypes and shapes, which "
+            "inflow knows after a record source, range, batch, unbatch, shuffle, "
+            "repeat, take, skip, shard, cache, prefetch and traced maps, not here")
+    element_nodes = _inflow._element_nodes([d for d, _ in spec], [s for _, s in spec])
+    element, used = _unflatten(structure, list(element_nodes))
+    if used != len(element_nodes):
+        raise TypeError(f"map: the element has {len(element_nodes)} components, "
+                        f"its structure {used}")
+    result = _call(map_func, element)
+    outputs = _flatten(result, [])
+    if not outputs or not all(isinstance(o, _inflow.Node) for o in outputs):
+        kinds = sorted({type(o).__name__ for o in outputs
+                        if not isinstance(o, _inflow.Node)})
+        raise TypeError("map: a traced map_func must return inflow Nodes only "
+                        f"(made by inflow's steps), got {', '.join(kinds) or 'nothing'}")
+    return element_nodes, outputs, _structure_of(result)
+
+
 # -- Dataset ----------------------------------------------------------------------
 
 class _Steps:
@@ -276,18 +358,23 @@ def _cannot(what):
 class Dataset:
     """A pipeline of stages run in C++ (tf.data.Dataset's names)."""
 
-    def __init__(self, native, structure):
+    def __init__(self, native, structure, spec=None):
         self._native = native
         self._structure = structure
+        # The flat components' (dtype, shape) where known (sources of
+        # records, range, and the steps that keep or batch them), for
+        # map's tracing; None when not known.
+        self._spec = spec
         # Its pipeline definition so far, recorded as the steps are chained:
         # _Steps, or the reason it has none (a str).
         self._def = "this Dataset's source cannot be written as a step"
 
     def _then(self, native, structure, op=None, attrs=None, options=None,
-              library=None, reason=None):
+              library=None, reason=None, spec=None):
         """The Dataset after this one: `native`, whose definition is this
-        one's and the step `op` (or, with `reason`, none)."""
-        out = Dataset(native, structure)
+        one's and the step `op` (or, with `reason`, none); `spec` its
+        components' (dtype, shape), when known."""
+        out = Dataset(native, structure, spec)
         if isinstance(self._def, str):
             out._def = self._def
         elif reason is not None:
@@ -329,7 +416,7 @@ class Dataset:
             (args[0], args[1], args[2] if len(args) == 3 else 1)
         if step == 0:
             raise ValueError("Dataset.range: step must not be 0")
-        out = Dataset(_inflow._data_range(start, stop, step), None)
+        out = Dataset(_inflow._data_range(start, stop, step), None, _SCALAR_INT64)
         out._def = _Steps.source("range", {"start": start, "stop": stop, "step": step})
         return out
 
@@ -476,7 +563,8 @@ class Dataset:
 
     def unbatch(self, name=None):
         """Each element split along its first dimension."""
-        return self._then(self._native.unbatch(), self._structure, "unbatch")
+        return self._then(self._native.unbatch(), self._structure, "unbatch",
+                          spec=_unbatched(self._spec))
 
     def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=None,
                      name=None):
@@ -545,6 +633,16 @@ class Dataset:
                               step["op"], step["attrs"],
                               {"num_parallel_calls": calls, "deterministic": deterministic},
                               library)
+        if _traceable(map_func):
+            # Made of inflow's steps (parse_example, decode_raw, ...): run in
+            # C++ per element, without the GIL.
+            element, outputs, structure = _trace(map_func, self._structure, self._spec)
+            return self._then(
+                self._native.map_nodes(element, outputs, calls, deterministic),
+                structure, reason=(
+                    "its map's map_func is a Python function of inflow's steps, "
+                    "which a pipeline definition cannot hold yet"),
+                spec=[(o.dtype, o.shape) for o in outputs])
         in_structure = self._structure
         out_structure = _Later()
 
@@ -586,7 +684,8 @@ class Dataset:
             raise ValueError(f"batch: num_parallel_calls {calls} is below -1 (AUTOTUNE)")
         return self._then(self._native.batch(n, bool(drop_remainder), calls), self._structure,
                           "batch", {"batch_size": n, "drop_remainder": bool(drop_remainder),
-                                    "num_parallel_calls": calls})
+                                    "num_parallel_calls": calls},
+                          spec=_batched(self._spec, n if drop_remainder else None))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         n = check_int("Dataset.shuffle", "buffer_size", buffer_size)
@@ -599,21 +698,21 @@ class Dataset:
         if seed is not None:
             attrs["seed"] = seed
         return self._then(self._native.shuffle(n, seed, bool(reshuffle_each_iteration)),
-                          self._structure, "shuffle", attrs)
+                          self._structure, "shuffle", attrs, spec=self._spec)
 
     def repeat(self, count=None, name=None):
         n = -1 if count is None else check_int("Dataset.repeat", "count", count)
         if n < -1:
             raise ValueError(f"repeat: count {n} is below -1")
-        return self._then(self._native.repeat(n), self._structure, "repeat", {"count": n})
+        return self._then(self._native.repeat(n), self._structure, "repeat", {"count": n}, spec=self._spec)
 
     def take(self, count, name=None):
         n = check_int("Dataset.take", "count", count)
-        return self._then(self._native.take(n), self._structure, "take", {"count": n})
+        return self._then(self._native.take(n), self._structure, "take", {"count": n}, spec=self._spec)
 
     def skip(self, count, name=None):
         n = check_int("Dataset.skip", "count", count)
-        return self._then(self._native.skip(n), self._structure, "skip", {"count": n})
+        return self._then(self._native.skip(n), self._structure, "skip", {"count": n}, spec=self._spec)
 
     def shard(self, num_shards, index, name=None):
         n = check_int("Dataset.shard", "num_shards", num_shards)
@@ -621,7 +720,7 @@ class Dataset:
         if n < 1 or not 0 <= i < n:
             raise ValueError(f"shard: index {i} is not in [0, num_shards {n})")
         return self._then(self._native.shard(n, i), self._structure, "shard",
-                          {"num_shards": n, "index": i})
+                          {"num_shards": n, "index": i}, spec=self._spec)
 
     def enumerate(self, start=0, name=None):
         """(int64 position from start, element) pairs."""
@@ -645,7 +744,7 @@ class Dataset:
             later.source = self  # a cache file gives elements without calls
         filename = os.fspath(filename)
         return self._then(self._native.cache(filename), self._structure, "cache",
-                          {"filename": filename})
+                          {"filename": filename}, spec=self._spec)
 
     def prefetch(self, buffer_size, name=None):
         """Up to buffer_size elements computed ahead on a thread (AUTOTUNE:
@@ -655,7 +754,7 @@ class Dataset:
         if n < 1 and n != AUTOTUNE:
             raise ValueError(f"prefetch: buffer_size {n} is not >= 1 (or AUTOTUNE)")
         return self._then(self._native.prefetch(n), self._structure, "prefetch",
-                          {"buffer_size": n})
+                          {"buffer_size": n}, spec=self._spec)
 
     def with_options(self, options, name=None):
         """This dataset with `options` (an Options) for its whole pipeline:
@@ -673,7 +772,7 @@ class Dataset:
                                                           a.ram_budget)
         enabled = None if a.enabled is None else bool(a.enabled)
         return self._then(self._native.with_options(budget, ram, enabled), self._structure,
-                          reason=_cannot("it has options (with_options)"))
+                          reason=_cannot("it has options (with_options)"), spec=self._spec)
 
     def options(self):
         """The pipeline's Options: those set by with_options along it."""
@@ -808,7 +907,8 @@ class TextLineDataset(Dataset):
         files = _file_names("TextLineDataset", filenames)
         size = 0 if buffer_size is None else check_int("TextLineDataset", "buffer_size",
                                                        buffer_size)
-        super().__init__(_inflow._data_text_line(files, compression_type or "", size), None)
+        super().__init__(_inflow._data_text_line(files, compression_type or "", size), None,
+                         _SCALAR_BYTES)
         self._def = _Steps.source("text_line", _file_attrs(files, compression_type, size))
 
 
@@ -828,7 +928,8 @@ class FixedLengthRecordDataset(Dataset):
         size = 0 if buffer_size is None else \
             check_int("FixedLengthRecordDataset", "buffer_size", buffer_size)
         super().__init__(_inflow._data_fixed_length(files, record, header, footer,
-                                                    compression_type or "", size), None)
+                                                    compression_type or "", size), None,
+                         _SCALAR_BYTES)
         self._def = _Steps.source("fixed_length_record", {
             **_file_attrs(files, compression_type, size), "record_bytes": record,
             "header_bytes": header, "footer_bytes": footer})
@@ -892,7 +993,7 @@ class TFRecordDataset(Dataset):
             seed = check_int("TFRecordDataset", "seed", seed)
         super().__init__(_inflow._data_tfrecord(
             files, compression_type or "", size, reads, index or "", bool(shuffle_records),
-            seed, bool(reshuffle_each_iteration)), None)
+            seed, bool(reshuffle_each_iteration)), None, _SCALAR_BYTES)
         if index or shuffle_records:
             self._def = _cannot("its TFRecordDataset reads by record index "
                                 "(index, shuffle_records)")

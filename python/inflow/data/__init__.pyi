@@ -3,10 +3,14 @@
 import os
 from typing import Any, Callable, Iterator as _Iter, Optional, Sequence, Union
 
-__all__ = ["Dataset", "Iterator", "TFRecordDataset", "Options", "AUTOTUNE",
+__all__ = ["Dataset", "Iterator", "TFRecordDataset", "Options", "AUTOTUNE", "trace",
            "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE: int
+
+_F = Callable[..., Any]
+
+def trace(map_func: _F) -> _F: ...
 INFINITE_CARDINALITY: int
 UNKNOWN_CARDINALITY: int
 
