@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/string_recycler.h"
 #include "example/encoder_layout.h"
 #include "example/packed_varints.h"
 
@@ -110,7 +111,10 @@ inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
       size_t len;
       if (!ReadShortLength(&q, end, &len)) return false;
       if (n < spec.stride) {
-        row[n] = std::string(reinterpret_cast<const char*>(q), len);
+        // Recycled storage: the parsed string is often dropped on another
+        // thread (a pipeline's next stage).
+        row[n] = RecycledString(
+            std::string_view(reinterpret_cast<const char*>(q), len));
       }
       q += len;
       ++n;
