@@ -49,6 +49,7 @@
 
 #include "inflow/distributed/data_parallel.h"
 #include "inflow/distributed/mpi.h"
+#include "inflow/distributed/sliced_step.h"
 #include "inflow/model/mlp.h"
 #include "inflow/model/optimizer.h"
 
@@ -67,12 +68,16 @@ struct WorkerFlags {
   int steps = 60;
   int batch = 128;
   int spin_us = 1000;  // MpiOptions::spin_wait; -1: MPI's blocking allreduce
+  // The sum and update in slices over host memory (SlicedStep), else
+  // DataParallel::Sum's MPI_Allreduce and the whole update on each rank.
+  bool sliced = true;
 };
 
 // One rank: prints (rank 0) one JSON line of its figures.
 int Worker(const WorkerFlags& flags) {
   distributed::MpiOptions mpi;
   mpi.spin_wait = std::chrono::microseconds(flags.spin_us);
+  mpi.share_host_memory = flags.sliced;
   Result<std::unique_ptr<distributed::Communicator>> world =
       distributed::MpiWorld(mpi);
   if (!world.ok()) {
@@ -102,9 +107,35 @@ int Worker(const WorkerFlags& flags) {
   const Tensor labels = Tensor::FromVector(label_values);
   const BatchRows rows{.first_row = comm.rank() * flags.batch,
                        .global_batch = comm.size() * flags.batch};
+  std::unique_ptr<distributed::SlicedStep> sliced;
+  if (flags.sliced && comm.size() > 1) {
+    std::vector<Tensor*> shared;
+    for (auto& [name, t] : mlp->variables()) shared.push_back(t);
+    for (Tensor* t : opt->parameter_slots()) shared.push_back(t);
+    Result<std::unique_ptr<distributed::SlicedStep>> made =
+        distributed::SlicedStep::Create(&dp, mlp->flat_gradients(),
+                                        mlp->gradients(), shared);
+    if (!made.ok() || !mlp->MoveGradients((*made)->gradient_buffer(),
+                                          (*made)->gradient_offset())
+                           .ok()) {
+      std::fprintf(stderr, "bench_distributed: %s\n",
+                   made.status().ToString().c_str());
+      return 1;
+    }
+    sliced = *std::move(made);
+  }
   auto step = [&](int64_t s) -> Status {
     INFLOW_ASSIGN_OR_RETURN(float loss,
                             mlp->ComputeGradients(images, labels, s, rows));
+    if (sliced != nullptr) {
+      INFLOW_ASSIGN_OR_RETURN(
+          distributed::StepOutcome out,
+          sliced->Sum(s, loss / comm.size(), {}, OkStatus()));
+      (void)out;
+      INFLOW_RETURN_IF_ERROR(
+          opt->ApplyRanges(mlp->gradients(), sliced->ranges()));
+      return sliced->EndStep();
+    }
     INFLOW_ASSIGN_OR_RETURN(
         distributed::StepOutcome out,
         dp.Sum(s, mlp->flat_gradients(), loss / comm.size(), {}, OkStatus()));
@@ -195,7 +226,7 @@ bool RunWorkers(const std::string& self, int ranks, const WorkerFlags& flags,
       "mpirun -np " + std::to_string(ranks) + " --oversubscribe " +
       (jobs > 1 ? "--bind-to none " : "") + self + " --worker " +
       std::to_string(flags.steps) + " " + std::to_string(flags.batch) + " " +
-      std::to_string(flags.spin_us);
+      std::to_string(flags.spin_us) + " " + (flags.sliced ? "1" : "0");
   std::vector<std::FILE*> pipes;
   for (int j = 0; j < jobs; ++j) {
     std::FILE* pipe = popen(command.c_str(), "r");
@@ -226,6 +257,7 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
   }
   std::map<int, std::vector<double>> sps;  // by number of ranks
   std::vector<double> blocking_sps;        // 2 ranks, MPI's blocking allreduce
+  std::vector<double> allreduce_sps;       // 2 ranks, DataParallel::Sum
   std::vector<double> limit;  // two 1-rank jobs at once: summed steps/s
   std::vector<double> allreduce, pingpong;
   double bytes = 0;
@@ -245,7 +277,14 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
     }
     // The same 2 ranks with MPI's blocking allreduce, which polls
     // throughout its wait.
-    WorkerFlags blocking = flags;
+    WorkerFlags allreduce_path = flags;
+    allreduce_path.sliced = false;
+    Figures a;
+    if (!RunWorkers(self, 2, allreduce_path, &a)) return 1;
+    allreduce_sps.push_back(a.steps_per_s);
+    std::fprintf(stderr, "round %d: 2 ranks, MPI_Allreduce path %.1f steps/s\n",
+                 round + 1, a.steps_per_s);
+    WorkerFlags blocking = allreduce_path;
     blocking.spin_us = -1;
     Figures b;
     if (!RunWorkers(self, 2, blocking, &b)) return 1;
@@ -261,27 +300,30 @@ int Driver(const std::string& self, int rounds, const WorkerFlags& flags) {
   }
   const double one = bench::Median(sps[1]), two = bench::Median(sps[2]);
   const double two_blocking = bench::Median(blocking_sps);
+  const double two_allreduce = bench::Median(allreduce_sps);
   const double ar = bench::Median(allreduce), pp = bench::Median(pingpong);
   const double ar_gb = ar > 0 ? bytes / ar / 1e9 : 0;
   const double limit_scaling = bench::Median(limit) / one;
   const double pp_gb = pp > 0 ? bytes / pp / 1e9 : 0;
   std::printf(
       "{\"bench\": \"distributed\", \"steps_per_s\": {\"1_rank\": %.2f, "
-      "\"2_ranks\": %.2f, \"2_ranks_blocking\": %.2f}, \"ms_per_step\": "
+      "\"2_ranks\": %.2f, \"2_ranks_allreduce\": %.2f, "
+      "\"2_ranks_blocking\": %.2f}, \"ms_per_step\": "
       "{\"1_rank\": %.3f, \"2_ranks\": %.3f}, \"ns_per_sample\": "
       "{\"1_rank\": %.0f, \"2_ranks\": %.0f}, \"scaling_2_ranks\": %.3f, "
+      "\"scaling_2_ranks_allreduce\": %.3f, "
       "\"scaling_2_ranks_blocking\": %.3f, \"allreduce_ms\": %.3f, "
       "\"allreduce_gb_s\": %.3f, \"pingpong_gb_s\": %.3f, "
       "\"allreduce_vs_pingpong\": %.3f, \"bytes\": %.0f, "
       "\"limit_2_independent\": %.3f, \"scaling_vs_limit\": %.3f, "
       "\"batch_per_rank\": %d, \"rounds\": %d, \"kernels\": {\"train\": "
       "\"%s\"}}\n",
-      one, two, two_blocking, 1e3 / one, 1e3 / two, 1e9 / (one * flags.batch),
-      2e9 / (two * 2 * flags.batch), 2 * two / one, 2 * two_blocking / one,
-      ar * 1e3, ar_gb, pp_gb, pp_gb > 0 ? ar_gb / pp_gb : 0, bytes,
-      limit_scaling, limit_scaling > 0 ? 2 * two / one / limit_scaling : 0,
-      flags.batch, rounds,
-      std::string(Mlp::Create({}).value()->kernel()).c_str());
+      one, two, two_allreduce, two_blocking, 1e3 / one, 1e3 / two,
+      1e9 / (one * flags.batch), 2e9 / (two * 2 * flags.batch), 2 * two / one,
+      2 * two_allreduce / one, 2 * two_blocking / one, ar * 1e3, ar_gb, pp_gb,
+      pp_gb > 0 ? ar_gb / pp_gb : 0, bytes, limit_scaling,
+      limit_scaling > 0 ? 2 * two / one / limit_scaling : 0, flags.batch,
+      rounds, std::string(Mlp::Create({}).value()->kernel()).c_str());
   return 0;
 }
 
@@ -292,7 +334,8 @@ int main(int argc, char** argv) {
   if (argc >= 4 && std::strcmp(argv[1], "--worker") == 0) {
     return inflow::Worker({.steps = std::atoi(argv[2]),
                            .batch = std::atoi(argv[3]),
-                           .spin_us = argc >= 5 ? std::atoi(argv[4]) : 1000});
+                           .spin_us = argc >= 5 ? std::atoi(argv[4]) : 1000,
+                           .sliced = argc < 6 || std::atoi(argv[5]) != 0});
   }
   const bool smoke = inflow::bench::TakeSmokeFlag(&argc, argv);
   int rounds = smoke ? 1 : 3;
