@@ -39,7 +39,8 @@ void OnRanks(int size, int ranks_per_host,
 
 TEST(HostMemoryTest, BarrierShowsEachRanksWritesToTheRanksOfItsHost) {
   // {ranks, ranks per host}
-  for (auto [size, per_host] : {std::pair{1, 0}, {2, 0}, {3, 0}, {4, 2}}) {
+  for (std::pair<int, int> shape : {std::pair{1, 0}, {2, 0}, {3, 0}, {4, 2}}) {
+    const int size = shape.first, per_host = shape.second;
     OnRanks(size, per_host, [size, per_host](Communicator& c) {
       Result<std::shared_ptr<HostMemory>> host =
           c.ShareHostMemory(64 * sizeof(int));
