@@ -253,11 +253,13 @@ class LocalCommunicator final : public Communicator {
         });
   }
 
-  Result<std::shared_ptr<HostMemory>> ShareHostMemory(size_t bytes) override {
+  Result<std::shared_ptr<HostMemory>> ShareHostMemory(
+      size_t bytes, size_t bytes_per_rank) override {
     // The last rank to arrive makes a region per host and hands each rank
     // its host's.
     std::shared_ptr<Region> mine;
     const int per_host = group_->ranks_per_host();
+    bytes += bytes_per_rank * static_cast<size_t>(per_host);
     INFLOW_RETURN_IF_ERROR(group_->Collective(
         rank_, {nullptr, &mine, bytes}, *activity_,
         [bytes, per_host](const std::vector<Contribution>& slots) {

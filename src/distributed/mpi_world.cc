@@ -209,13 +209,14 @@ class MpiCommunicator final : public Communicator {
     activity_ = std::move(activity);
   }
 
-  Result<std::shared_ptr<HostMemory>> ShareHostMemory(size_t bytes) override {
+  Result<std::shared_ptr<HostMemory>> ShareHostMemory(
+      size_t bytes, size_t bytes_per_rank) override {
     MPI_Comm host = MPI_COMM_NULL, cross = MPI_COMM_NULL;
     int local_rank = 0, local_size = 1, hosts = 1;
     bool equal = false;
     MPI_Win window;
     std::byte* base = nullptr;
-    const size_t total = internal::kBarrierBytes + bytes + 64;
+    size_t total = 0;
     INFLOW_RETURN_IF_ERROR(Call("host memory", [&] {
       int rc = MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_,
                                    MPI_INFO_NULL, &host);
@@ -241,6 +242,8 @@ class MpiCommunicator final : public Communicator {
       equal = agreed[0] > 0 && agreed[0] == -agreed[1];
       if (!equal) return MPI_SUCCESS;
       hosts = size_ / local_size;
+      bytes += bytes_per_rank * static_cast<size_t>(local_size);
+      total = internal::kBarrierBytes + bytes + 64;
       rc = MPI_Comm_split(comm_, local_rank, rank_, &cross);
       if (rc != MPI_SUCCESS) return rc;
       MPI_Comm_set_errhandler(cross, MPI_ERRORS_RETURN);

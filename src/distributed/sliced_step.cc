@@ -44,12 +44,10 @@ Result<std::unique_ptr<SlicedStep>> SlicedStep::Create(
   }
   Communicator& comm = dp->comm();
   comm.SetActivity("sharing the parameters among a host's ranks");
-  // The host's size is known only once the memory is shared: room for as
-  // many gradient buffers as ranks in the whole group.
+  // A gradient buffer for each rank of the host.
   const size_t slot_bytes = RoundUp64(flat.size() * 4);
-  INFLOW_ASSIGN_OR_RETURN(
-      std::shared_ptr<HostMemory> host,
-      comm.ShareHostMemory(bytes + slot_bytes * comm.size()));
+  INFLOW_ASSIGN_OR_RETURN(std::shared_ptr<HostMemory> host,
+                          comm.ShareHostMemory(bytes, slot_bytes));
   auto step = std::unique_ptr<SlicedStep>(new SlicedStep());
   step->dp_ = dp;
   step->host_ = host;

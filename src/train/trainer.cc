@@ -596,6 +596,15 @@ class TrainRun {
     if (o_.sliced_step && ranks_ > 1 && feed_ != nullptr) {
       INFLOW_ASSIGN_OR_RETURN(sliced, MakeSlicedStep());
     }
+    if (sliced) {
+      const int n = sliced->host_ranks();
+      Message(
+          "each step sums and updates in shared memory: one copy of the "
+          "parameters per machine, " +
+          std::to_string(n) + (n == 1 ? " rank" : " ranks") + " a machine");
+    } else if (ranks_ > 1) {
+      Message("each step sums with MPI_Allreduce");
+    }
     while (feed_ != nullptr && state_->step() < final_step_) {
       const int64_t step = state_->step() + 1;
       distributed::StepFlags flags;

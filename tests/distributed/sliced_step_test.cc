@@ -43,13 +43,14 @@ TEST(HostMemoryTest, BarrierShowsEachRanksWritesToTheRanksOfItsHost) {
     const int size = shape.first, per_host = shape.second;
     OnRanks(size, per_host, [size, per_host](Communicator& c) {
       Result<std::shared_ptr<HostMemory>> host =
-          c.ShareHostMemory(64 * sizeof(int));
+          c.ShareHostMemory(16 * sizeof(int), 16 * sizeof(int));
       ASSERT_TRUE(host.ok()) << host.status();
       HostMemory& h = **host;
       const int local = per_host == 0 ? size : per_host;
       ASSERT_EQ(h.size(), local);
       ASSERT_EQ(h.hosts(), size / local);
       ASSERT_EQ(h.rank(), c.rank() % local);
+      ASSERT_GE(h.bytes().size(), (16 + 16 * local) * sizeof(int));
       int* words = reinterpret_cast<int*>(h.bytes().data());
       for (int round = 1; round <= 50; ++round) {
         words[h.rank()] = round * 100 + c.rank();

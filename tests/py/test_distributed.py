@@ -170,8 +170,12 @@ def test_the_shared_memory_step_trains_the_allreduce_model_on_one_and_on_two_hos
     common = ("--feed", "sequence", "--steps", 10, "--save-every", 5)
     runs = {"shared": (), "hosts": ("--ranks-per-host", 1),
             "allreduce": ("--no-shared-memory",)}
+    said = {"shared": "in shared memory: one copy of the parameters per machine, 2 ranks a machine",
+            "hosts": "in shared memory: one copy of the parameters per machine, 1 rank a machine",
+            "allreduce": "each step sums with MPI_Allreduce"}
     for name, extra in runs.items():
-        mpirun(2, inflow_bin, data, "--ckpt-dir", tmp_path / name, *common, *extra)
+        proc = mpirun(2, inflow_bin, data, "--ckpt-dir", tmp_path / name, *common, *extra)
+        assert said[name] in proc.stderr + proc.stdout, name
     want = weights(tmp_path / "allreduce")
     for name in ("shared", "hosts"):
         got = weights(tmp_path / name)

@@ -38,8 +38,9 @@ namespace inflow::distributed {
 // Memory every rank of one host maps, made by
 // Communicator::ShareHostMemory: the ranks of a host read and write it
 // directly, with Barrier() between one's writes and another's reads. The
-// group's ranks are `hosts()` hosts of `size()` ranks each. Lives as long
-// as any reference to it (its Communicator's may end first).
+// group's ranks are `hosts()` hosts of `size()` ranks each. The bytes
+// stay mapped as long as any reference to it; Barrier and
+// AllreduceAcrossHosts need its Communicator alive.
 //
 // Thread-compatible, as its Communicator, whose thread calls it.
 class HostMemory {
@@ -86,13 +87,14 @@ class Communicator {
   [[nodiscard]] virtual Status Broadcast(std::span<std::byte> data,
                                          int root) = 0;
 
-  // `bytes` of memory shared by the ranks of each host (one copy per
-  // host, zeroed), and the collectives over it (HostMemory). Collective
-  // over every rank. FAILED_PRECONDITION when the ranks cannot share it
-  // that way: hosts with different numbers of ranks, or sharing turned off
+  // Memory shared by the ranks of each host (one copy per host, zeroed):
+  // `bytes` plus `bytes_per_rank` for each of the host's ranks, and the
+  // collectives over it (HostMemory). Collective over every rank, with
+  // the same arguments on each. FAILED_PRECONDITION when the ranks cannot share
+  // it that way: hosts with different numbers of ranks, or sharing turned off
   // (MpiOptions::share_host_memory); every rank gets the same answer.
   [[nodiscard]] virtual Result<std::shared_ptr<HostMemory>> ShareHostMemory(
-      size_t bytes) = 0;
+      size_t bytes, size_t bytes_per_rank = 0) = 0;
 
   // What the collectives that follow are for ("the allreduce of step 12"):
   // their errors name it, and so does the message of a rank that finds
