@@ -87,6 +87,7 @@ std::string Fixed(double v, int digits) {
 struct RunFlags {
   bool distributed = false;
   int64_t collective_timeout_s = 0;
+  int ranks_per_host = 0;   // MpiOptions::ranks_per_host (tests)
   std::string log_records;  // a folder, or empty
 };
 
@@ -138,6 +139,7 @@ Status Run(TrainOptions options, const RunFlags& flags) {
     distributed::MpiOptions mpi;
     mpi.stop = coord.stop_token();
     mpi.collective_timeout = std::chrono::seconds(flags.collective_timeout_s);
+    mpi.ranks_per_host = flags.ranks_per_host;
     INFLOW_ASSIGN_OR_RETURN(world, distributed::MpiWorld(mpi));
     options.communicator = world.get();
     std::fprintf(stderr, "%s of %d\n", world->Describe(world->rank()).c_str(),
@@ -274,6 +276,17 @@ std::function<Status()> Setup(CLI::App& app) {
                  "steps (0: never)")
       ->transform(IntegerIn(0, kMax))
       ->capture_default_str();
+  app.add_flag("!--no-shared-memory", o->sliced_step,
+               "--distributed: sum with MPI_Allreduce and update everything "
+               "on every rank, instead of one copy of the parameters per "
+               "machine in shared memory, each rank summing and updating a "
+               "slice");
+  // Unlisted: for tests of the path between machines on one machine.
+  app.add_option("--ranks-per-host", flags->ranks_per_host,
+                 "--distributed: treat each N consecutive ranks of a machine "
+                 "as a machine of their own")
+      ->transform(IntegerIn(0, 1 << 20))
+      ->group("");
   app.add_option("--log-records", flags->log_records,
                  "write DIR/records-rank-R.txt: per step, a CRC-32 of each "
                  "example's pixels (which records each rank trained on)");

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +25,8 @@
 
 #include "inflow/core/mutex.h"
 #include "inflow/distributed/mpi.h"
+
+#include "distributed/host_barrier.h"
 
 namespace inflow::distributed {
 namespace {
@@ -101,6 +104,41 @@ struct Peer {
   _exit(1);
 }
 
+class MpiCommunicator;
+
+// One host's MPI shared-memory window: the barrier's words, then the
+// caller's bytes. The window is never freed before MPI_Finalize (at exit):
+// MPI_Win_free waits for every rank of the host, and a rank that returns
+// an error must not wait for one that went on.
+class MpiHostMemory final : public HostMemory {
+ public:
+  MpiHostMemory(MpiCommunicator* comm, MPI_Comm cross, int rank, int size,
+                int hosts, std::byte* base, size_t bytes)
+      : comm_(comm),
+        cross_(cross),
+        rank_(rank),
+        size_(size),
+        hosts_(hosts),
+        base_(base),
+        bytes_(bytes) {}
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int hosts() const override { return hosts_; }
+  std::span<std::byte> bytes() const override {
+    return {base_ + internal::kBarrierBytes, bytes_};
+  }
+  Status Barrier() override;
+  Status AllreduceAcrossHosts(std::span<float> data) override;
+
+ private:
+  MpiCommunicator* comm_;  // must outlive the calls above
+  MPI_Comm cross_;         // this rank() on every host
+  const int rank_, size_, hosts_;
+  std::byte* base_;
+  const size_t bytes_;
+};
+
 class MpiCommunicator final : public Communicator {
  public:
   MpiCommunicator(MPI_Comm comm, int rank, int size, std::vector<Peer> peers,
@@ -171,7 +209,74 @@ class MpiCommunicator final : public Communicator {
     activity_ = std::move(activity);
   }
 
+  Result<std::shared_ptr<HostMemory>> ShareHostMemory(
+      size_t bytes, size_t bytes_per_rank) override {
+    MPI_Comm host = MPI_COMM_NULL, cross = MPI_COMM_NULL;
+    int local_rank = 0, local_size = 1, hosts = 1;
+    bool equal = false;
+    MPI_Win window;
+    std::byte* base = nullptr;
+    size_t total = 0;
+    INFLOW_RETURN_IF_ERROR(Call("host memory", [&] {
+      int rc = MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_,
+                                   MPI_INFO_NULL, &host);
+      if (rc != MPI_SUCCESS) return rc;
+      MPI_Comm_rank(host, &local_rank);
+      MPI_Comm_size(host, &local_size);
+      if (options_.ranks_per_host > 0 && local_size > options_.ranks_per_host) {
+        MPI_Comm part;
+        rc = MPI_Comm_split(host, local_rank / options_.ranks_per_host,
+                            local_rank, &part);
+        if (rc != MPI_SUCCESS) return rc;
+        MPI_Comm_free(&host);
+        host = part;
+        MPI_Comm_rank(host, &local_rank);
+        MPI_Comm_size(host, &local_size);
+      }
+      // Every host must hold as many ranks, and every rank want sharing.
+      int mine[2] = {options_.share_host_memory ? local_size : -1,
+                     options_.share_host_memory ? -local_size : -1};
+      int agreed[2];
+      rc = MPI_Allreduce(mine, agreed, 2, MPI_INT, MPI_MAX, comm_);
+      if (rc != MPI_SUCCESS) return rc;
+      equal = agreed[0] > 0 && agreed[0] == -agreed[1];
+      if (!equal) return MPI_SUCCESS;
+      hosts = size_ / local_size;
+      bytes += bytes_per_rank * static_cast<size_t>(local_size);
+      total = internal::kBarrierBytes + bytes + 64;
+      rc = MPI_Comm_split(comm_, local_rank, rank_, &cross);
+      if (rc != MPI_SUCCESS) return rc;
+      MPI_Comm_set_errhandler(cross, MPI_ERRORS_RETURN);
+      void* at = nullptr;
+      rc = MPI_Win_allocate_shared(
+          static_cast<MPI_Aint>(local_rank == 0 ? total : 0), 1, MPI_INFO_NULL,
+          host, &at, &window);
+      if (rc != MPI_SUCCESS) return rc;
+      MPI_Aint size = 0;
+      int unit = 0;
+      rc = MPI_Win_shared_query(window, 0, &size, &unit, &at);
+      if (rc != MPI_SUCCESS) return rc;
+      // The segment is mapped page-aligned in every process, so the same
+      // offset aligns it for all.
+      const uintptr_t address = reinterpret_cast<uintptr_t>(at);
+      base = static_cast<std::byte*>(at) + ((64 - address % 64) % 64);
+      if (local_rank == 0) std::memset(base, 0, total - 64);
+      return MPI_Barrier(host);
+    }));
+    if (!equal) {
+      if (host != MPI_COMM_NULL) MPI_Comm_free(&host);
+      return FailedPreconditionError(
+          options_.share_host_memory
+              ? "the hosts hold different numbers of ranks"
+              : "sharing host memory is off (MpiOptions::share_host_memory)");
+    }
+    return std::shared_ptr<HostMemory>(std::make_shared<MpiHostMemory>(
+        this, cross, local_rank, local_size, hosts, base, bytes));
+  }
+
  private:
+  friend class MpiHostMemory;
+
   std::string Activity() INFLOW_EXCLUDES(mu_) {
     MutexLock lock(&mu_);
     return activity_;
@@ -190,6 +295,9 @@ class MpiCommunicator final : public Communicator {
   }
 
   Status Sum(void* data, size_t count, MPI_Datatype type) {
+    return Sum(data, count, type, comm_);
+  }
+  Status Sum(void* data, size_t count, MPI_Datatype type, MPI_Comm comm) {
     int element = 0;
     MPI_Type_size(type, &element);
     return InChunks(count, [&](size_t done, int n) {
@@ -200,11 +308,11 @@ class MpiCommunicator final : public Communicator {
         // no one late.
         if (options_.spin_wait.count() >= 0) {
           MPI_Request request;
-          int rc = MPI_Ibarrier(comm_, &request);
+          int rc = MPI_Ibarrier(comm, &request);
           if (rc == MPI_SUCCESS) rc = Wait(&request);
           if (rc != MPI_SUCCESS) return rc;
         }
-        return MPI_Allreduce(MPI_IN_PLACE, at, n, type, MPI_SUM, comm_);
+        return MPI_Allreduce(MPI_IN_PLACE, at, n, type, MPI_SUM, comm);
       });
     });
   }
@@ -299,6 +407,26 @@ class MpiCommunicator final : public Communicator {
   Clock::time_point waiting_since_ INFLOW_GUARDED_BY(mu_);
   std::jthread watchdog_;  // last: it reads the members above
 };
+
+Status MpiHostMemory::Barrier() {
+  if (size_ == 1) return OkStatus();
+  const std::chrono::microseconds spin = comm_->options_.spin_wait.count() >= 0
+                                             ? comm_->options_.spin_wait
+                                             : std::chrono::hours(1);
+  // The watchdog looks on while it waits (a dead rank of this host, the
+  // collective timeout, a stop): as for MPI's own collectives.
+  return comm_->Call("host barrier", [&] {
+    Status s = internal::HostBarrierWait(
+        reinterpret_cast<internal::BarrierWords*>(base_), size_, spin,
+        [] { return OkStatus(); });
+    return s.ok() ? MPI_SUCCESS : MPI_ERR_OTHER;
+  });
+}
+
+Status MpiHostMemory::AllreduceAcrossHosts(std::span<float> data) {
+  if (hosts_ == 1) return OkStatus();
+  return comm_->Sum(data.data(), data.size(), MPI_FLOAT, cross_);
+}
 
 }  // namespace
 

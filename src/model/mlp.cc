@@ -22,6 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -370,6 +372,37 @@ const std::vector<Tensor>& Mlp::gradients() const { return rep_->grads; }
 
 std::span<float> Mlp::flat_gradients() {
   return rep_->flat_grads.mutable_flat<float>().value();
+}
+
+Status Mlp::MoveGradients(std::shared_ptr<TensorBuffer> buffer,
+                          size_t byte_offset) {
+  Tensor& flat = rep_->flat_grads;
+  if (buffer == nullptr || byte_offset % 64 != 0 ||
+      reinterpret_cast<uintptr_t>(buffer->data()) % 64 != 0) {
+    return InvalidArgumentError(
+        "Mlp::MoveGradients: the buffer must be 64-byte aligned");
+  }
+  INFLOW_ASSIGN_OR_RETURN(
+      Tensor moved,
+      Tensor::FromBuffer(DType::kFloat32, flat.shape(), buffer, byte_offset));
+  if (moved.read_only()) {
+    return InvalidArgumentError("Mlp::MoveGradients: the buffer is read-only");
+  }
+  std::vector<Tensor> views;
+  for (const Tensor& g : rep_->grads) {
+    const size_t offset =
+        static_cast<size_t>(static_cast<const char*>(g.raw_data()) -
+                            static_cast<const char*>(flat.raw_data()));
+    INFLOW_ASSIGN_OR_RETURN(
+        Tensor view, Tensor::FromBuffer(DType::kFloat32, g.shape(), buffer,
+                                        byte_offset + offset));
+    views.push_back(std::move(view));
+  }
+  std::memcpy(moved.mutable_flat<float>().value().data(), flat.raw_data(),
+              static_cast<size_t>(flat.num_elements()) * sizeof(float));
+  rep_->flat_grads = std::move(moved);
+  rep_->grads = std::move(views);
+  return OkStatus();
 }
 
 std::vector<std::pair<std::string, Tensor*>> Mlp::variables() {

@@ -226,12 +226,22 @@ void Optimizer::ShareMathThreads(Mlp& model) {
 }
 
 Status Optimizer::Apply(std::span<const Tensor> grads) {
+  std::vector<std::pair<int64_t, int64_t>> all;
+  for (const Tensor& g : grads) all.emplace_back(0, g.num_elements());
+  return ApplyRanges(grads, all);
+}
+
+Status Optimizer::ApplyRanges(
+    std::span<const Tensor> grads,
+    std::span<const std::pair<int64_t, int64_t>> ranges) {
   const Params& params = rep_->params;
-  if (grads.size() != params.size()) {
+  if (grads.size() != params.size() || ranges.size() != params.size()) {
     return InvalidArgumentError("Optimizer: " + std::to_string(grads.size()) +
-                                " gradients for " +
+                                " gradients and " +
+                                std::to_string(ranges.size()) + " ranges for " +
                                 std::to_string(params.size()) + " parameters");
   }
+  int64_t elements = 0;
   for (size_t i = 0; i < grads.size(); ++i) {
     if (grads[i].dtype() != DType::kFloat32 ||
         grads[i].shape() != params[i].second->shape()) {
@@ -240,20 +250,26 @@ Status Optimizer::Apply(std::span<const Tensor> grads) {
                                   grads[i].DebugString(0) + ", want float32 " +
                                   params[i].second->shape().DebugString());
     }
+    const auto [begin, end] = ranges[i];
+    if (begin < 0 || begin > end || end > grads[i].num_elements()) {
+      return InvalidArgumentError(
+          "Optimizer: elements [" + std::to_string(begin) + ", " +
+          std::to_string(end) + ") of \"" + params[i].first + "\" of " +
+          std::to_string(grads[i].num_elements()));
+    }
+    elements += end - begin;
   }
-  int64_t elements = 0;
-  for (const Tensor& g : grads) elements += g.num_elements();
   internal::MathPool* pool = rep_->pool;
   // Under 4096 elements a hand-off costs more than it saves.
   const int parts = pool == nullptr || elements < 4096 ? 1 : pool->threads();
-  // Part `part` of every parameter (ranges of whole cache lines).
+  // Part `part` of every parameter's range (whole cache lines).
   auto update = [&](int part) {
     for (size_t i = 0; i < grads.size(); ++i) {
+      const auto [first, last] = ranges[i];
       int64_t begin, end;
-      internal::MathPool::Split(grads[i].num_elements(), 16, part, parts,
-                                &begin, &end);
-      rep_->rule->Update(*rep_, i, begin, end, Data(params[i].second),
-                         grads[i].data<float>());
+      internal::MathPool::Split(last - first, 16, part, parts, &begin, &end);
+      rep_->rule->Update(*rep_, i, first + begin, first + end,
+                         Data(params[i].second), grads[i].data<float>());
     }
   };
   if (parts == 1) {
@@ -264,6 +280,14 @@ Status Optimizer::Apply(std::span<const Tensor> grads) {
   rep_->rule->Finish(*rep_);
   ++*static_cast<int64_t*>(rep_->global_step.mutable_raw_data().value());
   return OkStatus();
+}
+
+std::vector<Tensor*> Optimizer::parameter_slots() {
+  std::vector<Tensor*> out;
+  for (auto& [name, t] : rep_->slots) {
+    if (t->shape().rank() > 0) out.push_back(t.get());
+  }
+  return out;
 }
 
 std::vector<std::pair<std::string, Tensor*>> Optimizer::variables() {

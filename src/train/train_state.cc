@@ -98,6 +98,18 @@ Status TrainState::ApplyGradients() {
   return optimizer_->Apply(mlp_->gradients());
 }
 
+Status TrainState::ApplyGradients(
+    std::span<const std::pair<int64_t, int64_t>> ranges) {
+  return optimizer_->ApplyRanges(mlp_->gradients(), ranges);
+}
+
+std::vector<Tensor*> TrainState::replicated() {
+  std::vector<Tensor*> out;
+  for (auto& [name, t] : mlp_->variables()) out.push_back(t);
+  for (Tensor* t : optimizer_->parameter_slots()) out.push_back(t);
+  return out;
+}
+
 std::vector<Tensor> TrainState::parameters() {
   std::vector<Tensor> out;
   for (auto& [name, tensor] : mlp_->variables()) out.push_back(*tensor);

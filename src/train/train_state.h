@@ -13,7 +13,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inflow/checkpoint/saver.h"
@@ -70,6 +72,13 @@ class TrainState {
                                                const Tensor& labels,
                                                BatchRows rows);
   [[nodiscard]] Status ApplyGradients();
+  // The update of elements ranges[i] of each parameter i alone (a rank's
+  // slice in a distributed::SlicedStep), and the step's scalars.
+  [[nodiscard]] Status ApplyGradients(
+      std::span<const std::pair<int64_t, int64_t>> ranges);
+  // What every data-parallel rank holds the same values of, for a host's
+  // ranks to share: the parameters and the optimizer's slots of them.
+  std::vector<Tensor*> replicated();
   // The model's parameters, in variables() order.
   std::vector<Tensor> parameters();
   // Accuracy on {images, labels}, in chunks.

@@ -17,6 +17,7 @@
 #include "inflow/checkpoint/saver.h"
 #include "inflow/distributed/communicator.h"
 #include "inflow/distributed/data_parallel.h"
+#include "inflow/distributed/sliced_step.h"
 #include "inflow/graph/meta_graph.h"
 #include "inflow/io/env.h"
 #include "inflow/model/mlp.h"
@@ -591,6 +592,19 @@ class TrainRun {
     // events, the update) goes into the next exchange, or the agreement
     // after the loop: no rank returns while the others wait for it.
     Status after = OkStatus();
+    std::unique_ptr<distributed::SlicedStep> sliced;
+    if (o_.sliced_step && ranks_ > 1 && feed_ != nullptr) {
+      INFLOW_ASSIGN_OR_RETURN(sliced, MakeSlicedStep());
+    }
+    if (sliced) {
+      const int n = sliced->host_ranks();
+      Message(
+          "each step sums and updates in shared memory: one copy of the "
+          "parameters per machine, " +
+          std::to_string(n) + (n == 1 ? " rank" : " ranks") + " a machine");
+    } else if (ranks_ > 1) {
+      Message("each step sums with MPI_Allreduce");
+    }
     while (feed_ != nullptr && state_->step() < final_step_) {
       const int64_t step = state_->step() + 1;
       distributed::StepFlags flags;
@@ -601,13 +615,21 @@ class TrainRun {
       // This rank's share of the global batch's mean loss.
       const float loss_share =
           loss * static_cast<float>(rows) / static_cast<float>(o_.batch_size);
-      INFLOW_ASSIGN_OR_RETURN(distributed::StepOutcome out,
-                              dp_->Sum(step, state_->mlp().flat_gradients(),
-                                       loss_share, flags, local));
+      INFLOW_ASSIGN_OR_RETURN(
+          distributed::StepOutcome out,
+          sliced ? sliced->Sum(step, loss_share, flags, local)
+                 : dp_->Sum(step, state_->mlp().flat_gradients(), loss_share,
+                            flags, local));
       if (out.stop) summary_.interrupted = true;
       if (!out.apply()) break;
       if (!std::isfinite(out.loss)) return Diverged(out.loss);
-      after = state_->ApplyGradients();
+      if (sliced) {
+        after = state_->ApplyGradients(sliced->ranges());
+        // Every slice updated before rank 0 saves or anyone reads them.
+        INFLOW_RETURN_IF_ERROR(sliced->EndStep());
+      } else {
+        after = state_->ApplyGradients();
+      }
       if (after.ok()) after = AfterStep(out.loss);
       if (!after.ok()) {
         after = after.WithContext("after step " + std::to_string(step));
@@ -621,6 +643,24 @@ class TrainRun {
     }
     t1_ = Clock::now();
     return dp_->Agree(after, "step " + std::to_string(state_->step()));
+  }
+
+  // The parameters and slots moved into memory the host's ranks share,
+  // and the gradients into this rank's buffer there; null when the ranks
+  // share none (every rank finds the same), and the loop sums with
+  // DataParallel::Sum.
+  Result<std::unique_ptr<distributed::SlicedStep>> MakeSlicedStep() {
+    Mlp& mlp = state_->mlp();
+    Result<std::unique_ptr<distributed::SlicedStep>> sliced =
+        distributed::SlicedStep::Create(&*dp_, mlp.flat_gradients(),
+                                        mlp.gradients(), state_->replicated());
+    if (IsFailedPrecondition(sliced.status())) {
+      return std::unique_ptr<distributed::SlicedStep>();
+    }
+    INFLOW_RETURN_IF_ERROR(sliced.status());
+    INFLOW_RETURN_IF_ERROR(mlp.MoveGradients((*sliced)->gradient_buffer(),
+                                             (*sliced)->gradient_offset()));
+    return sliced;
   }
 
   // After the loop: the feed closed, the last checkpoint and evaluation,

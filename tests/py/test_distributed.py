@@ -10,6 +10,10 @@ machine (--oversubscribe), on a slice of Fashion-MNIST (240 training and
     seed (--feed sequence), within float tolerance;
   - a 2-rank checkpoint resumes with 1 rank and with 3, to the weights of
     an uninterrupted run;
+  - the step over one copy of the parameters per machine in shared memory
+    (the default) trains the model of MPI_Allreduce alone
+    (--no-shared-memory), on one machine and on ranks posing as machines
+    (--ranks-per-host);
   - a rank killed with SIGKILL makes the other exit within 10 s with an
     error naming the dead rank and the step; a rank whose input fails
     fails every rank, naming it; Ctrl-C on mpirun stops every rank with a
@@ -155,6 +159,33 @@ def test_two_ranks_train_the_one_rank_model_and_resume_with_one_and_three(
         assert "resumed from" in proc.stderr and "at step 5" in proc.stderr
         assert '"steps": 10' in proc.stdout
         assert_same_model(tmp_path / "one", ckpt)
+
+
+def test_the_shared_memory_step_trains_the_allreduce_model_on_one_and_on_two_hosts(
+        data, inflow_bin, tmp_path):
+    # One copy of the parameters per machine, each rank summing and updating
+    # a slice; the same with each rank a "machine" of its own (the slices
+    # summed between machines with MPI); and MPI_Allreduce alone: two ranks'
+    # sums are the same bits on all three paths.
+    common = ("--feed", "sequence", "--steps", 10, "--save-every", 5)
+    runs = {"shared": (), "hosts": ("--ranks-per-host", 1),
+            "allreduce": ("--no-shared-memory",)}
+    said = {"shared": "in shared memory: one copy of the parameters per machine, 2 ranks a machine",
+            "hosts": "in shared memory: one copy of the parameters per machine, 1 rank a machine",
+            "allreduce": "each step sums with MPI_Allreduce"}
+    for name, extra in runs.items():
+        proc = mpirun(2, inflow_bin, data, "--ckpt-dir", tmp_path / name, *common, *extra)
+        assert said[name] in proc.stderr + proc.stdout, name
+    want = weights(tmp_path / "allreduce")
+    for name in ("shared", "hosts"):
+        got = weights(tmp_path / name)
+        assert sorted(got) == sorted(want)
+        for key in want:
+            np.testing.assert_array_equal(got[key], want[key], err_msg=f"{name} {key}")
+    # Four ranks as two machines of two.
+    mpirun(4, inflow_bin, data, "--ckpt-dir", tmp_path / "four", "--ranks-per-host", 2,
+           *common)
+    assert_same_model(tmp_path / "allreduce", tmp_path / "four")
 
 
 def read_lines_until(stream, pattern, deadline, seen):

@@ -58,12 +58,13 @@ TrainOptions Options(MemEnv& env, const std::string& ckpt, FeedKind feed) {
 
 // Train(options) on `ranks` threads, each with its communicator; `adjust`
 // may change a rank's options and callbacks first.
+// `ranks_per_host`: MakeLocalGroup's.
 std::vector<Result<TrainSummary>> TrainOnRanks(
     int ranks, const TrainOptions& options,
-    const std::function<void(int, TrainOptions&, TrainCallbacks&)>& adjust =
-        {}) {
+    const std::function<void(int, TrainOptions&, TrainCallbacks&)>& adjust = {},
+    int ranks_per_host = 0) {
   std::vector<std::unique_ptr<distributed::Communicator>> group =
-      distributed::MakeLocalGroup(ranks);
+      distributed::MakeLocalGroup(ranks, ranks_per_host);
   std::vector<Result<TrainSummary>> results(
       ranks, Result<TrainSummary>(UnknownError("not run")));
   {
@@ -125,6 +126,32 @@ TEST(TrainerDistributedTest, TwoAndThreeRanksTrainTheOneProcessModel) {
     }
     ExpectClose(Weights(env, ckpt), Weights(env, "/inflow-mem/one"));
     EXPECT_GT(results[0]->test_accuracy, 0.0);
+  }
+}
+
+TEST(TrainerDistributedTest, TheSlicedStepTrainsTheAllreducePathsModel) {
+  // Both sum the ranks' gradients in rank order: the same bits, on one
+  // host and on several.
+  MemEnv env;
+  WriteData(env);
+  // {ranks, ranks per host}
+  for (auto [ranks, per_host] : {std::pair{2, 0}, {3, 0}, {2, 1}}) {
+    const std::string name =
+        std::to_string(ranks) + "-" + std::to_string(per_host);
+    std::vector<float> weights[2];
+    std::vector<float> losses[2];
+    for (bool sliced : {false, true}) {
+      const std::string ckpt =
+          "/inflow-mem/sliced" + name + (sliced ? "-yes" : "-no");
+      TrainOptions o = Options(env, ckpt, FeedKind::kSequence);
+      o.sliced_step = sliced;
+      auto results = TrainOnRanks(ranks, o, {}, per_host);
+      for (auto& r : results) ASSERT_TRUE(r.ok()) << r.status();
+      weights[sliced] = Weights(env, ckpt);
+      losses[sliced] = results[0]->losses;
+    }
+    EXPECT_EQ(weights[1], weights[0]) << name;
+    EXPECT_EQ(losses[1], losses[0]) << name;
   }
 }
 

@@ -30,9 +30,40 @@
 #include <string>
 #include <vector>
 
+#include "inflow/core/result.h"
 #include "inflow/core/status.h"
 
 namespace inflow::distributed {
+
+// Memory every rank of one host maps, made by
+// Communicator::ShareHostMemory: the ranks of a host read and write it
+// directly, with Barrier() between one's writes and another's reads. The
+// group's ranks are `hosts()` hosts of `size()` ranks each. The bytes
+// stay mapped as long as any reference to it; Barrier and
+// AllreduceAcrossHosts need its Communicator alive.
+//
+// Thread-compatible, as its Communicator, whose thread calls it.
+class HostMemory {
+ public:
+  virtual ~HostMemory() = default;
+
+  // This rank among its host's, in [0, size()); the ranks of a host;
+  // the hosts.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual int hosts() const = 0;
+  // The shared bytes (64-byte aligned), the same on every rank of a host.
+  virtual std::span<std::byte> bytes() const = 0;
+
+  // Waits until every rank of this host has called it as many times: one
+  // rank's writes to bytes() before it are seen by every rank of the host
+  // after it. Errors as the Communicator's collectives (a rank that died
+  // or left is UNAVAILABLE, or ends the process under MPI's watchdog).
+  [[nodiscard]] virtual Status Barrier() = 0;
+  // The element-wise sum of `data` over the hosts' ranks with this
+  // rank(): one rank per host, in place. Nothing to do on one host.
+  [[nodiscard]] virtual Status AllreduceAcrossHosts(std::span<float> data) = 0;
+};
 
 class Communicator {
  public:
@@ -56,6 +87,15 @@ class Communicator {
   [[nodiscard]] virtual Status Broadcast(std::span<std::byte> data,
                                          int root) = 0;
 
+  // Memory shared by the ranks of each host (one copy per host, zeroed):
+  // `bytes` plus `bytes_per_rank` for each of the host's ranks, and the
+  // collectives over it (HostMemory). Collective over every rank, with
+  // the same arguments on each. FAILED_PRECONDITION when the ranks cannot share
+  // it that way: hosts with different numbers of ranks, or sharing turned off
+  // (MpiOptions::share_host_memory); every rank gets the same answer.
+  [[nodiscard]] virtual Result<std::shared_ptr<HostMemory>> ShareHostMemory(
+      size_t bytes, size_t bytes_per_rank = 0) = 0;
+
   // What the collectives that follow are for ("the allreduce of step 12"):
   // their errors name it, and so does the message of a rank that finds
   // another dead while it waits.
@@ -65,8 +105,12 @@ class Communicator {
 // `size` ranks in this process (1 to 1024), to be used one per thread.
 // A rank whose Communicator is destroyed leaves the group: the others'
 // collectives, waiting or later, fail with UNAVAILABLE naming it (as an
-// MPI rank that dies), never hang.
-std::vector<std::unique_ptr<Communicator>> MakeLocalGroup(int size);
+// MPI rank that dies), never hang. `ranks_per_host` (dividing `size`;
+// else, and by default, all of them): the ranks as hosts of that many
+// consecutive ranks for ShareHostMemory, as MPI ranks on several
+// machines are.
+std::vector<std::unique_ptr<Communicator>> MakeLocalGroup(
+    int size, int ranks_per_host = 0);
 
 }  // namespace inflow::distributed
 

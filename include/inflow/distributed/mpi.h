@@ -49,6 +49,14 @@ struct MpiOptions {
   // every rank there. Negative: the blocking allreduce alone, which
   // polls through the whole wait.
   std::chrono::microseconds spin_wait{1000};
+  // ShareHostMemory gives the ranks of each host one MPI shared-memory
+  // window (MPI_Win_allocate_shared); false: it fails, and a data-parallel
+  // step sums with MPI_Allreduce alone (DataParallel).
+  bool share_host_memory = true;
+  // For tests on one machine: the ranks of a host as "hosts" of at most
+  // this many consecutive ranks each, so that the step between hosts
+  // (HostMemory::AllreduceAcrossHosts) runs; 0: a host is a machine.
+  int ranks_per_host = 0;
 };
 
 // Every process of the job (MPI_COMM_WORLD, duplicated), this one's rank.

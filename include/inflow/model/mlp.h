@@ -112,6 +112,14 @@ class Mlp {
   // zero, then options().spare_gradient_floats floats the model leaves
   // alone. For one allreduce over all of them per step.
   std::span<float> flat_gradients();
+  // Moves flat_gradients() (and gradients(), views of it) into `buffer`
+  // from `byte_offset` (64-byte aligned, room for flat_gradients().size()
+  // floats), their values copied: a data-parallel rank's gradients written
+  // straight into memory the ranks of its host share
+  // (distributed::SlicedStep). INVALID_ARGUMENT when they do not fit or
+  // the offset is misaligned; nothing moves then.
+  [[nodiscard]] Status MoveGradients(std::shared_ptr<TensorBuffer> buffer,
+                                     size_t byte_offset);
 
   // One training step's forward and backward pass: `images` float32
   // [batch, layer_sizes[0]], `labels` int64 [batch] in [0, classes).

@@ -88,6 +88,15 @@ class Optimizer {
   // as the parameters) and increments global_step. INVALID_ARGUMENT on a
   // count, dtype or shape mismatch, before anything changes.
   [[nodiscard]] Status Apply(std::span<const Tensor> grads);
+  // Apply's update of elements [ranges[i].first, ranges[i].second) of
+  // parameter i alone (and of its slots), then the rest of a step
+  // (global_step, Adam's powers) as Apply: for a data-parallel rank that
+  // updates its slice of parameters shared with other ranks, each
+  // updating theirs (distributed::SlicedStep). INVALID_ARGUMENT as Apply,
+  // or for a range outside its parameter, before anything changes.
+  [[nodiscard]] Status ApplyRanges(
+      std::span<const Tensor> grads,
+      std::span<const std::pair<int64_t, int64_t>> ranges);
 
   // Runs the updates on `model`'s math threads (MlpOptions.math_threads),
   // which must outlive the optimizer or be replaced first; without it
@@ -96,6 +105,10 @@ class Optimizer {
 
   // The slots and other variables, by TF's names, global_step last.
   std::vector<std::pair<std::string, Tensor*>> variables();
+  // The slots of the parameters alone (each of its parameter's shape, in
+  // variables()' order), which ApplyRanges updates range by range: not
+  // the scalars every step changes whole (global_step, Adam's powers).
+  std::vector<Tensor*> parameter_slots();
   Tensor& global_step();
   int64_t step() const;
 

@@ -155,6 +155,14 @@ struct TrainOptions {
   // this many steps and at the start; INTERNAL naming the step when they
   // differ. 0: never.
   int64_t check_replicas_every = 100;
+  // With a communicator whose ranks can share each host's memory
+  // (Communicator::ShareHostMemory): one copy of the parameters and the
+  // optimizer's slots per host, each rank summing and updating a slice of
+  // them (distributed::SlicedStep). false, or no shared memory: one
+  // allreduce of the gradients and the whole update on every rank
+  // (DataParallel::Sum). The same model either way, up to the order of
+  // the sums.
+  bool sliced_step = true;
 };
 
 struct StepInfo {
