@@ -56,28 +56,39 @@ Result<StepOutcome> DataParallel::Sum(int64_t step, std::span<float> flat,
         "DataParallel: the step's buffer holds " + std::to_string(flat.size()) +
         " floats, fewer than the reserved " + std::to_string(kReservedFloats));
   }
-  const size_t n = flat.size() - kReservedFloats;
+  float* reserved = flat.data() + flat.size() - kReservedFloats;
+  WriteReserved(reserved, loss, flags, local);
+  const std::string activity = "the allreduce of step " + std::to_string(step);
+  comm_->SetActivity(activity);
+  INFLOW_RETURN_IF_ERROR(comm_->AllreduceSum(flat));
+  return Outcome(reserved, step, local, activity);
+}
+
+void DataParallel::WriteReserved(float* reserved, float loss, StepFlags flags,
+                                 const Status& local) {
   // A flagged step is applied by no rank: its gradients may hold anything.
   const bool contributes = local.ok() && !flags.stop && !flags.end_of_input;
-  float* reserved = flat.data() + n;
   reserved[0] = contributes ? loss : 0.0f;
   reserved[1] = flags.stop ? 1.0f : 0.0f;
   reserved[2] = flags.end_of_input ? 1.0f : 0.0f;
   reserved[3] = local.ok() ? 0.0f : 1.0f;
-  const std::string activity = "the allreduce of step " + std::to_string(step);
-  comm_->SetActivity(activity);
-  INFLOW_RETURN_IF_ERROR(comm_->AllreduceSum(flat));
-  if (reserved[3] > 0) {
+}
+
+Result<StepOutcome> DataParallel::Outcome(const float* summed, int64_t step,
+                                          const Status& local,
+                                          std::string_view activity) {
+  if (summed[3] > 0) {
     Status agreed = Agree(local, "step " + std::to_string(step));
     if (agreed.ok()) {
-      return InternalError(activity + " said a rank failed, but none did");
+      return InternalError(std::string(activity) +
+                           " said a rank failed, but none did");
     }
     return agreed;
   }
   StepOutcome out;
-  out.stop = reserved[1] > 0;
-  out.end_of_input = reserved[2] > 0;
-  out.loss = reserved[0];
+  out.stop = summed[1] > 0;
+  out.end_of_input = summed[2] > 0;
+  out.loss = summed[0];
   return out;
 }
 

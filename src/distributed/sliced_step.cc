@@ -97,13 +97,8 @@ float* SlicedStep::Slot(int rank) const {
 Result<StepOutcome> SlicedStep::Sum(int64_t step, float loss, StepFlags flags,
                                     const Status& local) {
   const size_t n = floats_ - DataParallel::kReservedFloats;
-  const bool contributes = local.ok() && !flags.stop && !flags.end_of_input;
   float* mine = Slot(host_->rank());
-  float* reserved = mine + n;
-  reserved[0] = contributes ? loss : 0.0f;
-  reserved[1] = flags.stop ? 1.0f : 0.0f;
-  reserved[2] = flags.end_of_input ? 1.0f : 0.0f;
-  reserved[3] = local.ok() ? 0.0f : 1.0f;
+  DataParallel::WriteReserved(mine + n, loss, flags, local);
   Communicator& comm = dp_->comm();
   const std::string activity = "the allreduce of step " + std::to_string(step);
   comm.SetActivity(activity);
@@ -138,17 +133,8 @@ Result<StepOutcome> SlicedStep::Sum(int64_t step, float loss, StepFlags flags,
         std::span<float>(mine + begin_, static_cast<size_t>(end_ - begin_))));
     INFLOW_RETURN_IF_ERROR(host_->AllreduceAcrossHosts(agreed));
   }
-  if (agreed[3] > 0) {
-    Status status = dp_->Agree(local, "step " + std::to_string(step));
-    if (status.ok()) {
-      return InternalError(activity + " said a rank failed, but none did");
-    }
-    return status;
-  }
-  StepOutcome out;
-  out.stop = agreed[1] > 0;
-  out.end_of_input = agreed[2] > 0;
-  out.loss = agreed[0];
+  INFLOW_ASSIGN_OR_RETURN(StepOutcome out,
+                          dp_->Outcome(agreed, step, local, activity));
   // No update follows, and no EndStep: every rank has read the others'
   // buffers before any writes its next step's (Agree above did the same
   // for an error).

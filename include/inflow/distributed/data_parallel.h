@@ -76,6 +76,17 @@ class DataParallel {
                                         float loss, StepFlags flags,
                                         const Status& local);
 
+  // The step protocol's reserved floats, for a step that sums them another
+  // way (SlicedStep): this rank's into `reserved` (its loss share, 0 when
+  // it does not contribute; its flags; whether `local` failed), and the
+  // outcome from every rank's summed (`activity` names the collective
+  // when a rank's failure has to be agreed on, as Sum's).
+  static void WriteReserved(float* reserved, float loss, StepFlags flags,
+                            const Status& local);
+  [[nodiscard]] Result<StepOutcome> Outcome(const float* summed, int64_t step,
+                                            const Status& local,
+                                            std::string_view activity);
+
   // Every rank's `local` compared: OK when every one is OK; else every
   // rank returns the lowest failing rank's error, as "rank R: <error>
   // (WHAT)". For a setup phase that may fail on some ranks only (a file
