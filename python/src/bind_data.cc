@@ -261,13 +261,11 @@ void BindDatasetClass(nb::module_& m) {
       // A map function traced with ElementNodes (deferred_steps.h): its
       // steps run per element without the GIL (but a py_func's).
       .def("map_nodes",
-           [](const PyDataset& d, std::vector<Node> element,
-              std::vector<Node> outputs, int num_parallel_calls,
-              bool deterministic) {
-             return Wrap(
-                 d.ds.Map(ElementMap(std::move(element), std::move(outputs)),
-                          {.num_parallel_calls = num_parallel_calls,
-                           .deterministic = deterministic}));
+           [](const PyDataset& d, std::vector<Node> outputs,
+              int num_parallel_calls, bool deterministic) {
+             return Wrap(d.ds.Map(ElementMap(std::move(outputs)),
+                                  {.num_parallel_calls = num_parallel_calls,
+                                   .deterministic = deterministic}));
            })
       .def("filter_py",
            [](const PyDataset& d, nb::handle fn) {

@@ -367,8 +367,8 @@ Result<Tensor> Eval::Get(const Node& node) {
 
 // Runs `nodes` once; their values in order.
 Result<Tuple> EvalNodes(const std::vector<Node>& nodes,
-                        const CallOptions& options) {
-  Eval eval(options);
+                        const CallOptions& options, const Tuple* element) {
+  Eval eval(options, element);
   Tuple out;
   out.reserve(nodes.size());
   for (const Node& n : nodes) {
@@ -426,19 +426,10 @@ std::vector<Node> ElementNodes(std::vector<DType> dtypes,
       std::make_shared<ElementStep>(std::move(dtypes), std::move(shapes)));
 }
 
-std::function<Result<Tuple>(Tuple)> ElementMap(std::vector<Node> element,
-                                               std::vector<Node> outputs) {
-  return [element = std::move(element),
-          outputs = std::move(outputs)](Tuple in) -> Result<Tuple> {
+std::function<Result<Tuple>(Tuple)> ElementMap(std::vector<Node> outputs) {
+  return [outputs = std::move(outputs)](Tuple in) -> Result<Tuple> {
     const CallOptions options;
-    Eval eval(options, &in);
-    Tuple out;
-    out.reserve(outputs.size());
-    for (const Node& n : outputs) {
-      INFLOW_ASSIGN_OR_RETURN(Tensor t, eval.Get(n));
-      out.push_back(std::move(t));
-    }
-    return out;
+    return EvalNodes(outputs, options, &in);
   };
 }
 

@@ -100,9 +100,11 @@ class Step {
 // The nodes of `step`, one per output.
 std::vector<Node> NodesOf(const std::shared_ptr<Step>& step);
 
-// Runs `nodes` once; their values in order.
+// Runs `nodes` once; their values in order (`element`: ElementNodes'
+// value, for a Dataset map's nodes).
 Result<Tuple> EvalNodes(const std::vector<Node>& nodes,
-                        const CallOptions& options);
+                        const CallOptions& options,
+                        const Tuple* element = nullptr);
 
 // Evaluates `nodes` once on a helper thread while this one waits with the
 // GIL released, checking for signals every 50 ms; KeyboardInterrupt stops
@@ -135,12 +137,11 @@ std::vector<Node> FunctionNodes(
 std::vector<Node> ElementNodes(std::vector<DType> dtypes,
                                std::vector<PartialShape> shapes);
 
-// A Dataset map function computing `outputs` from an element given to
-// `element` (ElementNodes' nodes, all of one step): the steps run once per
-// element, with no GIL but a py_func's. INVALID_ARGUMENT for an element of
-// another count, dtype or shape than the nodes'.
-std::function<Result<Tuple>(Tuple)> ElementMap(std::vector<Node> element,
-                                               std::vector<Node> outputs);
+// A Dataset map function computing `outputs` from each element, which
+// ElementNodes' step gives them: the steps run once per element, with no
+// GIL but a py_func's. INVALID_ARGUMENT for an element of another count,
+// dtype or shape than the element nodes'.
+std::function<Result<Tuple>(Tuple)> ElementMap(std::vector<Node> outputs);
 
 // reader.read(queue) (up_to == 0: scalar key and value) or
 // reader.read_up_to(queue, up_to) (vectors): (key, value).

@@ -298,7 +298,7 @@ _STEP_FUNCTIONS = ("parse_example", "parse_single_example", "decode_raw",
 
 
 def _trace(map_func, structure, spec):
-    """(element nodes, output nodes, output structure) of map_func traced
+    """(output nodes, output structure) of map_func traced
     on placeholder Nodes of the element's components; TypeError when it
     does not give Nodes only, or the element's components are not known."""
     if spec is None or _unknown(structure) or isinstance(structure, _Derived):
@@ -318,7 +318,7 @@ def _trace(map_func, structure, spec):
                         if not isinstance(o, _inflow.Node)})
         raise TypeError("map: a traced map_func must return inflow Nodes only "
                         f"(made by inflow's steps), got {', '.join(kinds) or 'nothing'}")
-    return element_nodes, outputs, _structure_of(result)
+    return outputs, _structure_of(result)
 
 
 # -- Dataset ----------------------------------------------------------------------
@@ -636,9 +636,9 @@ class Dataset:
         if _traceable(map_func):
             # Made of inflow's steps (parse_example, decode_raw, ...): run in
             # C++ per element, without the GIL.
-            element, outputs, structure = _trace(map_func, self._structure, self._spec)
+            outputs, structure = _trace(map_func, self._structure, self._spec)
             return self._then(
-                self._native.map_nodes(element, outputs, calls, deterministic),
+                self._native.map_nodes(outputs, calls, deterministic),
                 structure, reason=(
                     "its map's map_func is a Python function of inflow's steps, "
                     "which a pipeline definition cannot hold yet"),
