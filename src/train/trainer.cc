@@ -527,12 +527,18 @@ class TrainRun {
     return OkStatus();
   }
 
+  // The feed's next batch, the wait for it counted (input_wait_fraction).
+  Result<Tuple> NextBatch() {
+    const Clock::time_point before = Clock::now();
+    Result<Tuple> batch = feed_->Next();
+    wait_s_ += Seconds(before, Clock::now());
+    return batch;
+  }
+
   Status Loop() {
     t0_ = Clock::now();
     while (feed_ != nullptr && state_->step() < final_step_) {
-      const Clock::time_point before = Clock::now();
-      Result<Tuple> batch = feed_->Next();
-      wait_s_ += Seconds(before, Clock::now());
+      Result<Tuple> batch = NextBatch();
       if (!batch.ok()) {
         if (IsOutOfRange(batch.status())) break;
         if (IsCancelled(batch.status()) && o_.stop.stop_requested()) {
@@ -557,9 +563,7 @@ class TrainRun {
   // of the input or a stop, in `flags`; an error, returned).
   Status ComputeShare(int64_t step, const BatchRows& window,
                       distributed::StepFlags* flags, float* loss) {
-    const Clock::time_point before = Clock::now();
-    Result<Tuple> batch = feed_->Next();
-    wait_s_ += Seconds(before, Clock::now());
+    Result<Tuple> batch = NextBatch();
     const std::string where = "training step " + std::to_string(step);
     if (!batch.ok()) {
       if (IsOutOfRange(batch.status())) {
