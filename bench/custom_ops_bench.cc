@@ -40,11 +40,13 @@
 //    "op_chunk": ..},
 //    "words_per_s": {"word2vec_op": a, "word2vec_numpy": b},
 //    "ratio_op_vs_numpy": c, "kernels": {}}
-// overhead_ratio is the op's time over the plain function's (the goal:
+// overhead_ratio is the op's time over the plain function's, the median
+// over the rounds of the two forms' ratio in the same round (the goal:
 // <= 1.1); the pipeline forms' CPU time (all threads) is less moved than
 // their wall time by a busy host. Without NumPy (INFLOW_NUMPY_PYTHON a Python
 // that fails) word2vec_numpy and ratio_op_vs_numpy are null and "numpy_reason"
 // says why. --smoke: tiny sizes, one round. --rounds=N, --words=N (the corpus),
+// --lines=N (pipeline_map's file, 500,000 lines unless given),
 // --only=PREFIX (the forms whose names begin with it; the others null).
 
 #include <sys/wait.h>
@@ -274,6 +276,7 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a.starts_with("--rounds=")) rounds = std::atoi(a.c_str() + 9);
     if (a.starts_with("--words=")) words = std::atoll(a.c_str() + 8);
+    if (a.starts_with("--lines=")) lines = std::atoll(a.c_str() + 8);
     if (a.starts_with("--only=")) only = a.substr(7);
   }
 
@@ -371,6 +374,22 @@ int main(int argc, char** argv) {
     }
     return Median(v);
   };
+  // The median over the rounds of a form's figure over another's in the
+  // same round (a round runs them minutes apart at most): steadier than a
+  // ratio of medians on a host whose speed moves between rounds.
+  auto paired = [&](const std::string& a, const std::string& b) {
+    const auto& x = figures[a];
+    const auto& y = figures[b];
+    std::vector<double> ratios;
+    for (size_t r = 0; r < x.size() && r < y.size(); ++r) {
+      if (x[r] < 0 || y[r] <= 0) return std::string("null");
+      ratios.push_back(x[r] / y[r]);
+    }
+    if (ratios.empty()) return std::string("null");
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), "%.3f", Median(ratios));
+    return std::string(buf);
+  };
   const double dp = median("dataset_map_plain");
   const double dop = median("dataset_map_op");
   const double pp = median("pipeline_map_plain");
@@ -394,17 +413,23 @@ int main(int argc, char** argv) {
       ", \"pipeline_map_op\": " + Number(pop) +
       ", \"pipeline_map_op_allocate\": " + Number(pinto) +
       ", \"pipeline_map_op_chunk\": " + Number(pchunk) +
-      "}, \"overhead_ratio\": {\"dataset_map\": " + Ratio(dop, dp) +
-      ", \"pipeline_map\": " + Ratio(pop, pp) +
-      ", \"pipeline_map_allocate\": " + Ratio(pinto, pp) +
-      ", \"pipeline_map_chunk\": " + Ratio(pchunk, pp) +
+      "}, \"overhead_ratio\": {\"dataset_map\": " +
+      paired("dataset_map_op", "dataset_map_plain") +
+      ", \"pipeline_map\": " + paired("pipeline_map_op", "pipeline_map_plain") +
+      ", \"pipeline_map_allocate\": " +
+      paired("pipeline_map_op_allocate", "pipeline_map_plain") +
+      ", \"pipeline_map_chunk\": " +
+      paired("pipeline_map_op_chunk", "pipeline_map_plain") +
       "}, \"cpu_ns_per_record\": {\"pipeline_map_plain\": " + Number(cpp) +
       ", \"pipeline_map_op\": " + Number(cpop) +
       ", \"pipeline_map_op_allocate\": " + Number(cpinto) +
       ", \"pipeline_map_op_chunk\": " + Number(cpchunk) +
-      "}, \"cpu_overhead_ratio\": {\"pipeline_map\": " + Ratio(cpop, cpp) +
-      ", \"pipeline_map_allocate\": " + Ratio(cpinto, cpp) +
-      ", \"pipeline_map_chunk\": " + Ratio(cpchunk, cpp) +
+      "}, \"cpu_overhead_ratio\": {\"pipeline_map\": " +
+      paired("cpu_pipeline_map_op", "cpu_pipeline_map_plain") +
+      ", \"pipeline_map_allocate\": " +
+      paired("cpu_pipeline_map_op_allocate", "cpu_pipeline_map_plain") +
+      ", \"pipeline_map_chunk\": " +
+      paired("cpu_pipeline_map_op_chunk", "cpu_pipeline_map_plain") +
       "}, \"map_call_ns_per_record\": {\"plain\": " + Number(cp) +
       ", \"op\": " + Number(cop) + ", \"op_allocate\": " + Number(cinto) +
       ", \"op_chunk\": " + Number(cchunk) +
