@@ -46,7 +46,7 @@
 // their wall time by a busy host. Without NumPy (INFLOW_NUMPY_PYTHON a Python
 // that fails) word2vec_numpy and ratio_op_vs_numpy are null and "numpy_reason"
 // says why. --smoke: tiny sizes, one round. --rounds=N, --words=N (the corpus),
-// --lines=N (pipeline_map's file, 500,000 lines unless given),
+// --lines=N (pipeline_map's file, 2,000,000 lines unless given),
 // --only=PREFIX (the forms whose names begin with it; the others null).
 
 #include <sys/wait.h>
@@ -269,7 +269,7 @@ int main(int argc, char** argv) {
   const bool smoke = TakeSmokeFlag(&argc, argv);
   int rounds = smoke ? 1 : 5;
   int64_t elements = smoke ? 20000 : 2000000;
-  int64_t lines = smoke ? 5000 : 500000;
+  int64_t lines = smoke ? 5000 : 2000000;
   int64_t words = smoke ? 20000 : 1000000;
   std::string only;
   for (int i = 1; i < argc; ++i) {
