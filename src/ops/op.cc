@@ -28,7 +28,8 @@ std::string Where(const OpDef& op) { return "op '" + op.name() + "'"; }
 // inflow's code never throws, but a library's may, and an exception must
 // become an error naming the op, not end the process.
 template <typename F>
-auto Guarded(const OpDef& op, const char* what, F&& f) -> decltype(f()) {
+[[gnu::always_inline]] inline auto Guarded(const OpDef& op, const char* what,
+                                           F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const std::exception& e) {
@@ -205,7 +206,11 @@ class Op::Context final : public OpKernelContext {
       INFLOW_RETURN_IF_ERROR(CheckOutput(i, value));
     }
     const uint64_t bit = uint64_t{1} << i;
-    std::memmove(Row(i), value.raw_data(), row_bytes_[i]);
+    if (row_bytes_[i] == 8) {  // a scalar of 8 bytes, the common case
+      std::memmove(Row(i), value.raw_data(), 8);
+    } else {
+      std::memmove(Row(i), value.raw_data(), row_bytes_[i]);
+    }
     set_ |= bit;
     viewed_ &= ~bit;
     return OkStatus();
@@ -226,9 +231,7 @@ class Op::Context final : public OpKernelContext {
       }
       return OkStatus();
     }
-    const uint64_t all =
-        num_outputs_ == 64 ? ~uint64_t{0} : (uint64_t{1} << num_outputs_) - 1;
-    if (set_ != all) {
+    if (set_ != all_) [[unlikely]] {
       for (int i = 0; i < num_outputs_; ++i) {
         if ((set_ >> i & 1) == 0) return NotSet(i);
       }
@@ -296,6 +299,8 @@ class Op::Context final : public OpKernelContext {
   Tuple* const outputs_;
   Tuple* const batch_;
   const int num_outputs_;
+  const uint64_t all_ =  // every output's bit
+      num_outputs_ == 64 ? ~uint64_t{0} : (uint64_t{1} << num_outputs_) - 1;
   // With batch_: output i's first row and its bytes, the row being
   // written, the outputs set in it (bit i) and those handed out as
   // views_[i] (a view of the row, moved from row to row).
@@ -434,16 +439,20 @@ Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
 }
 
 Status Op::Compute(Context& context) const {
-  const OpDef& op = def();
-  Status s;
-  const auto compute = [&] { return rep_->kernel->Compute(context); };
-  if (op.stateful()) {
+  if (def().stateful()) {
     MutexLock lock(&rep_->mu);
-    s = Guarded(op, "kernel", compute);
-  } else {
-    s = Guarded(op, "kernel", compute);
+    return ComputeHeld(context);
   }
-  if (!s.ok()) return NamingOp(s, op);
+  return ComputeHeld(context);
+}
+
+Status Op::ComputeHeld(Context& context) const {
+  const OpDef& op = rep_->registered->def;
+  Status s =
+      Guarded(op, "kernel", [&] { return rep_->kernel->Compute(context); });
+  if (!s.ok()) [[unlikely]] {
+    return NamingOp(s, op);
+  }
   return context.Finish();
 }
 
@@ -478,14 +487,22 @@ Status Op::RunRows(const Tuple& chunk, Tuple& batch) const {
   const CallOptions options;
   Context context(op, rep_->attrs, row, rep_->output_shapes, options, nullptr,
                   &batch);
-  for (int64_t r = 0; r < n; ++r) {
-    for (size_t i = 0; i < chunk.size(); ++i) {
-      row[i].AssignSubTensor(chunk[i], r);
+  const auto rows = [&]() -> Status {
+    for (int64_t r = 0; r < n; ++r) {
+      for (size_t i = 0; i < chunk.size(); ++i) {
+        row[i].AssignSubTensor(chunk[i], r);
+      }
+      context.BeginRow(r);
+      INFLOW_RETURN_IF_ERROR(ComputeHeld(context));
     }
-    context.BeginRow(r);
-    INFLOW_RETURN_IF_ERROR(Compute(context));
+    return OkStatus();
+  };
+  // A stateful kernel's lock is taken once for the chunk's calls.
+  if (op.stateful()) {
+    MutexLock lock(&rep_->mu);
+    return rows();
   }
-  return OkStatus();
+  return rows();
 }
 
 data::MapFn OpMapFn(std::shared_ptr<const Op> op) {

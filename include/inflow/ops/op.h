@@ -95,6 +95,8 @@ class Op {
   class Context;
   // One kernel call on a Context; OK once every output is set.
   Status Compute(Context& context) const;
+  // The same with a stateful kernel's lock held (or not needed).
+  Status ComputeHeld(Context& context) const;
   // One call per row of `chunk` (input i: [n] + a row shape of input i,
   // checked once), writing row r's outputs into row r of `batch` (output
   // i: a zeroed, writable [n] + its fully defined static shape, numeric;
