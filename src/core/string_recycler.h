@@ -23,6 +23,16 @@ namespace inflow::internal {
 // thread's cache when one fits.
 std::string RecycledString(std::string_view bytes);
 
+// *out = bytes: in out's own storage when it holds them, else in
+// RecycledString's (a record source's next record, a parsed bytes value).
+inline void AssignRecycled(std::string* out, std::string_view bytes) {
+  if (out->capacity() < bytes.size()) {
+    *out = RecycledString(bytes);
+  } else {
+    out->assign(bytes.data(), bytes.size());
+  }
+}
+
 // Destroys s[0, n), keeping the storage of heap-allocated ones in this
 // thread's cache while it has room (at most kRecycledStringBytes).
 void RecycleStrings(std::string* s, int64_t n);

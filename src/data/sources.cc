@@ -152,11 +152,7 @@ class TFRecordDataset final : public DatasetBase {
       INFLOW_ASSIGN_OR_RETURN(std::optional<std::string_view> record,
                               NextRecord());
       if (!record) return false;
-      if (out->capacity() < record->size()) {
-        *out = inflow::internal::RecycledString(*record);
-      } else {
-        out->assign(record->data(), record->size());
-      }
+      inflow::internal::AssignRecycled(out, *record);
       return true;
     }
 

@@ -113,8 +113,8 @@ inline bool ParseFeatureFast(const uint8_t* p, const uint8_t* end,
       if (n < spec.stride) {
         // Recycled storage: the parsed string is often dropped on another
         // thread (a pipeline's next stage).
-        row[n] = RecycledString(
-            std::string_view(reinterpret_cast<const char*>(q), len));
+        AssignRecycled(&row[n],
+                       std::string_view(reinterpret_cast<const char*>(q), len));
       }
       q += len;
       ++n;

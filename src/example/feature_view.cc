@@ -271,21 +271,6 @@ void FeatureView::CopyInt64s(int64_t* out) const {
   });
 }
 
-namespace {
-
-// *out = v, in recycled storage when *out has too little: a parsed
-// feature's string is made on one thread and often dropped on another
-// (internal/string_recycler.h).
-void AssignBytes(std::string* out, std::string_view v) {
-  if (out->capacity() < v.size()) {
-    *out = internal::RecycledString(v);
-  } else {
-    out->assign(v);
-  }
-}
-
-}  // namespace
-
 void FeatureView::CopyBytes(std::string* out) const {
   if (single_list_ && kind_ == FeatureKind::kBytes) {
     // The common layout, a run of field-1 values, read directly (Parse
@@ -298,15 +283,17 @@ void FeatureView::CopyBytes(std::string* out) const {
       int wt;
       std::string_view v;
       if (!r.ReadTag(&field, &wt) || !r.ReadLengthDelimited(&v)) return;
-      AssignBytes(out++, v);
+      internal::AssignRecycled(out++, v);
     }
     if (r.done()) return;
     FeatureView rest = *this;
     rest.data_ = data_.substr(r.offset());
-    rest.ForEachBytes([&out](std::string_view v) { AssignBytes(out++, v); });
+    rest.ForEachBytes(
+        [&out](std::string_view v) { internal::AssignRecycled(out++, v); });
     return;
   }
-  ForEachBytes([&out](std::string_view v) { AssignBytes(out++, v); });
+  ForEachBytes(
+      [&out](std::string_view v) { internal::AssignRecycled(out++, v); });
 }
 
 FeatureView::BytesIterator::BytesIterator(const FeatureView& view)
