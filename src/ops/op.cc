@@ -57,6 +57,14 @@ PartialShape Merge(const PartialShape& a, const PartialShape& b) {
   return PartialShape(std::move(dims));
 }
 
+// INVALID_ARGUMENT unless `op` takes `given` inputs.
+Status CheckInputCount(const OpDef& op, size_t given) {
+  if (given == op.inputs().size()) return OkStatus();
+  return InvalidArgumentError(Where(op) + " takes " +
+                              std::to_string(op.inputs().size()) +
+                              " inputs, got " + std::to_string(given));
+}
+
 std::string DescribeArg(DType dtype, const PartialShape& shape) {
   return std::string(DTypeName(dtype)) + " " + shape.DebugString();
 }
@@ -416,11 +424,7 @@ const std::vector<PartialShape>& Op::output_shapes() const {
 
 Result<Tuple> Op::Run(const Tuple& inputs, const CallOptions& options) const {
   const OpDef& op = def();
-  if (inputs.size() != op.inputs().size()) {
-    return InvalidArgumentError(
-        Where(op) + " takes " + std::to_string(op.inputs().size()) +
-        " inputs, got " + std::to_string(inputs.size()));
-  }
+  INFLOW_RETURN_IF_ERROR(CheckInputCount(op, inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ArgDef& arg = op.inputs()[i];
     if (inputs[i].dtype() != arg.dtype ||
@@ -460,11 +464,7 @@ Status Op::RunRows(const Tuple& chunk, Tuple& batch) const {
   // The chunk's dtypes and row shapes, which the Pipeline map's signature
   // fixed when it was made, checked once as Run checks each call's.
   const OpDef& op = def();
-  if (chunk.size() != op.inputs().size()) {
-    return InvalidArgumentError(Where(op) + " takes " +
-                                std::to_string(op.inputs().size()) +
-                                " inputs, got " + std::to_string(chunk.size()));
-  }
+  INFLOW_RETURN_IF_ERROR(CheckInputCount(op, chunk.size()));
   const int64_t n =
       chunk.empty() || chunk[0].rank() < 1 ? 0 : chunk[0].dim_size(0);
   for (size_t i = 0; i < chunk.size(); ++i) {
