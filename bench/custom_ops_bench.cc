@@ -382,13 +382,10 @@ int main(int argc, char** argv) {
     const auto& y = figures[b];
     std::vector<double> ratios;
     for (size_t r = 0; r < x.size() && r < y.size(); ++r) {
-      if (x[r] < 0 || y[r] <= 0) return std::string("null");
+      if (x[r] < 0 || y[r] <= 0) return Ratio(-1, 1);  // null
       ratios.push_back(x[r] / y[r]);
     }
-    if (ratios.empty()) return std::string("null");
-    char buf[64];
-    std::snprintf(buf, sizeof(buf), "%.3f", Median(ratios));
-    return std::string(buf);
+    return ratios.empty() ? Ratio(-1, 1) : Ratio(Median(ratios), 1);
   };
   const double dp = median("dataset_map_plain");
   const double dop = median("dataset_map_op");
