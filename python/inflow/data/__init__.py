@@ -639,9 +639,8 @@ class Dataset:
             outputs, structure = _trace(map_func, self._structure, self._spec)
             return self._then(
                 self._native.map_nodes(outputs, calls, deterministic),
-                structure, reason=(
-                    "its map's map_func is a Python function of inflow's steps, "
-                    "which a pipeline definition cannot hold yet"),
+                structure,
+                reason=_cannot("its map's map_func is a traced Python function"),
                 spec=[(o.dtype, o.shape) for o in outputs])
         in_structure = self._structure
         out_structure = _Later()
