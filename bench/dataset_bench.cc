@@ -17,6 +17,9 @@
 //                        ExampleView + decode its images into one float
 //                        tensor, 2 threads) -> prefetch(2) (tf.data's
 //                        vectorized form);
+//   dataset_rows         TFRecord -> batch(128) of the records -> map(parse
+//                        + decode, 2 threads) -> unbatch -> shuffle(10000)
+//                        -> batch(128, drop_remainder) (the rows' path);
 //   queue_pipeline       the Pipeline builder, 2 reader threads, read_batch
 //                        128, raw_to_float, shuffle batching capacity 10000,
 //                        min_after_dequeue 5000 (bench_pipeline's);
@@ -33,7 +36,8 @@
 //
 // The last stdout line:
 //   {"bench": "dataset", "samples_per_s": {"dataset_per_example": ..,
-//    "dataset_batched": .., "queue_pipeline": .., "tf_data": ..},
+//    "dataset_batched": .., "dataset_rows": .., "queue_pipeline": ..,
+//    "tf_data": ..},
 //    "cpu_ns_per_sample": {...}, "ratio_vs_queue_pipeline": x,
 //    "ratio_vs_tf_data": y, "checkpoint_bytes": {"inflow": a, "tf_data": b},
 //    "kernels": {...}}
@@ -144,6 +148,20 @@ data::Dataset Batched(const std::vector<std::string>& paths, int epochs) {
       .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); },
            {.num_parallel_calls = 2})
       .Prefetch(2);
+}
+
+// The records batched, parsed on the map's workers while they are hot,
+// and the rows shuffled and batched again (the rows' path: each row
+// copied into the shuffle's slots and out into the batch).
+data::Dataset Rows(const std::vector<std::string>& paths, int epochs) {
+  return data::Dataset::TFRecord(paths)
+      .Repeat(epochs)
+      .Batch(kBatchSize)
+      .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); },
+           {.num_parallel_calls = 2})
+      .Unbatch()
+      .Shuffle(kCapacity, 1)
+      .Batch(kBatchSize, true);
 }
 
 struct Timed {
@@ -304,7 +322,7 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
   if (only == "stages") return Stages(paths, epochs);
 
   std::vector<std::string> names = {"dataset_per_example", "dataset_batched",
-                                    "queue_pipeline"};
+                                    "dataset_rows", "queue_pipeline"};
   if (!only.empty()) names = {only};
   std::map<std::string, std::vector<double>> rates, cpu;
   for (int r = 0; r < rounds; ++r) {
@@ -318,6 +336,8 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
                             .Prefetch(2));
       } else if (name == "dataset_batched") {
         t = TimeDataset(Batched(paths, epochs));
+      } else if (name == "dataset_rows") {
+        t = TimeDataset(Rows(paths, epochs));
       } else {
         t = TimePipeline(paths, epochs);
       }
@@ -335,8 +355,8 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
     cpu_med[n] = Median(cpu[n]);
   }
   if (!only.empty()) return 0;  // --only: the figures on stderr
-  const double inflow =
-      std::max(med["dataset_per_example"], med["dataset_batched"]);
+  const double inflow = std::max({med["dataset_per_example"],
+                                  med["dataset_batched"], med["dataset_rows"]});
   const size_t state_bytes = InflowStateBytes(paths, parser);
 
   std::string reason;

@@ -112,6 +112,15 @@ class Tunable {
   virtual StageCounters& counters() = 0;
 };
 
+// A row of a batched element that an iterator holds: row `row` of each
+// component of *batch (along its first dimension), or, with row -1, the
+// components of *batch themselves. Valid until the next call of the
+// iterator that gave it.
+struct RowRef {
+  const Tuple* batch = nullptr;
+  int64_t row = -1;
+};
+
 class IteratorBase {
  public:
   virtual ~IteratorBase() = default;
@@ -128,7 +137,29 @@ class IteratorBase {
   // Next()'s element.
   [[nodiscard]] virtual Result<bool> NextString(const CallOptions& options,
                                                 std::string* out);
+  // The rows' path, for iterators whose dataset's Rows() is true: the
+  // next element as a row the iterator holds (*out), with no Tuple or
+  // Tensor made for it; false at the end. The same elements, errors and
+  // states as Next(). This default holds Next()'s element.
+  [[nodiscard]] virtual Result<bool> NextRow(const CallOptions& options,
+                                             RowRef* out);
+
+ private:
+  Tuple row_;  // the default NextRow's element
 };
+
+// The rows' path's helpers (rows.cc). Whether `r` has `like`'s components,
+// dtypes and row shapes (like's component shapes less their first
+// dimension when `batched`).
+bool SameRowLayout(const RowRef& r, const Tuple& like, bool batched);
+// Copies r's components into row `at` of `to`'s (the whole of each with
+// at -1); `to` has r's layout (SameRowLayout) and owns its storage.
+void CopyRow(const RowRef& r, Tuple& to, int64_t at);
+// Moves rows [0, n) of `from` into `to` (tensors of the same row layout).
+void MoveRows(Tuple& from, Tuple& to, int64_t n);
+// The row in tensors of its own: `rows` of it stacked ([rows, ...], its
+// storage uninitialized) or, with rows -1, a copy of it.
+Tuple NewRows(const RowRef& r, int64_t rows);
 
 class DatasetBase {
  public:
@@ -157,6 +188,10 @@ class DatasetBase {
   // Whether every element is one scalar string (a record or a line):
   // then a Shuffle or Batch over it moves strings (NextString).
   virtual bool ScalarStrings() const { return false; }
+  // Whether its iterators give rows that they hold (NextRow: Unbatch, a
+  // Shuffle over it): then a Shuffle or Batch over it copies each row once
+  // into its own storage instead of moving a Tuple of tensors per element.
+  virtual bool Rows() const { return false; }
 
  protected:
   [[nodiscard]] virtual Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(

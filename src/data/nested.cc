@@ -482,6 +482,7 @@ class UnbatchDataset final : public DatasetBase {
     const int64_t c = input().Cardinality();
     return c == 0 || c == kInfinite ? c : kUnknown;
   }
+  bool Rows() const override { return true; }
   Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     INFLOW_ASSIGN_OR_RETURN(ItPtr in, input().MakeIterator(c));
     return ItPtr(std::make_unique<It>(*this, std::move(in)));
@@ -492,20 +493,19 @@ class UnbatchDataset final : public DatasetBase {
    public:
     It(const UnbatchDataset& d, ItPtr in) : d_(d), in_(std::move(in)) {}
     Result<Element> Next(const CallOptions& o) override {
-      while (row_ >= rows_) {
-        StateWriter w;
-        INFLOW_RETURN_IF_ERROR(in_->Save(w));
-        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
-        if (!e) return Element();
-        const int64_t k = count_++;
-        INFLOW_RETURN_IF_ERROR(Take(std::move(*e), k));
-        snapshot_ = w.Take();
-      }
+      INFLOW_ASSIGN_OR_RETURN(bool got, Advance(o));
+      if (!got) return Element();
       Tuple out;
       out.reserve(element_.size());
       for (const Tensor& t : element_) out.push_back(t.SubTensor(row_));
       ++row_;
       return Element(std::move(out));
+    }
+    Result<bool> NextRow(const CallOptions& o, RowRef* out) override {
+      INFLOW_ASSIGN_OR_RETURN(bool got, Advance(o));
+      if (!got) return false;
+      *out = RowRef{&element_, row_++};
+      return true;
     }
     Status Save(StateWriter& w) override {
       w.Tag("unbatch");
@@ -544,6 +544,19 @@ class UnbatchDataset final : public DatasetBase {
     }
 
    private:
+    // Pulls input elements until one has a row left; false at the end.
+    Result<bool> Advance(const CallOptions& o) {
+      while (row_ >= rows_) {
+        StateWriter w;
+        INFLOW_RETURN_IF_ERROR(in_->Save(w));
+        INFLOW_ASSIGN_OR_RETURN(Element e, in_->Next(o));
+        if (!e) return false;
+        const int64_t k = count_++;
+        INFLOW_RETURN_IF_ERROR(Take(std::move(*e), k));
+        snapshot_ = w.Take();
+      }
+      return true;
+    }
     Status Take(Tuple e, int64_t k) {
       if (e.empty())
         return ElementError(InvalidArgumentError("no components"), d_, k);

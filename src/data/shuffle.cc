@@ -7,6 +7,7 @@
 // the input again from its start and replays that many outputs, reading
 // the input again instead of storing the buffer.
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -34,6 +35,7 @@ class ShuffleDataset final : public DatasetBase {
 
   int64_t Cardinality() const override { return input().Cardinality(); }
   bool ScalarStrings() const override { return input().ScalarStrings(); }
+  bool Rows() const override { return input().Rows(); }
   Result<std::unique_ptr<IteratorBase>> MakeIteratorImpl(
       const IteratorContext& c) const override {
     return std::unique_ptr<IteratorBase>(std::make_unique<It>(*this, c));
@@ -41,9 +43,17 @@ class ShuffleDataset final : public DatasetBase {
 
  private:
   class It final : public IteratorBase {
+    // Rows mode: a slot's number, or -1.
+    struct Slot {
+      int64_t i = -1;
+    };
+
    public:
     It(const ShuffleDataset& d, IteratorContext c)
-        : d_(d), context_(c), strings_mode_(d.input().ScalarStrings()) {}
+        : d_(d),
+          context_(c),
+          strings_mode_(d.input().ScalarStrings()),
+          rows_mode_(!strings_mode_ && d.input().Rows()) {}
 
     Result<std::optional<Tuple>> Next(const CallOptions& o) override {
       if (strings_mode_) {
@@ -51,6 +61,14 @@ class ShuffleDataset final : public DatasetBase {
         INFLOW_ASSIGN_OR_RETURN(bool got, NextString(o, &s));
         if (!got) return std::optional<Tuple>();
         return std::optional<Tuple>(Tuple{Tensor::Scalar(std::move(s))});
+      }
+      if (rows_mode_) {
+        RowRef row;
+        INFLOW_ASSIGN_OR_RETURN(bool got, NextRow(o, &row));
+        if (!got) return std::optional<Tuple>();
+        if (columnar_) return std::optional<Tuple>(NewRows(row, -1));
+        // The slot's tensors go with the element; the slot gets new ones.
+        return std::optional<Tuple>(std::move(tuples_[out_slot_.i]));
       }
       Tuple out;
       INFLOW_ASSIGN_OR_RETURN(
@@ -72,6 +90,20 @@ class ShuffleDataset final : public DatasetBase {
                   [&](std::string* slot) { return in_->NextString(o, slot); });
     }
 
+    // Over rows (an Unbatch's) the buffer holds slot numbers: each row is
+    // copied into a slot of tensors of the shuffle's own, and the one
+    // handed out is the slot drawn, which the next input row then fills.
+    Result<bool> NextRow(const CallOptions& o, RowRef* out) override {
+      if (!rows_mode_) return IteratorBase::NextRow(o, out);
+      INFLOW_ASSIGN_OR_RETURN(
+          bool got, Step(slot_buffer_, pending_slot_, &out_slot_,
+                         [&](Slot* slot) { return PullRow(o, slot); }));
+      if (!got) return false;
+      *out = columnar_ ? RowRef{&columns_, out_slot_.i}
+                       : RowRef{&tuples_[out_slot_.i], -1};
+      return true;
+    }
+
     Status Save(StateWriter& w) override {
       w.Tag("shuffle");
       w.Int(consumed_);
@@ -85,10 +117,13 @@ class ShuffleDataset final : public DatasetBase {
       INFLOW_RETURN_IF_ERROR(Start());
       // Replays the pass: the same inputs, the same draws.
       std::string scratch;
+      RowRef row;
       for (int64_t k = 0; k < consumed; ++k) {
         bool got;
         if (strings_mode_) {
           INFLOW_ASSIGN_OR_RETURN(got, NextString({}, &scratch));
+        } else if (rows_mode_) {
+          INFLOW_ASSIGN_OR_RETURN(got, NextRow({}, &row));
         } else {
           INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, Next({}));
           got = e.has_value();
@@ -111,6 +146,13 @@ class ShuffleDataset final : public DatasetBase {
       rng_.seed(MixSeed(static_cast<uint64_t>(d_.seed_) ^ MixSeed(pass)));
       buffer_.clear();
       strings_.clear();
+      slot_buffer_.clear();
+      columns_.clear();
+      tuples_.clear();
+      columnar_ = true;
+      capacity_ = used_ = 0;
+      free_slots_.clear();
+      pending_slot_ = out_slot_ = Slot();
       input_end_ = false;
       consumed_ = 0;
       return OkStatus();
@@ -153,6 +195,66 @@ class ShuffleDataset final : public DatasetBase {
       return true;
     }
 
+    // The input's next row into *slot (a new one when it has none); a
+    // slot that gets no row goes back to the free ones.
+    Result<bool> PullRow(const CallOptions& o, Slot* slot) {
+      RowRef row;
+      Result<bool> got = in_->NextRow(o, &row);
+      if (!got.ok() || !*got) {
+        if (slot->i >= 0) free_slots_.push_back(slot->i);
+        slot->i = -1;
+        return got;
+      }
+      if (slot->i < 0) {
+        if (free_slots_.empty()) {
+          slot->i = used_++;
+        } else {
+          slot->i = free_slots_.back();
+          free_slots_.pop_back();
+        }
+      }
+      Store(row, slot->i);
+      return true;
+    }
+
+    // Copies `row` into slot k: a row of the columns while the rows keep
+    // the first one's layout, else (from then on) a Tuple of its own.
+    void Store(const RowRef& row, int64_t k) {
+      if (columnar_) {
+        if (columns_.empty()) columns_ = NewRows(row, capacity_ = 16);
+        if (SameRowLayout(row, columns_, true)) {
+          if (k >= capacity_) Grow(k + 1);
+          CopyRow(row, columns_, k);
+          return;
+        }
+        tuples_.resize(static_cast<size_t>(used_));
+        for (int64_t i = 0; i < std::min(used_, capacity_); ++i) {
+          tuples_[i] = NewRows(RowRef{&columns_, i}, -1);
+        }
+        columns_.clear();
+        columnar_ = false;
+      }
+      if (k >= static_cast<int64_t>(tuples_.size())) tuples_.resize(k + 1);
+      Tuple& to = tuples_[k];
+      // A slot's tensors are reused while the rows keep their layout.
+      if (SameRowLayout(row, to, false)) {
+        CopyRow(row, to, -1);
+      } else {
+        to = NewRows(row, -1);
+      }
+    }
+
+    // Room for at least n rows in the columns (doubling, up to the most
+    // slots the buffer uses: buffer_size, the next row's and the output's).
+    void Grow(int64_t n) {
+      const int64_t most = d_.buffer_size_ + 2;
+      const int64_t capacity = std::max(n, std::min(2 * capacity_, most));
+      Tuple columns = NewRows(RowRef{&columns_, 0}, capacity);
+      MoveRows(columns_, columns, capacity_);
+      columns_ = std::move(columns);
+      capacity_ = capacity;
+    }
+
     // Uniform in [0, n) (Lemire's multiply-shift).
     size_t Draw(size_t n) {
       const unsigned __int128 m = static_cast<unsigned __int128>(rng_()) * n;
@@ -166,7 +268,18 @@ class ShuffleDataset final : public DatasetBase {
     std::vector<Tuple> buffer_;
     std::vector<std::string> strings_;  // the buffer, in strings mode
     std::string pending_;               // the next record, in strings mode
-    Tuple pending_tuple_;               // the next element, otherwise
+    Tuple pending_tuple_;               // the next element, in Tuples mode
+    // Rows mode: the buffer's slots, the next row's and the last output's
+    // (which the next row fills), numbers into slots_.
+    const bool rows_mode_;  // the input's elements are rows (and no strings)
+    std::vector<Slot> slot_buffer_;
+    Slot pending_slot_, out_slot_;
+    bool columnar_ = true;  // the slots are rows of columns_, else tuples_
+    Tuple columns_;         // [capacity_, row ...] per component
+    int64_t capacity_ = 0;
+    std::vector<Tuple> tuples_;  // a slot's components each
+    int64_t used_ = 0;           // slot numbers handed out
+    std::vector<int64_t> free_slots_;
     std::mt19937_64 rng_;
     bool input_end_ = false;
     int64_t consumed_ = 0;

@@ -71,34 +71,13 @@ class TimedIterator final : public IteratorBase {
   ~TimedIterator() override { Flush(); }
 
   Result<std::optional<Tuple>> Next(const CallOptions& o) override {
-    if (++calls_ < every_ && tls_frame == nullptr) {
-      Result<std::optional<Tuple>> e = in_->Next(o);
-      if (e.ok() && e->has_value()) {
-        ++elements_;
-      } else {
-        Flush();  // exact counts at the end
-      }
-      return e;
-    }
-    Timed timed(*this);
-    Result<std::optional<Tuple>> e = in_->Next(o);
-    if (e.ok() && e->has_value()) ++elements_;
-    return e;
+    return Counted([&] { return in_->Next(o); });
   }
   Result<bool> NextString(const CallOptions& o, std::string* out) override {
-    if (++calls_ < every_ && tls_frame == nullptr) {
-      Result<bool> got = in_->NextString(o, out);
-      if (got.ok() && *got) {
-        ++elements_;
-      } else {
-        Flush();
-      }
-      return got;
-    }
-    Timed timed(*this);
-    Result<bool> got = in_->NextString(o, out);
-    if (got.ok() && *got) ++elements_;
-    return got;
+    return Counted([&] { return in_->NextString(o, out); });
+  }
+  Result<bool> NextRow(const CallOptions& o, RowRef* out) override {
+    return Counted([&] { return in_->NextRow(o, out); });
   }
   Status Save(StateWriter& w) override { return in_->Save(w); }
   Status Restore(StateReader& r) override { return in_->Restore(r); }
@@ -131,6 +110,28 @@ class TimedIterator final : public IteratorBase {
     Frame* const parent_;
     const int64_t start_;
   };
+  // Whether a call gave an element.
+  static bool Got(const Result<std::optional<Tuple>>& e) {
+    return e.ok() && e->has_value();
+  }
+  static bool Got(const Result<bool>& got) { return got.ok() && *got; }
+  // A call of the input (Next, NextString, NextRow), counted and timed.
+  template <typename Call>
+  auto Counted(Call call) -> decltype(call()) {
+    if (++calls_ < every_ && tls_frame == nullptr) {
+      auto got = call();
+      if (Got(got)) {
+        ++elements_;
+      } else {
+        Flush();  // exact counts at the end
+      }
+      return got;
+    }
+    Timed timed(*this);
+    auto got = call();
+    if (Got(got)) ++elements_;
+    return got;
+  }
   void Flush() {
     c_.calls.fetch_add(calls_, std::memory_order_relaxed);
     c_.elements.fetch_add(elements_, std::memory_order_relaxed);
@@ -155,6 +156,7 @@ class OptionsDataset final : public DatasetBase {
         options_(options) {}
   int64_t Cardinality() const override { return input().Cardinality(); }
   bool ScalarStrings() const override { return input().ScalarStrings(); }
+  bool Rows() const override { return input().Rows(); }
   const Options* options() const override { return &options_; }
 
  protected:

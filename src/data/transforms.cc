@@ -310,9 +310,12 @@ class BatchDataset final : public DatasetBase {
     It(const BatchDataset& d, ItPtr in)
         : d_(d),
           in_(std::move(in)),
-          strings_(!d.padding_ && !d.combine_ && d.input().ScalarStrings()) {}
+          strings_(!d.padding_ && !d.combine_ && d.input().ScalarStrings()),
+          rows_path_(!strings_ && !d.padding_ && !d.combine_ &&
+                     d.input().Rows()) {}
     Result<Element> Next(const CallOptions& o) override {
       if (strings_) return NextStrings(o);
+      if (rows_path_) return NextRows(o);
       // A batch cut short by a timeout (or another error of the input) is
       // kept and completed by the next call; its input's state from before
       // its first element is what Save writes meanwhile.
@@ -326,29 +329,7 @@ class BatchDataset final : public DatasetBase {
         if (!e) break;
         rows_.push_back(std::move(*e));
       }
-      std::vector<Tuple> rows = std::move(rows_);
-      rows_.clear();
-      if (rows.empty()) return Element();
-      if (d_.drop_remainder_ &&
-          static_cast<int64_t>(rows.size()) < d_.batch_size_) {
-        return Element();
-      }
-      const int64_t k = count_++;
-      // Every way of putting the rows together needs them alike in this.
-      for (size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].size() != rows[0].size()) {
-          return ElementError(
-              InvalidArgumentError(
-                  "element " + std::to_string(i) + " of the batch has " +
-                  std::to_string(rows[i].size()) + " components, element 0 " +
-                  std::to_string(rows[0].size())),
-              d_, k);
-        }
-      }
-      Result<Tuple> out = d_.combine_ ? d_.combine_(std::move(rows))
-                                      : StackRows(std::move(rows), d_.padding_);
-      if (!out.ok()) return ElementError(out.status(), d_, k);
-      return Element(std::move(out).value());
+      return Stacked();
     }
     Status Save(StateWriter& w) override {
       w.Tag(d_.kind());
@@ -373,6 +354,83 @@ class BatchDataset final : public DatasetBase {
     }
 
    private:
+    // The batch of rows_ (complete, or the input's last rows), stacked.
+    Result<Element> Stacked() {
+      std::vector<Tuple> rows = std::move(rows_);
+      rows_.clear();
+      if (rows.empty()) return Element();
+      if (d_.drop_remainder_ &&
+          static_cast<int64_t>(rows.size()) < d_.batch_size_) {
+        return Element();
+      }
+      const int64_t k = count_++;
+      // Every way of putting the rows together needs them alike in this.
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].size() != rows[0].size()) {
+          return ElementError(
+              InvalidArgumentError(
+                  "element " + std::to_string(i) + " of the batch has " +
+                  std::to_string(rows[i].size()) + " components, element 0 " +
+                  std::to_string(rows[0].size())),
+              d_, k);
+        }
+      }
+      Result<Tuple> out = d_.combine_ ? d_.combine_(std::move(rows))
+                                      : StackRows(std::move(rows), d_.padding_);
+      if (!out.ok()) return ElementError(out.status(), d_, k);
+      return Element(std::move(out).value());
+    }
+
+    // Over rows (the input's Rows()): each row is copied straight into the
+    // batch's tensors, made as the first row's rows. A row of another
+    // layout turns the batch's rows into Tuples, which Next's way then
+    // stacks (or fails on, with its error). The same batches, errors and
+    // states as Next's way.
+    Result<Element> NextRows(const CallOptions& o) {
+      if (filled_ == 0 && rows_.empty()) {
+        StateWriter w;
+        INFLOW_RETURN_IF_ERROR(in_->Save(w));
+        start_ = w.Take();
+      }
+      RowRef row;
+      while (rows_.empty() && filled_ < d_.batch_size_) {
+        INFLOW_ASSIGN_OR_RETURN(bool got, in_->NextRow(o, &row));
+        if (!got) break;
+        if (filled_ == 0 && !SameRowLayout(row, stack_, true)) {
+          stack_ = NewRows(row, d_.batch_size_);
+        }
+        if (!SameRowLayout(row, stack_, true)) {
+          for (int64_t i = 0; i < filled_; ++i) {
+            rows_.push_back(NewRows(RowRef{&stack_, i}, -1));
+          }
+          rows_.push_back(NewRows(row, -1));
+          filled_ = 0;
+          break;
+        }
+        CopyRow(row, stack_, filled_++);
+      }
+      if (!rows_.empty()) {
+        while (static_cast<int64_t>(rows_.size()) < d_.batch_size_) {
+          INFLOW_ASSIGN_OR_RETURN(bool got, in_->NextRow(o, &row));
+          if (!got) break;
+          rows_.push_back(NewRows(row, -1));
+        }
+        return Stacked();
+      }
+      const int64_t n = filled_;
+      filled_ = 0;
+      if (n == 0 || (d_.drop_remainder_ && n < d_.batch_size_)) {
+        return Element();
+      }
+      ++count_;
+      Tuple out = std::move(stack_);
+      stack_.clear();
+      if (n < d_.batch_size_) {
+        for (Tensor& t : out) t = t.Slice(0, n);
+      }
+      return Element(std::move(out));
+    }
+
     // Over records (the input's ScalarStrings()): each string goes
     // straight into the batch's tensor. The same batches, errors and
     // states as the rows' way.
@@ -409,7 +467,9 @@ class BatchDataset final : public DatasetBase {
 
     const BatchDataset& d_;
     ItPtr in_;
-    const bool strings_;  // the records' way (NextStrings)
+    const bool strings_;    // the records' way (NextStrings)
+    const bool rows_path_;  // the rows' way (NextRows)
+    Tuple stack_;           // the rows' way: the batch filling
     int64_t count_ = 0;
     std::vector<Tuple> rows_;      // of a batch not yet complete
     std::optional<Tensor> batch_;  // the records' way: the batch filling
