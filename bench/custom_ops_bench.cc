@@ -13,9 +13,12 @@
 //                 plain MapFunction over each chunk against ops run on
 //                 each record through OpPipelineMap: BenchLength (makes
 //                 its output tensor and sets it, SetOutput) and
-//                 BenchLengthInto (writes into AllocateOutput's); and the
+//                 BenchLengthInto (writes into AllocateOutput's); the
 //                 BenchLengths op over each chunk (OpMapUnit::kChunk, the
-//                 plain function's unit); ns per record;
+//                 plain function's unit); and BenchLength's step built in
+//                 (plain_tensors: a plain function over each chunk that
+//                 makes a scalar tensor per record, as the kernel does, the
+//                 SetOutput form's "same built-in step"); ns per record;
 //   map_call      the same map functions alone, called on one chunk of 256
 //                 of those lines over and over (no reader, no queues):
 //                 what each form costs per record by itself, ns;
@@ -31,13 +34,15 @@
 // The last stdout line:
 //   {"bench": "custom_ops", "ns_per_call": {"dataset_map_plain": ..,
 //    "dataset_map_op": .., "pipeline_map_plain": .., "pipeline_map_op": ..,
-//    "pipeline_map_op_allocate": .., "pipeline_map_op_chunk": ..},
+//    "pipeline_map_op_allocate": .., "pipeline_map_op_chunk": ..,
+//    "pipeline_map_plain_tensors": ..},
 //    "overhead_ratio": {"dataset_map": x, "pipeline_map": y,
-//    "pipeline_map_allocate": y2, "pipeline_map_chunk": z},
+//    "pipeline_map_allocate": y2, "pipeline_map_chunk": z,
+//    "pipeline_map_vs_same_step": the SetOutput op over plain_tensors},
 //    "cpu_ns_per_record": {the pipeline forms' process CPU time},
 //    "cpu_overhead_ratio": {the pipeline ratios of CPU time},
 //    "map_call_ns_per_record": {"plain": .., "op": .., "op_allocate": ..,
-//    "op_chunk": ..},
+//    "op_chunk": .., "plain_tensors": ..},
 //    "words_per_s": {"word2vec_op": a, "word2vec_numpy": b},
 //    "ratio_op_vs_numpy": c, "kernels": {}}
 // overhead_ratio is the op's time over the plain function's, the median
@@ -311,6 +316,21 @@ int main(int argc, char** argv) {
     for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int64_t>(s[i].size());
     return Tuple{out};
   };
+  // The SetOutput kernel's step built in: a scalar tensor made for each
+  // record, as the kernel makes it, and copied into the chunk's output.
+  MapFunction plain_length_tensors = plain_length;
+  plain_length_tensors.fn = [](Tuple rows) -> Result<Tuple> {
+    const int64_t n = rows[0].dim_size(0);
+    Tensor out(DType::kInt64, TensorShape({n}));
+    std::span<int64_t> v = *out.mutable_flat<int64_t>();
+    std::span<const std::string> s = rows[0].flat<std::string>();
+    for (int64_t i = 0; i < n; ++i) {
+      const Tensor length =
+          Tensor::Scalar<int64_t>(static_cast<int64_t>(s[i].size()));
+      v[i] = length.flat<int64_t>()[0];
+    }
+    return Tuple{out};
+  };
   const MapFunction op_length =
       OrDie(ops::OpPipelineMap(OrDie(ops::Op::Create("BenchLength"))));
   const MapFunction op_length_into =
@@ -342,13 +362,15 @@ int main(int argc, char** argv) {
         {"pipeline_map_op", &op_length},
         {"pipeline_map_plain", &plain_length},
         {"pipeline_map_op_allocate", &op_length_into},
-        {"pipeline_map_op_chunk", &op_lengths}};
+        {"pipeline_map_op_chunk", &op_lengths},
+        {"pipeline_map_plain_tensors", &plain_length_tensors}};
+    constexpr int kForms = std::size(pipeline_forms);
     // Each round starts from the next form: no form always runs first.
-    for (int i = 0; i < 4; ++i) {
-      const int f = (i + r) % 4;
+    for (int i = 0; i < kForms; ++i) {
+      const int f = (i + r) % kForms;
       const auto& [form, map] = pipeline_forms[f];
       if (!runs(form)) continue;
-      const PerRecord t = PipelineMap(*map, text, lines, 4 * r + f);
+      const PerRecord t = PipelineMap(*map, text, lines, kForms * r + f);
       figures[form].push_back(t.wall_ns);
       figures[std::string("cpu_") + form].push_back(t.cpu_ns);
     }
@@ -356,7 +378,8 @@ int main(int argc, char** argv) {
         {"map_call_op", &op_length},
         {"map_call_plain", &plain_length},
         {"map_call_op_allocate", &op_length_into},
-        {"map_call_op_chunk", &op_lengths}};
+        {"map_call_op_chunk", &op_lengths},
+        {"map_call_plain_tensors", &plain_length_tensors}};
     for (const auto& [form, map] : call_forms) {
       if (runs(form)) figures[form].push_back(MapCall(*map, chunk, calls));
     }
@@ -395,14 +418,17 @@ int main(int argc, char** argv) {
   const double pop = median("pipeline_map_op");
   const double pinto = median("pipeline_map_op_allocate");
   const double pchunk = median("pipeline_map_op_chunk");
+  const double ptensors = median("pipeline_map_plain_tensors");
   const double cpp = median("cpu_pipeline_map_plain");
   const double cpop = median("cpu_pipeline_map_op");
   const double cpinto = median("cpu_pipeline_map_op_allocate");
   const double cpchunk = median("cpu_pipeline_map_op_chunk");
+  const double cptensors = median("cpu_pipeline_map_plain_tensors");
   const double cp = median("map_call_plain");
   const double cop = median("map_call_op");
   const double cinto = median("map_call_op_allocate");
   const double cchunk = median("map_call_op_chunk");
+  const double ctensors = median("map_call_plain_tensors");
   const double wop = median("word2vec_op");
   const double wnp = numpy_reason.empty() ? median("word2vec_numpy") : -1;
   std::string line =
@@ -412,6 +438,7 @@ int main(int argc, char** argv) {
       ", \"pipeline_map_op\": " + Number(pop) +
       ", \"pipeline_map_op_allocate\": " + Number(pinto) +
       ", \"pipeline_map_op_chunk\": " + Number(pchunk) +
+      ", \"pipeline_map_plain_tensors\": " + Number(ptensors) +
       "}, \"overhead_ratio\": {\"dataset_map\": " +
       paired("dataset_map_op", "dataset_map_plain") +
       ", \"pipeline_map\": " + paired("pipeline_map_op", "pipeline_map_plain") +
@@ -419,19 +446,25 @@ int main(int argc, char** argv) {
       paired("pipeline_map_op_allocate", "pipeline_map_plain") +
       ", \"pipeline_map_chunk\": " +
       paired("pipeline_map_op_chunk", "pipeline_map_plain") +
+      ", \"pipeline_map_vs_same_step\": " +
+      paired("pipeline_map_op", "pipeline_map_plain_tensors") +
       "}, \"cpu_ns_per_record\": {\"pipeline_map_plain\": " + Number(cpp) +
       ", \"pipeline_map_op\": " + Number(cpop) +
       ", \"pipeline_map_op_allocate\": " + Number(cpinto) +
       ", \"pipeline_map_op_chunk\": " + Number(cpchunk) +
+      ", \"pipeline_map_plain_tensors\": " + Number(cptensors) +
       "}, \"cpu_overhead_ratio\": {\"pipeline_map\": " +
       paired("cpu_pipeline_map_op", "cpu_pipeline_map_plain") +
       ", \"pipeline_map_allocate\": " +
       paired("cpu_pipeline_map_op_allocate", "cpu_pipeline_map_plain") +
       ", \"pipeline_map_chunk\": " +
       paired("cpu_pipeline_map_op_chunk", "cpu_pipeline_map_plain") +
+      ", \"pipeline_map_vs_same_step\": " +
+      paired("cpu_pipeline_map_op", "cpu_pipeline_map_plain_tensors") +
       "}, \"map_call_ns_per_record\": {\"plain\": " + Number(cp) +
       ", \"op\": " + Number(cop) + ", \"op_allocate\": " + Number(cinto) +
       ", \"op_chunk\": " + Number(cchunk) +
+      ", \"plain_tensors\": " + Number(ctensors) +
       "}, \"words_per_s\": {\"word2vec_op\": " + Number(wop) +
       ", \"word2vec_numpy\": " + Number(wnp) +
       "}, \"ratio_op_vs_numpy\": " + Ratio(wop, wnp);
