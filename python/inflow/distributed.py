@@ -27,23 +27,52 @@ it, instead of hanging.
 __all__ = ["rank", "size", "shard", "allreduce", "broadcast", "barrier",
            "launched_by_mpi"]
 
+import importlib
+
 from inflow import _inflow
+
+_mpi = None
+
+
+def _module():
+    """inflow._inflow_mpi, the module that links Open MPI's library,
+    imported on first use (``import inflow`` does not need Open MPI)."""
+    global _mpi
+    if _mpi is None:
+        try:
+            _mpi = importlib.import_module("inflow._inflow_mpi")
+        except ImportError as e:
+            raise ImportError(
+                f"inflow.distributed needs Open MPI's library (libmpi), which "
+                f"could not be loaded: {e}. On Debian: apt-get install "
+                f"openmpi-bin libopenmpi3") from e
+    return _mpi
+
+
+def _call(name, *args):
+    """The MPI module's function `name`, its errors raised as inflow's."""
+    mpi = _module()
+    try:
+        return getattr(mpi, name)(*args)
+    except mpi.StatusError as e:
+        code, message = e.args
+        _inflow._raise_status(code, message)
 
 
 def rank():
     """This process's rank, 0 to size() - 1."""
-    return _inflow._distributed_rank()
+    return _call("rank")
 
 
 def size():
     """The number of ranks in the job (1 without mpirun)."""
-    return _inflow._distributed_size()
+    return _call("size")
 
 
 def launched_by_mpi():
     """True when mpirun (or another MPI launcher) started this process.
     Does not start MPI."""
-    return _inflow._distributed_launched_by_mpi()
+    return _call("launched_by_mpi")
 
 
 def shard(files_or_dataset):
@@ -82,7 +111,7 @@ def allreduce(array, average=True):
     ranks (the sum with ``average=False``), in place, and returns it. Every
     rank calls it with an array of the same size, in the same order.
     """
-    _inflow._distributed_allreduce(_writable_buffer(array), bool(average))
+    _call("allreduce", _writable_buffer(array), bool(average))
     return array
 
 
@@ -95,10 +124,10 @@ def broadcast(array, root=0):
     n = size()
     if not 0 <= int(root) < n:
         raise ValueError(f"broadcast: root {root} is not a rank of {n}")
-    _inflow._distributed_broadcast(_writable_buffer(array), int(root))
+    _call("broadcast", _writable_buffer(array), int(root))
     return array
 
 
 def barrier():
     """Returns once every rank has called it."""
-    _inflow._distributed_barrier()
+    _call("barrier")

@@ -58,8 +58,6 @@ void BindData(nanobind::module_& m);
 // bind_ops.cc, inflow._ops: op libraries, custom ops as steps and as
 // Dataset map functions.
 void BindOps(nanobind::module_& m);
-// inflow.distributed: rank, size, allreduce over Open MPI.
-void BindDistributed(nanobind::module_& m);
 
 }  // namespace inflow::py
 

@@ -32,5 +32,4 @@ NB_MODULE(_inflow, m) {
   inflow::py::BindCheckpoint(m);
   inflow::py::BindData(m);
   inflow::py::BindOps(m);
-  inflow::py::BindDistributed(m);
 }

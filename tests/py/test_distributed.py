@@ -346,3 +346,40 @@ def test_python_allreduce_of_a_pytorch_tensor_in_place(tmp_path):
     assert proc.returncode == 0, proc.stderr
     for out in rank_outputs(tmp_path, 2):
         assert out == {"values": [1.0, 1.0, 1.0, 1.0], "same": True}
+
+
+def test_import_inflow_needs_no_mpi_library_until_distributed_is_called():
+    # Open MPI's library is linked by inflow._inflow_mpi alone, loaded on
+    # the first call of inflow.distributed; without it, that call is an
+    # ImportError saying what to install and the rest of inflow works.
+    script = textwrap.dedent("""
+        import json, sys
+        import inflow
+        from inflow import distributed as dist
+
+        def mpi_mapped():
+            with open("/proc/self/maps") as f:
+                return any("libmpi" in line for line in f)
+
+        out = {"elements": [int(x) for x in inflow.data.Dataset.range(3)],
+               "after_import": mpi_mapped()}
+        sys.modules["inflow._inflow_mpi"] = None  # as if it cannot load
+        try:
+            dist.rank()
+        except ImportError as e:
+            out["error"] = str(e)
+        del sys.modules["inflow._inflow_mpi"]
+        out["rank"] = dist.rank()
+        out["after_call"] = mpi_mapped()
+        print(json.dumps(out))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    import json
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["elements"] == [0, 1, 2]
+    assert out["after_import"] is False
+    assert "inflow.distributed needs Open MPI's library (libmpi)" in out["error"]
+    assert "apt-get install openmpi-bin libopenmpi3" in out["error"]
+    assert out["rank"] == 0 and out["after_call"] is True

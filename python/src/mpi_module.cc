@@ -1,31 +1,52 @@
 // Copyright 2026 The inflow Authors.
 //
-// inflow.distributed (python/inflow/distributed.py): the job's ranks over
-// Open MPI (distributed/mpi.h), made on first use and kept for the life
-// of the process, and an in-place allreduce of any writable C-contiguous
-// float32 or float64 buffer (a NumPy array, a CPU PyTorch tensor's
-// .numpy() view), the GIL released while it waits for the other ranks.
+// inflow._inflow_mpi, the extension module of inflow.distributed
+// (python/inflow/distributed.py): the job's ranks over Open MPI
+// (distributed/mpi.h), made on first use and kept for the life of the
+// process, and an in-place allreduce of any writable C-contiguous float32
+// or float64 buffer (a NumPy array, a CPU PyTorch tensor's .numpy() view),
+// the GIL released while it waits for the other ranks. A module of its
+// own, the only one that links Open MPI's library, so that `import inflow`
+// does not need it. An error is StatusError(code, message), which
+// distributed.py raises as the inflow.errors class of the code.
 
 #include <Python.h>
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
 
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "inflow/distributed/communicator.h"
 #include "inflow/distributed/mpi.h"
-
-#include "bindings.h"
-#include "py_interpreter.h"
-#include "py_tensors.h"
 
 namespace nb = nanobind;
 
 namespace inflow::py {
 namespace {
+
+PyObject* g_status_error = nullptr;  // the module's StatusError class
+
+[[noreturn]] void ThrowStatus(const Status& s) {
+  nb::object args = nb::make_tuple(static_cast<int>(s.code()),
+                                   std::string(s.message()));
+  PyErr_SetObject(g_status_error, args.ptr());
+  throw nb::python_error();
+}
+
+void ThrowIfError(const Status& s) {
+  if (!s.ok()) ThrowStatus(s);
+}
+
+template <typename T>
+T ValueOrThrow(Result<T> r) {
+  if (!r.ok()) ThrowStatus(r.status());
+  return *std::move(r);
+}
 
 // The process's world: made once, with the GIL held (so one thread makes
 // it); destroyed at exit before MPI is finalised (registered after it).
@@ -86,11 +107,14 @@ void Allreduce(nb::handle array, bool average) {
   Buffer buffer(array);
   const Py_buffer& v = buffer.view();
   world.SetActivity("inflow.distributed.allreduce");
-  const std::optional<DType> dtype =
-      DTypeFromFormat(buffer.format(), v.itemsize);
-  if (dtype == DType::kFloat32) {
+  std::string_view format = buffer.format();
+  if (!format.empty() && (format[0] == '<' || format[0] == '=' ||
+                          format[0] == '@')) {
+    format.remove_prefix(1);
+  }
+  if (format == "f" && v.itemsize == 4) {
     ThrowIfError(SumInPlace<float>(world, v, average));
-  } else if (dtype == DType::kFloat64) {
+  } else if (format == "d" && v.itemsize == 8) {
     ThrowIfError(SumInPlace<double>(world, v, average));
   } else {
     ThrowStatus(InvalidArgumentError(
@@ -131,15 +155,17 @@ void Barrier() {
 
 }  // namespace
 
-void BindDistributed(nb::module_& m) {
-  m.def("_distributed_rank", [] { return World().rank(); });
-  m.def("_distributed_size", [] { return World().size(); });
-  m.def("_distributed_launched_by_mpi", &distributed::LaunchedByMpi);
-  m.def("_distributed_allreduce", &Allreduce, nb::arg("array"),
-        nb::arg("average"));
-  m.def("_distributed_broadcast", &Broadcast, nb::arg("array"),
-        nb::arg("root"));
-  m.def("_distributed_barrier", &Barrier);
-}
-
 }  // namespace inflow::py
+
+NB_MODULE(_inflow_mpi, m) {
+  using namespace inflow::py;  // NOLINT(build/namespaces)
+  g_status_error =
+      PyErr_NewException("inflow._inflow_mpi.StatusError", nullptr, nullptr);
+  m.attr("StatusError") = nb::handle(g_status_error);
+  m.def("rank", [] { return World().rank(); });
+  m.def("size", [] { return World().size(); });
+  m.def("launched_by_mpi", &inflow::distributed::LaunchedByMpi);
+  m.def("allreduce", &Allreduce, nb::arg("array"), nb::arg("average"));
+  m.def("broadcast", &Broadcast, nb::arg("array"), nb::arg("root"));
+  m.def("barrier", &Barrier);
+}
