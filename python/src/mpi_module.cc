@@ -32,8 +32,8 @@ namespace {
 PyObject* g_status_error = nullptr;  // the module's StatusError class
 
 [[noreturn]] void ThrowStatus(const Status& s) {
-  nb::object args = nb::make_tuple(static_cast<int>(s.code()),
-                                   std::string(s.message()));
+  nb::object args =
+      nb::make_tuple(static_cast<int>(s.code()), std::string(s.message()));
   PyErr_SetObject(g_status_error, args.ptr());
   throw nb::python_error();
 }
@@ -108,8 +108,8 @@ void Allreduce(nb::handle array, bool average) {
   const Py_buffer& v = buffer.view();
   world.SetActivity("inflow.distributed.allreduce");
   std::string_view format = buffer.format();
-  if (!format.empty() && (format[0] == '<' || format[0] == '=' ||
-                          format[0] == '@')) {
+  if (!format.empty() &&
+      (format[0] == '<' || format[0] == '=' || format[0] == '@')) {
     format.remove_prefix(1);
   }
   if (format == "f" && v.itemsize == 4) {
