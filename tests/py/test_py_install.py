@@ -36,9 +36,10 @@ def test_pyproject_uses_scikit_build_core_and_the_pinned_nanobind():
     assert any(d.startswith("numpy") for d in project["dependencies"])
 
 
-def test_pip_builds_only_the_module():
+def test_pip_builds_only_the_modules():
     sk = pyproject()["tool"]["scikit-build"]
-    assert sk["build"]["targets"] == ["_inflow"]
+    # The extension, and inflow.distributed's, the one that links Open MPI.
+    assert sk["build"]["targets"] == ["_inflow", "_inflow_mpi"]
     assert sk["install"]["components"] == ["python"]
     assert sk["wheel"]["packages"] == []
     defines = sk["cmake"]["define"]
@@ -54,8 +55,8 @@ def test_pip_builds_only_the_module():
 def test_install_rules_install_the_extension_and_the_package():
     cmake = (ROOT / "python" / "CMakeLists.txt").read_text()
     rules = cmake[cmake.index("if(SKBUILD)"):]
-    assert re.search(r"install\(TARGETS _inflow LIBRARY DESTINATION inflow"
-                     r"\s+COMPONENT python\)", rules)
+    assert re.search(r"install\(TARGETS _inflow _inflow_mpi LIBRARY DESTINATION"
+                     r"\s+inflow\s+COMPONENT python\)", rules)
     assert "DESTINATION inflow" in rules and 'PATTERN "*.pyi"' in rules
     assert 'PATTERN "py.typed"' in rules
 
