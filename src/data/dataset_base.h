@@ -148,15 +148,16 @@ class IteratorBase {
   Tuple row_;  // the default NextRow's element
 };
 
-// The rows' path's helpers (rows.cc). Whether `r` has `like`'s components,
-// dtypes and row shapes (like's component shapes less their first
-// dimension when `batched`).
+// The rows' path's helpers (rows.cc). Whether `r` has `like`'s components
+// (one or more), dtypes and row shapes (like's component shapes less their
+// first dimension when `batched`).
 bool SameRowLayout(const RowRef& r, const Tuple& like, bool batched);
 // Copies r's components into row `at` of `to`'s (the whole of each with
 // at -1); `to` has r's layout (SameRowLayout) and owns its storage.
 void CopyRow(const RowRef& r, Tuple& to, int64_t at);
-// Moves rows [0, n) of `from` into `to` (tensors of the same row layout).
-void MoveRows(Tuple& from, Tuple& to, int64_t n);
+// `rows` (tensors of [n, ...]) made `capacity` rows long, their first
+// `filled` moved into the new tensors.
+void GrowRows(Tuple& rows, int64_t filled, int64_t capacity);
 // The row in tensors of its own: `rows` of it stacked ([rows, ...], its
 // storage uninitialized) or, with rows -1, a copy of it.
 Tuple NewRows(const RowRef& r, int64_t rows);

@@ -37,7 +37,8 @@ Result<bool> IteratorBase::NextRow(const CallOptions& options, RowRef* out) {
 }
 
 bool SameRowLayout(const RowRef& r, const Tuple& like, bool batched) {
-  if (r.batch->size() != like.size()) return false;
+  // No components (nothing made yet) is no layout.
+  if (like.empty() || r.batch->size() != like.size()) return false;
   for (size_t c = 0; c < like.size(); ++c) {
     const Tensor& t = like[c];
     if ((*r.batch)[c].dtype() != t.dtype()) return false;
@@ -78,6 +79,9 @@ void CopyRow(const RowRef& r, Tuple& to, int64_t at) {
   }
 }
 
+namespace {
+
+// Moves rows [0, n) of `from` into `to` (tensors of the same row layout).
 void MoveRows(Tuple& from, Tuple& to, int64_t n) {
   for (size_t c = 0; c < to.size(); ++c) {
     Tensor& src = from[c];
@@ -95,6 +99,8 @@ void MoveRows(Tuple& from, Tuple& to, int64_t n) {
   }
 }
 
+}  // namespace
+
 Tuple NewRows(const RowRef& r, int64_t rows) {
   Tuple out;
   out.reserve(r.batch->size());
@@ -109,6 +115,12 @@ Tuple NewRows(const RowRef& r, int64_t rows) {
   }
   if (rows < 0) CopyRow(r, out, -1);
   return out;
+}
+
+void GrowRows(Tuple& rows, int64_t filled, int64_t capacity) {
+  Tuple grown = NewRows(RowRef{&rows, 0}, capacity);
+  MoveRows(rows, grown, filled);
+  rows = std::move(grown);
 }
 
 }  // namespace inflow::data::internal

@@ -249,9 +249,7 @@ class ShuffleDataset final : public DatasetBase {
     void Grow(int64_t n) {
       const int64_t most = d_.buffer_size_ + 2;
       const int64_t capacity = std::max(n, std::min(2 * capacity_, most));
-      Tuple columns = NewRows(RowRef{&columns_, 0}, capacity);
-      MoveRows(columns_, columns, capacity_);
-      columns_ = std::move(columns);
+      GrowRows(columns_, capacity_, capacity);
       capacity_ = capacity;
     }
 

@@ -397,7 +397,7 @@ class BatchDataset final : public DatasetBase {
         INFLOW_ASSIGN_OR_RETURN(bool got, in_->NextRow(o, &row));
         if (!got) break;
         if (filled_ == 0 && !SameRowLayout(row, stack_, true)) {
-          stack_ = NewRows(row, d_.batch_size_);
+          stack_ = NewRows(row, FirstRows());
         }
         if (!SameRowLayout(row, stack_, true)) {
           for (int64_t i = 0; i < filled_; ++i) {
@@ -406,6 +406,9 @@ class BatchDataset final : public DatasetBase {
           rows_.push_back(NewRows(row, -1));
           filled_ = 0;
           break;
+        }
+        if (filled_ == stack_[0].dim_size(0)) {
+          GrowRows(stack_, filled_, std::min(2 * filled_, d_.batch_size_));
         }
         CopyRow(row, stack_, filled_++);
       }
@@ -425,7 +428,7 @@ class BatchDataset final : public DatasetBase {
       ++count_;
       Tuple out = std::move(stack_);
       stack_.clear();
-      if (n < d_.batch_size_) {
+      if (n < out[0].dim_size(0)) {
         for (Tensor& t : out) t = t.Slice(0, n);
       }
       return Element(std::move(out));
@@ -439,11 +442,16 @@ class BatchDataset final : public DatasetBase {
         StateWriter w;
         INFLOW_RETURN_IF_ERROR(in_->Save(w));
         start_ = w.Take();
-        if (!batch_)
-          batch_.emplace(DType::kString, TensorShape({d_.batch_size_}));
+        if (!batch_) batch_.emplace(DType::kString, TensorShape({FirstRows()}));
       }
       std::span<std::string> rows = batch_->mutable_flat<std::string>().value();
       while (filled_ < d_.batch_size_) {
+        if (filled_ == static_cast<int64_t>(rows.size())) {
+          Tuple grown = {std::move(*batch_)};
+          GrowRows(grown, filled_, std::min(2 * filled_, d_.batch_size_));
+          batch_ = std::move(grown[0]);
+          rows = batch_->mutable_flat<std::string>().value();
+        }
         INFLOW_ASSIGN_OR_RETURN(bool got, in_->NextString(o, &rows[filled_]));
         if (!got) break;
         ++filled_;
@@ -456,13 +464,19 @@ class BatchDataset final : public DatasetBase {
       ++count_;
       Tensor out = std::move(*batch_);
       batch_.reset();
-      if (n < d_.batch_size_) {
+      if (n < out.dim_size(0)) {
         Tensor last(DType::kString, TensorShape({n}));
         std::span<std::string> to = last.mutable_flat<std::string>().value();
         for (int64_t i = 0; i < n; ++i) to[i] = std::move(rows[i]);
         out = std::move(last);
       }
       return Element(Tuple{std::move(out)});
+    }
+
+    // The rows a batch's tensors are made for at first, grown (doubling)
+    // as they fill: a batch_size of 10^9 over a small input is its rows.
+    int64_t FirstRows() const {
+      return std::min<int64_t>(d_.batch_size_, 1024);
     }
 
     const BatchDataset& d_;

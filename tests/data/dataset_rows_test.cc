@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "inflow/data/dataset.h"
+#include "inflow/io/record_writer.h"
 
 namespace inflow::data {
 namespace {
@@ -115,6 +116,39 @@ TEST(DatasetRowsTest, AnUnbatchsRowsGiveTheTuplesPathsElementsAndStates) {
                             0),
             0u)
       << ragged[0];
+}
+
+TEST(DatasetRowsTest, ABatchLargerThanItsInputIsMadeOfItsRowsOnly) {
+  // A batch's tensors grow as they fill (batch_size 10^9 over 5 records or
+  // 60 rows is one batch of those, not 10^9 rows' worth of memory), on the
+  // records' path, the rows' path and the Tuples'.
+  const std::string file = ::testing::TempDir() + "/batch_beyond.tfrecord";
+  {
+    auto w = RecordWriter::Create(Env::Default(), file);
+    ASSERT_TRUE(w.ok()) << w.status();
+    for (int i = 0; i < 5; ++i) {
+      ASSERT_TRUE((*w)->WriteRecord("record " + std::to_string(i)).ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  const std::vector<std::string> records =
+      All(Dataset::TFRecord({file}).Batch(1'000'000'000));
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0],
+            Tensor::FromVector<std::string>(
+                {"record 0", "record 1", "record 2", "record 3", "record 4"})
+                    .DebugString(1000) +
+                "; ");
+  const MapFn identity = [](Tuple e) -> Result<Tuple> { return e; };
+  EXPECT_EQ(All(Source(false).Unbatch().Batch(1'000'000'000)),
+            All(Source(false).Unbatch().Map(identity).Batch(1'000'000'000)));
+  // Past the first 1024 rows, twice.
+  const std::vector<std::string> grown =
+      All(Dataset::Range(3000).Batch(7).Unbatch().Batch(2500));
+  const std::vector<std::string> want =
+      All(Dataset::Range(3000).Batch(7).Unbatch().Map(identity).Batch(2500));
+  ASSERT_EQ(want.size(), 2u);
+  EXPECT_EQ(grown, want);
 }
 
 TEST(DatasetRowsTest, AShuffleBufferOfRowsKeepsNoInputBatchAlive) {
