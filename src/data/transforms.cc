@@ -170,10 +170,10 @@ Result<Tensor> PadStack(const std::vector<Tensor>& column,
   const int64_t row_elems =
       shape.num_elements() / std::max<int64_t>(1, out_dims[0]);
   const bool is_string = first.dtype() == DType::kString;
+  // The dtype's size (not row 0's bytes over its elements: an empty row 0
+  // would make it 0, and every row would be copied as nothing).
   const size_t elem =
-      is_string
-          ? sizeof(std::string)
-          : first.num_bytes() / std::max<int64_t>(1, first.num_elements());
+      is_string ? sizeof(std::string) : DTypeSize(first.dtype());
   char* base = static_cast<char*>(out.mutable_raw_data().value());
   // Fill with the padding value.
   if (padding.IsInitialized()) {

@@ -216,6 +216,17 @@ TEST(DatasetTest, FlatMapInterleaveUnbatchPaddedBatch) {
   EXPECT_NE(s.message().find("padded_batch (stage 2), element 0"),
             std::string::npos)
       << s;
+  // An empty row first (lengths 0, 1, 2): the others' values still come.
+  Dataset from_empty = Dataset::Range(3).Map([](Tuple e) -> Result<Tuple> {
+    const int64_t n = e[0].flat<int64_t>()[0];
+    return Tuple{Tensor::FromVector<int64_t>(std::vector<int64_t>(n, n + 1))};
+  });
+  Result<Iterator> empty_first = from_empty.PaddedBatch(3).MakeIterator();
+  ASSERT_TRUE(empty_first.ok());
+  b = empty_first->Next();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[0], *Tensor::FromVector<int64_t>({0, 0, 2, 0, 3, 3},
+                                                  TensorShape({3, 2})));
 }
 
 TEST(DatasetTest, FromGeneratorCallsItsFactoryEachPass) {

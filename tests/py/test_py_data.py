@@ -79,6 +79,12 @@ PIPELINES = {
     "padded_batch": lambda D: D.range(1, 8).map(
         lambda x: tf.fill([x], x) if D is tf.data.Dataset else np.full([x], x)
     ).padded_batch(3),
+    "padded_batch_empty_first": lambda D: D.range(6).map(
+        lambda x: tf.fill([x], x) if D is tf.data.Dataset else np.full([x], x)
+    ).padded_batch(4),
+    "unbatch_batch": lambda D: D.range(11).batch(4).map(
+        lambda x: (x, x * 2)).unbatch().batch(3),
+    "batch_beyond_the_input": lambda D: D.range(5).batch(10**9),
     "padded_batch_values": lambda D: D.range(1, 6).map(
         lambda x: (tf.fill([x], x), x) if D is tf.data.Dataset else (np.full([x], x), x)
     ).padded_batch(2, padded_shapes=([6], []), padding_values=(np.int64(-1), np.int64(0))),
