@@ -140,6 +140,21 @@ TEST(DatasetRowsTest, ABatchLargerThanItsInputIsMadeOfItsRowsOnly) {
                     .DebugString(1000) +
                 "; ");
   const MapFn identity = [](Tuple e) -> Result<Tuple> { return e; };
+  // 2500 records in batches of 2000: the records' batch grows twice.
+  const std::string many = ::testing::TempDir() + "/batch_grows.tfrecord";
+  {
+    auto w = RecordWriter::Create(Env::Default(), many);
+    ASSERT_TRUE(w.ok()) << w.status();
+    for (int i = 0; i < 2500; ++i) {
+      ASSERT_TRUE((*w)->WriteRecord(std::to_string(i)).ok());
+    }
+    ASSERT_TRUE((*w)->Close().ok());
+  }
+  const std::vector<std::string> records_grown =
+      All(Dataset::TFRecord({many}).Batch(2000));
+  ASSERT_EQ(records_grown.size(), 2u);
+  EXPECT_EQ(records_grown,
+            All(Dataset::TFRecord({many}).Map(identity).Batch(2000)));
   EXPECT_EQ(All(Source(false).Unbatch().Batch(1'000'000'000)),
             All(Source(false).Unbatch().Map(identity).Batch(1'000'000'000)));
   // Past the first 1024 rows, twice.
