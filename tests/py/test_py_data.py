@@ -723,3 +723,23 @@ def test_a_traced_map_that_does_not_return_nodes_is_a_type_error(tmp_path):
     seen = []
     list(data.Dataset.range(3).map(lambda x: seen.append(type(x).__name__) or x))
     assert seen == ["int64"] * 3
+
+
+def test_unbatching_a_scalar_component_is_a_value_error_as_in_tf_data():
+    # tf.data refuses at construction where it knows the component is a
+    # scalar; so does inflow, from the element spec it tracks.
+    for make in (lambda D: D.range(5),
+                 lambda D: D.from_tensor_slices((np.arange(6).reshape(3, 2),
+                                                 np.arange(3)))):
+        with pytest.raises(ValueError, match="Cannot unbatch an input with scalar "
+                                             "components"):
+            make(tf.data.Dataset).unbatch()
+        with pytest.raises(ValueError, match="Cannot unbatch an input with scalar "
+                                             "components"):
+            make(data.Dataset).unbatch()
+    # Numeric slices have a known spec: a traced map runs on them.
+    ds = data.Dataset.from_tensor_slices(np.arange(6, dtype=np.int32).reshape(3, 2)).map(
+        data.trace(lambda x: inflow.cast(x, np.float32)))
+    got = list(ds)
+    assert [a.dtype for a in got] == [np.float32] * 3
+    assert [a.tolist() for a in got] == [[0, 1], [2, 3], [4, 5]]

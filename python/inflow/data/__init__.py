@@ -304,8 +304,9 @@ def _trace(map_func, structure, spec):
     if spec is None or _unknown(structure) or isinstance(structure, _Derived):
         raise TypeError(
             "map: a traced map_func needs the element's dtypes and shapes, which "
-            "inflow knows after a record source, range, batch, unbatch, shuffle, "
-            "repeat, take, skip, shard, cache, prefetch and traced maps, not here")
+            "inflow knows after a record source, range, from_tensor_slices of "
+            "numeric arrays, batch, unbatch, shuffle, repeat, take, skip, shard, "
+            "cache, prefetch and traced maps, not here")
     element_nodes = _inflow._element_nodes([d for d, _ in spec], [s for _, s in spec])
     element, used = _unflatten(structure, list(element_nodes))
     if used != len(element_nodes):
@@ -432,8 +433,12 @@ class Dataset:
         if len({a.shape[0] for a in leaves}) != 1:
             raise ValueError("from_tensor_slices: the arrays have different numbers "
                              f"of rows: {[a.shape[0] for a in leaves]}")
+        # The element spec where every leaf is numeric (or bool).
+        spec = None
+        if all(a.dtype.kind in "biufc" for a in leaves):
+            spec = [(a.dtype, list(a.shape[1:])) for a in leaves]
         out = Dataset(_inflow._data_from_tensor_slices(leaves),
-                      _structure_of(tensors, lists=False))
+                      _structure_of(tensors, lists=False), spec)
         out._def = _cannot("its source is from_tensor_slices (arrays)")
         return out
 
@@ -562,7 +567,11 @@ class Dataset:
                           out_structure, reason=reason)
 
     def unbatch(self, name=None):
-        """Each element split along its first dimension."""
+        """Each element split along its first dimension. ValueError (as
+        tf.data's) when a component is known to be a scalar."""
+        if self._spec is not None and any(s is not None and len(s) == 0
+                                          for _, s in self._spec):
+            raise ValueError("Cannot unbatch an input with scalar components.")
         return self._then(self._native.unbatch(), self._structure, "unbatch",
                           spec=_unbatched(self._spec))
 
