@@ -513,6 +513,7 @@ class RepeatDataset final : public DatasetBase {
     return c * count_;
   }
   bool ScalarStrings() const override { return input().ScalarStrings(); }
+  bool Rows() const override { return input().Rows(); }
   Result<ItPtr> MakeIteratorImpl(const IteratorContext& c) const override {
     return ItPtr(std::make_unique<It>(*this, c));
   }
@@ -531,6 +532,9 @@ class RepeatDataset final : public DatasetBase {
     }
     Result<bool> NextString(const CallOptions& o, std::string* out) override {
       return Advance([&] { return in_->NextString(o, out); });
+    }
+    Result<bool> NextRow(const CallOptions& o, RowRef* out) override {
+      return Advance([&] { return in_->NextRow(o, out); });
     }
     Status Save(StateWriter& w) override {
       w.Tag("repeat");

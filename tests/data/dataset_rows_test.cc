@@ -81,6 +81,8 @@ TEST(DatasetRowsTest, AnUnbatchsRowsGiveTheTuplesPathsElementsAndStates) {
       [](Dataset d) { return d.Shuffle(9, 1); },
       [](Dataset d) { return d.Shuffle(5, 2).Shuffle(11, 3).Batch(3); },
       [](Dataset d) { return d.Shuffle(1000, 4).Batch(7).Repeat(2); },
+      // Repeat passes the rows on.
+      [](Dataset d) { return d.Repeat(3).Shuffle(20, 6).Batch(9); },
   };
   for (const bool ragged : {false, true}) {
     for (size_t t = 0; t < tails.size(); ++t) {
