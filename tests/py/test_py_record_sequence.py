@@ -158,13 +158,19 @@ def test_arrays_are_views_of_inflows_buffers(tmp_path):
 def test_getitem_releases_the_gil(tmp_path):
     # With a switch interval no test outlasts, the main thread gets the GIL
     # back only when the worker gives it up itself: inside seq[i], if seq[i]
-    # releases it, before `done` is set.
+    # releases it, before `done` is set. The worker calls seq[i] until the
+    # main thread has run (up to 2000 times): on a busy machine the main
+    # thread may be scheduled late, but not through 2000 calls; a seq[i]
+    # that holds the GIL lets it run only after the last, `done` set.
     seq = TFRecordSequence(write_files(tmp_path), 19, FEATURES)
-    started, done = threading.Event(), threading.Event()
+    started, done, stop = threading.Event(), threading.Event(), threading.Event()
 
     def worker():
         started.set()
-        seq[0]
+        for _ in range(2000):
+            if stop.is_set():
+                break
+            seq[0]
         done.set()
 
     interval = sys.getswitchinterval()
@@ -174,6 +180,7 @@ def test_getitem_releases_the_gil(tmp_path):
         t.start()
         started.wait()
         during = not done.is_set()
+        stop.set()
         t.join(60)
     finally:
         sys.setswitchinterval(interval)
