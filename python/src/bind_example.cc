@@ -157,6 +157,39 @@ void BindExample(nb::module_& m) {
           },
           nb::arg("serialized"));
 
+  nb::class_<SequenceExampleParser>(m, "SequenceExampleParser")
+      .def(
+          "__init__",
+          [](SequenceExampleParser* self, nb::handle context,
+             nb::handle sequence) {
+            new (self) SequenceExampleParser(
+                ValueOrThrow(SequenceExampleParser::Create(
+                    SpecsFromPython(context), SpecsFromPython(sequence))));
+          },
+          nb::arg("context"), nb::arg("sequence"),
+          "A parser of SequenceExamples: the context's and the feature "
+          "lists' specs, each as ExampleParser's.")
+      .def(
+          "parse_single",
+          [](const SequenceExampleParser& parser, nb::bytes serialized) {
+            const std::string_view data(serialized.c_str(), serialized.size());
+            Result<ParsedSequenceExample> parsed = [&] {
+              nb::gil_scoped_release release;
+              return parser.ParseSingle(data);
+            }();
+            const ParsedSequenceExample p = ValueOrThrow(std::move(parsed));
+            // Per part: (dense keys, sparse keys, dense, sparse).
+            auto part = [](const ParsedFeatures& f) {
+              nb::tuple arrays = ParsedToPython(f);
+              return nb::make_tuple(f.dense_keys(), f.sparse_keys(), arrays[0],
+                                    arrays[1]);
+            };
+            return nb::make_tuple(part(p.context), part(p.sequence));
+          },
+          nb::arg("serialized"),
+          "(context, feature lists), each (dense keys, sparse keys, dense "
+          "arrays, (indices, values, dense_shape) per sparse key).");
+
   m.def(
       "_decode_raw",
       [](nb::handle value, nb::handle out_type, bool little_endian) {

@@ -138,7 +138,10 @@ def driver_spec(spec):
 # ---- comparing ---------------------------------------------------------------
 
 def tensor_json(t):
-    a = t.numpy()
+    return array_json(t.numpy())
+
+
+def array_json(a):
     if isinstance(a, bytes):  # a scalar string
         value, a = a, np.empty((), dtype=object)
         a[()] = value
@@ -263,6 +266,73 @@ def test_parse_single_sequence_example_matches_tensorflow():
             return {"context": tf_outputs(c, context), "sequence": tf_outputs(s, sequence)}
         expected.append(tf_call(run))
     check(cases, expected)
+
+
+def test_python_parse_single_sequence_example_matches_tensorflow():
+    # inflow.io.parse_single_sequence_example (Python, tf.io's name and
+    # arguments) on the driver test's kind of random inputs.
+    import inflow
+    from inflow.errors import OpError
+
+    def ours_spec(spec):
+        dtype = {"float32": np.float32, "int64": np.int64, "string": object}[spec["dtype"]]
+        default = spec.get("default")
+        if spec["type"] == "var":
+            return inflow.io.VarLenFeature(dtype)
+        if spec["type"] == "fixed":
+            return inflow.io.FixedLenFeature(spec["shape"], dtype, default_value=default)
+        return inflow.io.FixedLenSequenceFeature(spec["shape"], dtype,
+                                                 allow_missing=spec["allow_missing"])
+
+    def ours_outputs(parsed, specs):
+        dense, sparse = {}, {}
+        for spec in specs:
+            key = b64(spec["key"].encode())
+            v = parsed[spec["key"]]
+            if isinstance(v, inflow.io.SparseTensorValue):
+                sparse[key] = {"indices": array_json(np.asarray(v.indices)),
+                               "values": array_json(np.asarray(v.values)),
+                               "dense_shape": array_json(np.asarray(v.dense_shape))}
+            else:
+                dense[key] = array_json(np.asarray(v))
+        return {"dense": dense, "sparse": sparse}
+
+    rng = random.Random(5)
+    oks = 0
+    for i in range(200):
+        keys = rng.sample(KEYS, rng.randint(1, 4))
+        n_ctx = rng.randint(0, len(keys))
+        context = [rand_spec(rng, k, ["fixed", "var"]) for k in keys[:n_ctx]]
+        sequence = [rand_spec(rng, k, ["seq", "var"]) for k in keys[n_ctx:]]
+        for spec in sequence:
+            spec.pop("default", None)
+            if spec["type"] == "seq":
+                spec["allow_missing"] = rng.random() < 0.5
+        record = make_sequence_example(rng, context, sequence)
+
+        def run_tf(context=context, sequence=sequence, record=record):
+            c, q = tf.io.parse_single_sequence_example(
+                record, {x["key"]: tf_spec(x) for x in context} or None,
+                {x["key"]: tf_spec(x) for x in sequence} or None)
+            return {"context": tf_outputs(c, context), "sequence": tf_outputs(q, sequence)}
+        theirs = tf_call(run_tf)
+        try:
+            c, q = inflow.io.parse_single_sequence_example(
+                record, {x["key"]: ours_spec(x) for x in context} or None,
+                {x["key"]: ours_spec(x) for x in sequence} or None)
+            ours = {"ok": True, "context": ours_outputs(c, context),
+                    "sequence": ours_outputs(q, sequence)}
+        except (OpError, ValueError) as e:
+            ours = {"ok": False, "message": str(e)}
+        assert ours["ok"] == theirs["ok"], (i, ours, theirs)
+        if ours["ok"]:
+            oks += 1
+            assert ours == theirs, i
+    assert 40 < oks < 180, oks
+    # Neither dict: TF's ValueError.
+    with pytest.raises(ValueError, match="Both context_features and sequence_features "
+                                         "are None"):
+        inflow.io.parse_single_sequence_example(record)
 
 
 def protobuf_accepts(data):

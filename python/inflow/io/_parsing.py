@@ -16,7 +16,7 @@ from inflow import _inflow
 
 __all__ = ["FixedLenFeature", "VarLenFeature", "FixedLenSequenceFeature",
            "SparseTensor", "SparseTensorValue", "parse_single_example", "parse_example",
-           "decode_raw", "decode_raw_to_float"]
+           "parse_single_sequence_example", "decode_raw", "decode_raw_to_float"]
 
 
 class FixedLenFeature(collections.namedtuple(
@@ -191,6 +191,47 @@ def parse_single_example(serialized, features, name=None, example_names=None):
         serialized = serialized.encode()
     dense, sparse = parser.parse_single(bytes(serialized))
     return _assemble(parser, features, dense, sparse)
+
+
+def parse_single_sequence_example(serialized, context_features=None,
+                                  sequence_features=None, example_name=None, name=None):
+    """Parses one serialized SequenceExample
+    (``tf.io.parse_single_sequence_example``).
+
+    ``serialized``: bytes (or a scalar array of bytes). ``context_features``:
+    a dict of FixedLenFeature and VarLenFeature for the context;
+    ``sequence_features``: a dict of FixedLenSequenceFeature and
+    VarLenFeature for the feature lists (a FixedLenSequenceFeature comes
+    back as ``[steps] + shape``, a VarLenFeature as a SparseTensorValue of
+    (step, value) indices). Returns (context dict, feature lists dict).
+    """
+    if not context_features and not sequence_features:
+        raise ValueError("Both context_features and sequence_features are None, but at "
+                         "least one should have values.")
+    context_features = dict(context_features or {})
+    sequence_features = dict(sequence_features or {})
+    if isinstance(serialized, _inflow.Node):
+        raise TypeError("parse_single_sequence_example: serialized must be bytes "
+                        "(a step of the graph API is not built for it)")
+    if isinstance(serialized, np.ndarray):
+        if serialized.size != 1:
+            raise ValueError(f"parse_single_sequence_example: serialized must be a "
+                             f"scalar, got shape {list(serialized.shape)}")
+        serialized = serialized.reshape(()).item()
+    if isinstance(serialized, str):
+        serialized = serialized.encode()
+    parser = _inflow.SequenceExampleParser(
+        _specs(context_features) if context_features else [],
+        _specs(sequence_features) if sequence_features else [])
+    parts = parser.parse_single(bytes(serialized))
+    out = []
+    for features, (dense_keys, sparse_keys, dense, sparse) in zip(
+            (context_features, sequence_features), parts):
+        values = dict(zip(dense_keys, dense))
+        for key, (indices, vals, dense_shape) in zip(sparse_keys, sparse):
+            values[key] = SparseTensorValue(indices, vals, dense_shape)
+        out.append({k: values[k] for k in features})
+    return tuple(out)
 
 
 def parse_example(serialized, features, name=None, example_names=None):

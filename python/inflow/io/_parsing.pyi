@@ -1,4 +1,4 @@
-from typing import Any, Dict, NamedTuple, Optional, Sequence, Union, overload
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 
@@ -44,6 +44,12 @@ def parse_single_example(serialized: Node, features: Dict[str, _Feature], name: 
 def parse_single_example(serialized: _Serialized, features: Dict[str, _Feature],
                          name: Optional[str] = ..., example_names: Any = ...
                          ) -> Dict[str, Union[np.ndarray, SparseTensorValue]]: ...
+def parse_single_sequence_example(
+    serialized: _Serialized, context_features: Optional[Dict[str, _Feature]] = ...,
+    sequence_features: Optional[Dict[str, _Feature]] = ..., example_name: Any = ...,
+    name: Optional[str] = ...
+) -> Tuple[Dict[str, Union[np.ndarray, SparseTensorValue]],
+           Dict[str, Union[np.ndarray, SparseTensorValue]]]: ...
 @overload
 def parse_example(serialized: Node, features: Dict[str, _Feature], name: Optional[str] = ...,
                   example_names: Any = ...) -> Dict[str, Union[Node, SparseTensorValue]]: ...
