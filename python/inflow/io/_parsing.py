@@ -170,6 +170,19 @@ def _deferred(parser, features, node, single):
     return _assemble(parser, features, nodes[:n], sparse)
 
 
+def _one_record(fn, serialized):
+    """The bytes of one serialized record: bytes, str (UTF-8) or a
+    one-element array of them; ValueError naming `fn` for more."""
+    if isinstance(serialized, np.ndarray):
+        if serialized.size != 1:
+            raise ValueError(f"{fn}: serialized must be a scalar, "
+                             f"got shape {list(serialized.shape)}")
+        serialized = serialized.reshape(()).item()
+    if isinstance(serialized, str):
+        serialized = serialized.encode()
+    return bytes(serialized)
+
+
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parses one serialized Example (``tf.io.parse_single_example``).
 
@@ -182,14 +195,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     parser = _parser(features)
     if isinstance(serialized, _inflow.Node):
         return _deferred(parser, features, serialized, True)
-    if isinstance(serialized, np.ndarray):
-        if serialized.size != 1:
-            raise ValueError(f"parse_single_example: serialized must be a scalar, "
-                             f"got shape {list(serialized.shape)}")
-        serialized = serialized.reshape(()).item()
-    if isinstance(serialized, str):
-        serialized = serialized.encode()
-    dense, sparse = parser.parse_single(bytes(serialized))
+    dense, sparse = parser.parse_single(_one_record("parse_single_example", serialized))
     return _assemble(parser, features, dense, sparse)
 
 
@@ -213,17 +219,11 @@ def parse_single_sequence_example(serialized, context_features=None,
     if isinstance(serialized, _inflow.Node):
         raise TypeError("parse_single_sequence_example: serialized must be bytes "
                         "(a step of the graph API is not built for it)")
-    if isinstance(serialized, np.ndarray):
-        if serialized.size != 1:
-            raise ValueError(f"parse_single_sequence_example: serialized must be a "
-                             f"scalar, got shape {list(serialized.shape)}")
-        serialized = serialized.reshape(()).item()
-    if isinstance(serialized, str):
-        serialized = serialized.encode()
+    record = _one_record("parse_single_sequence_example", serialized)
     parser = _inflow.SequenceExampleParser(
         _specs(context_features) if context_features else [],
         _specs(sequence_features) if sequence_features else [])
-    parts = parser.parse_single(bytes(serialized))
+    parts = parser.parse_single(record)
     out = []
     for features, (dense_keys, sparse_keys, dense, sparse) in zip(
             (context_features, sequence_features), parts):
