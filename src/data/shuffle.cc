@@ -268,7 +268,7 @@ class ShuffleDataset final : public DatasetBase {
     std::string pending_;               // the next record, in strings mode
     Tuple pending_tuple_;               // the next element, in Tuples mode
     // Rows mode: the buffer's slots, the next row's and the last output's
-    // (which the next row fills), numbers into slots_.
+    // (which the next row fills): rows of columns_, or Tuples of tuples_.
     const bool rows_mode_;  // the input's elements are rows (and no strings)
     std::vector<Slot> slot_buffer_;
     Slot pending_slot_, out_slot_;
