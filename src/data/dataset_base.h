@@ -115,11 +115,18 @@ class Tunable {
 // A row of a batched element that an iterator holds: row `row` of each
 // component of *batch (along its first dimension), or, with row -1, the
 // components of *batch themselves. Valid until the next call of the
-// iterator that gave it.
+// iterator that gave it. `owned`: the iterator never reads the row again
+// and no other tensor shares its storage, so that a consumer may move its
+// strings out instead of copying them (CopyRow does).
 struct RowRef {
   const Tuple* batch = nullptr;
   int64_t row = -1;
+  bool owned = false;
 };
+
+// Whether no tensor but `t`'s own shares the storage of its string
+// components: a RowRef of them may be `owned`.
+bool StringsUnshared(const Tuple& t);
 
 class IteratorBase {
  public:
@@ -153,7 +160,8 @@ class IteratorBase {
 // first dimension when `batched`).
 bool SameRowLayout(const RowRef& r, const Tuple& like, bool batched);
 // Copies r's components into row `at` of `to`'s (the whole of each with
-// at -1); `to` has r's layout (SameRowLayout) and owns its storage.
+// at -1); `to` has r's layout (SameRowLayout) and owns its storage. The
+// strings of an owned row are moved, leaving it empty strings.
 void CopyRow(const RowRef& r, Tuple& to, int64_t at);
 // `rows` (tensors of [n, ...]) made `capacity` rows long, their first
 // `filled` moved into the new tensors.

@@ -504,7 +504,9 @@ class UnbatchDataset final : public DatasetBase {
     Result<bool> NextRow(const CallOptions& o, RowRef* out) override {
       INFLOW_ASSIGN_OR_RETURN(bool got, Advance(o));
       if (!got) return false;
-      *out = RowRef{&element_, row_++};
+      // A row handed out is not read again (a restore pulls the element
+      // anew): owned while no other tensor shares the element's strings.
+      *out = RowRef{&element_, row_++, StringsUnshared(element_)};
       return true;
     }
     Status Save(StateWriter& w) override {

@@ -6,7 +6,9 @@
 // Batch copies each row into its output. The pattern parse a batch ->
 // unbatch -> shuffle -> batch so moves each row's bytes twice, as the
 // queue Pipeline does, where Tuples would make tensors per row and keep
-// every batch alive that has a row in the shuffle buffer.
+// every batch alive that has a row in the shuffle buffer. Strings of a
+// row that nothing else shares (RowRef::owned) are moved instead: a batch
+// of records unbatched, shuffled and batched again copies no record.
 
 #include <algorithm>
 #include <cstring>
@@ -32,7 +34,16 @@ Result<bool> IteratorBase::NextRow(const CallOptions& options, RowRef* out) {
   INFLOW_ASSIGN_OR_RETURN(std::optional<Tuple> e, Next(options));
   if (!e) return false;
   row_ = std::move(*e);
-  *out = RowRef{&row_, -1};
+  *out = RowRef{&row_, -1, StringsUnshared(row_)};
+  return true;
+}
+
+bool StringsUnshared(const Tuple& t) {
+  for (const Tensor& c : t) {
+    if (c.dtype() == DType::kString && c.buffer().use_count() != 1) {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -65,8 +76,17 @@ void CopyRow(const RowRef& r, Tuple& to, int64_t at) {
     const int64_t src_at = r.row < 0 ? 0 : r.row * n;
     const int64_t dst_at = at < 0 ? 0 : at * n;
     if (from.dtype() == DType::kString) {
-      std::span<const std::string> in = from.flat<std::string>();
       std::span<std::string> out = dst.mutable_flat<std::string>().value();
+      if (r.owned) {
+        // The producer's own storage, never read again (RowRef::owned):
+        // the bytes stay where they are.
+        std::span<std::string> in =
+            const_cast<Tensor&>(from).mutable_flat<std::string>().value();
+        std::move(in.begin() + src_at, in.begin() + src_at + n,
+                  out.begin() + dst_at);
+        continue;
+      }
+      std::span<const std::string> in = from.flat<std::string>();
       std::copy_n(in.begin() + src_at, n, out.begin() + dst_at);
       continue;
     }

@@ -99,8 +99,10 @@ class ShuffleDataset final : public DatasetBase {
           bool got, Step(slot_buffer_, pending_slot_, &out_slot_,
                          [&](Slot* slot) { return PullRow(o, slot); }));
       if (!got) return false;
-      *out = columnar_ ? RowRef{&columns_, out_slot_.i}
-                       : RowRef{&tuples_[out_slot_.i], -1};
+      // The slot handed out is only written again (the next row fills
+      // it): its row is owned.
+      *out = columnar_ ? RowRef{&columns_, out_slot_.i, true}
+                       : RowRef{&tuples_[out_slot_.i], -1, true};
       return true;
     }
 

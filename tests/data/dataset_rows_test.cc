@@ -168,6 +168,46 @@ TEST(DatasetRowsTest, ABatchLargerThanItsInputIsMadeOfItsRowsOnly) {
   EXPECT_EQ(grown, want);
 }
 
+TEST(DatasetRowsTest, StringsAreMovedOnlyOutOfRowsNothingElseShares) {
+  // A row whose strings no other tensor shares has them moved, not copied,
+  // into the shuffle's slot and from there into the batch (Source's names
+  // are made per element). Strings shared elsewhere (a tensor the map
+  // returns each time, FromTensorSlices' component) are copied: they are
+  // the same after every pass.
+  Tensor names(DType::kString, TensorShape({6}));
+  {
+    std::span<std::string> s = *names.mutable_flat<std::string>();
+    for (size_t i = 0; i < s.size(); ++i) {
+      s[i] = "shared name " + std::to_string(i) + std::string(40, '.');
+    }
+  }
+  const Tensor before = names.Clone();
+  const MapFn identity = [](Tuple e) -> Result<Tuple> { return e; };
+  const Dataset kept = Dataset::Range(10).Map(
+      [names](Tuple) -> Result<Tuple> { return Tuple{names}; });
+  const Dataset sliced = Dataset::FromTensorSlices({names}).Batch(4);
+  for (const Dataset& source : {kept, sliced}) {
+    const Dataset rows = source.Unbatch().Shuffle(8, 2).Batch(5);
+    const std::vector<std::string> want =
+        All(source.Unbatch().Map(identity).Shuffle(8, 2).Batch(5));
+    ASSERT_GT(want.size(), 1u);
+    EXPECT_EQ(All(rows), want);
+    EXPECT_EQ(All(rows), want);  // a second pass: the sources intact
+    EXPECT_EQ(All(source.Unbatch().Shuffle(3, 1)),
+              All(source.Unbatch().Map(identity).Shuffle(3, 1)));
+  }
+  EXPECT_EQ(names, before);
+  // Moved rows: each string arrives once, whole, in every pass.
+  const std::vector<std::string> moved =
+      All(Source(false).Unbatch().Shuffle(13, 7).Batch(60));
+  ASSERT_EQ(moved.size(), 1u);
+  for (int id = 0; id < 60; ++id) {
+    const std::string name =
+        "\"row " + std::to_string(id) + std::string(id % 4 * 9, '.') + "\"";
+    EXPECT_NE(moved[0].find(name), std::string::npos) << name;
+  }
+}
+
 TEST(DatasetRowsTest, AShuffleBufferOfRowsKeepsNoInputBatchAlive) {
   // Each input batch's tensors count themselves while alive.
   auto live = std::make_shared<std::atomic<int>>(0);
