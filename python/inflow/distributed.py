@@ -28,6 +28,7 @@ __all__ = ["rank", "size", "shard", "allreduce", "broadcast", "barrier",
            "launched_by_mpi"]
 
 import importlib
+import os
 
 from inflow import _inflow
 
@@ -69,9 +70,20 @@ def size():
     return _call("size")
 
 
+# What an MPI launcher sets in each rank's environment (the C++
+# LaunchedByMpi checks the same names).
+_LAUNCHER_VARIABLES = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK")
+
+
 def launched_by_mpi():
     """True when mpirun (or another MPI launcher) started this process.
-    Does not start MPI."""
+    Does not start MPI, and needs no MPI library: without one it reads the
+    launcher's environment variables itself (a script can so choose
+    between one process and a distributed run on any machine)."""
+    try:
+        _module()
+    except ImportError:
+        return any(name in os.environ for name in _LAUNCHER_VARIABLES)
     return _call("launched_by_mpi")
 
 

@@ -368,7 +368,20 @@ def test_import_inflow_needs_no_mpi_library_until_distributed_is_called():
             dist.rank()
         except ImportError as e:
             out["error"] = str(e)
+        # launched_by_mpi() answers without the library, from the
+        # launcher's environment, as the library's own check does.
+        import os
+        out["launched"] = [dist.launched_by_mpi()]
+        for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"):
+            os.environ[name] = "2"
+            out["launched"].append(dist.launched_by_mpi())
+            del os.environ[name]
         del sys.modules["inflow._inflow_mpi"]
+        dist._mpi = None
+        out["launched_with_library"] = [dist.launched_by_mpi()]
+        os.environ["PMIX_RANK"] = "0"
+        out["launched_with_library"].append(dist.launched_by_mpi())
+        del os.environ["PMIX_RANK"]
         out["rank"] = dist.rank()
         out["after_call"] = mpi_mapped()
         print(json.dumps(out))
@@ -382,4 +395,6 @@ def test_import_inflow_needs_no_mpi_library_until_distributed_is_called():
     assert out["after_import"] is False
     assert "inflow.distributed needs Open MPI's library (libmpi)" in out["error"]
     assert "apt-get install openmpi-bin libopenmpi3" in out["error"]
+    assert out["launched"] == [False, True, True, True]
+    assert out["launched_with_library"] == [False, True]
     assert out["rank"] == 0 and out["after_call"] is True
