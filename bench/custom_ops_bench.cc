@@ -30,7 +30,9 @@
 //                 (the same algorithm, vectorized per batch of pairs, in
 //                 the project's venv); words/s.
 //
-// Each round runs every form once; a figure is its median over --rounds.
+// Each round runs every form once (the pipeline forms twice, in one order
+// and back, a figure being the two runs' mean); a figure is its median
+// over --rounds.
 // The last stdout line:
 //   {"bench": "custom_ops", "ns_per_call": {"dataset_map_plain": ..,
 //    "dataset_map_op": .., "pipeline_map_plain": .., "pipeline_map_op": ..,
@@ -365,14 +367,25 @@ int main(int argc, char** argv) {
         {"pipeline_map_op_chunk", &op_lengths},
         {"pipeline_map_plain_tensors", &plain_length_tensors}};
     constexpr int kForms = std::size(pipeline_forms);
-    // Each round starts from the next form: no form always runs first.
-    for (int i = 0; i < kForms; ++i) {
-      const int f = (i + r) % kForms;
+    // Each round starts from the next form (no form always runs first)
+    // and runs the forms twice, in that order and then back (A B C C B
+    // A): a form's figure is its two runs' mean, so that a host whose
+    // speed drifts through the round moves every form's alike.
+    PerRecord sum[kForms] = {};
+    for (int i = 0; i < 2 * kForms; ++i) {
+      const int k = i < kForms ? i : 2 * kForms - 1 - i;
+      const int f = (k + r) % kForms;
       const auto& [form, map] = pipeline_forms[f];
       if (!runs(form)) continue;
-      const PerRecord t = PipelineMap(*map, text, lines, kForms * r + f);
-      figures[form].push_back(t.wall_ns);
-      figures[std::string("cpu_") + form].push_back(t.cpu_ns);
+      const PerRecord t = PipelineMap(*map, text, lines, 2 * kForms * r + i);
+      sum[f].wall_ns += t.wall_ns / 2;
+      sum[f].cpu_ns += t.cpu_ns / 2;
+    }
+    for (int f = 0; f < kForms; ++f) {
+      const char* form = pipeline_forms[f].first;
+      if (!runs(form)) continue;
+      figures[form].push_back(sum[f].wall_ns);
+      figures[std::string("cpu_") + form].push_back(sum[f].cpu_ns);
     }
     const std::pair<const char*, const MapFunction*> call_forms[] = {
         {"map_call_op", &op_length},
