@@ -20,6 +20,8 @@
 //   dataset_rows         TFRecord -> batch(128) of the records -> map(parse
 //                        + decode, 2 threads) -> unbatch -> shuffle(10000)
 //                        -> batch(128, drop_remainder) (the rows' path);
+//   dataset_inline       dataset_batched without threads: its map and no
+//                        prefetch run in the consumer's Next() calls;
 //   dataset_files        the shards, 2 at a time, each read on a thread of
 //                        its own (interleave, 2 parallel calls) in batches
 //                        of 128 records -> unbatch -> shuffle(10000) of the
@@ -41,7 +43,8 @@
 //
 // The last stdout line:
 //   {"bench": "dataset", "samples_per_s": {"dataset_per_example": ..,
-//    "dataset_batched": .., "dataset_rows": .., "dataset_files": ..,
+//    "dataset_batched": .., "dataset_rows": .., "dataset_inline": ..,
+//    "dataset_files": ..,
 //    "queue_pipeline": ..,
 //    "tf_data": ..},
 //    "cpu_ns_per_sample": {...}, "ratio_vs_queue_pipeline": x,
@@ -192,6 +195,17 @@ data::Dataset Files(const std::vector<std::string>& paths, int epochs) {
       .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); },
            {.num_parallel_calls = 2})
       .Prefetch(2);
+}
+
+// The batched form with no thread of its own: every stage runs in the
+// consumer's calls of Next(), which converts each batch into memory its
+// own core used last.
+data::Dataset Inline(const std::vector<std::string>& paths, int epochs) {
+  return data::Dataset::TFRecord(paths)
+      .Repeat(epochs)
+      .Shuffle(kCapacity, 1)
+      .Batch(kBatchSize, true)
+      .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); });
 }
 
 struct Timed {
@@ -352,8 +366,8 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
   if (only == "stages") return Stages(paths, epochs);
 
   std::vector<std::string> names = {"dataset_per_example", "dataset_batched",
-                                    "dataset_rows", "dataset_files",
-                                    "queue_pipeline"};
+                                    "dataset_rows",        "dataset_inline",
+                                    "dataset_files",       "queue_pipeline"};
   if (!only.empty()) names = {only};
   std::map<std::string, std::vector<double>> rates, cpu;
   for (int r = 0; r < rounds; ++r) {
@@ -367,6 +381,8 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
                             .Prefetch(2));
       } else if (name == "dataset_batched") {
         t = TimeDataset(Batched(paths, epochs));
+      } else if (name == "dataset_inline") {
+        t = TimeDataset(Inline(paths, epochs));
       } else if (name == "dataset_files") {
         t = TimeDataset(Files(paths, epochs));
       } else if (name == "dataset_rows") {
@@ -388,9 +404,9 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
     cpu_med[n] = Median(cpu[n]);
   }
   if (!only.empty()) return 0;  // --only: the figures on stderr
-  const double inflow =
-      std::max({med["dataset_per_example"], med["dataset_batched"],
-                med["dataset_rows"], med["dataset_files"]});
+  const double inflow = std::max({med["dataset_per_example"],
+                                  med["dataset_batched"], med["dataset_rows"],
+                                  med["dataset_inline"], med["dataset_files"]});
   const size_t state_bytes = InflowStateBytes(paths, parser);
 
   std::string reason;
@@ -425,7 +441,8 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
   for (int r = 0; r < rounds; ++r) {
     const double best =
         std::max({rates["dataset_per_example"][r], rates["dataset_batched"][r],
-                  rates["dataset_rows"][r], rates["dataset_files"][r]});
+                  rates["dataset_rows"][r], rates["dataset_inline"][r],
+                  rates["dataset_files"][r]});
     per_round.push_back(best / rates["queue_pipeline"][r]);
   }
   for (int r = 0; r < rounds; ++r) {
