@@ -158,11 +158,17 @@ Result<Tuple> ParseAndDecodeBatch(const Tensor& records) {
   return Tuple{std::move(images), std::move(labels)};
 }
 
-data::Dataset Batched(const std::vector<std::string>& paths, int epochs) {
+// The shards' records, `epochs` times, shuffled(10000) and batched(128):
+// the start of the forms that parse batches of records.
+data::Dataset RecordBatches(const std::vector<std::string>& paths, int epochs) {
   return data::Dataset::TFRecord(paths)
       .Repeat(epochs)
       .Shuffle(kCapacity, 1)
-      .Batch(kBatchSize, true)
+      .Batch(kBatchSize, true);
+}
+
+data::Dataset Batched(const std::vector<std::string>& paths, int epochs) {
+  return RecordBatches(paths, epochs)
       .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); },
            {.num_parallel_calls = 2})
       .Prefetch(2);
@@ -207,11 +213,9 @@ data::Dataset Files(const std::vector<std::string>& paths, int epochs) {
 // consumer's calls of Next(), which converts each batch into memory its
 // own core used last.
 data::Dataset Inline(const std::vector<std::string>& paths, int epochs) {
-  return data::Dataset::TFRecord(paths)
-      .Repeat(epochs)
-      .Shuffle(kCapacity, 1)
-      .Batch(kBatchSize, true)
-      .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); });
+  return RecordBatches(paths, epochs).Map([](Tuple r) {
+    return ParseAndDecodeBatch(r[0]);
+  });
 }
 
 // The batched form split between two threads where a batch is small: the
@@ -220,12 +224,9 @@ data::Dataset Inline(const std::vector<std::string>& paths, int epochs) {
 // conversion into floats in the consumer's Next() calls, into memory its
 // own core used last.
 data::Dataset Split(const std::vector<std::string>& paths, int epochs) {
-  return data::Dataset::TFRecord(paths)
-      .Repeat(epochs)
-      .Shuffle(kCapacity, 1)
-      .Batch(kBatchSize, true)
-      .Prefetch(2)
-      .Map([](Tuple r) { return ParseAndDecodeBatch(r[0]); });
+  return RecordBatches(paths, epochs).Prefetch(2).Map([](Tuple r) {
+    return ParseAndDecodeBatch(r[0]);
+  });
 }
 
 struct Timed {
