@@ -136,11 +136,14 @@ def _parser(features):
     return _inflow.ExampleParser(_specs(features))
 
 
-def _assemble(parser, features, dense, sparse):
+def _assemble(dense_keys, sparse_keys, features, dense, sparse):
+    """The dict of `features` (in its order) from a parse's dense values
+    and (indices, values, dense_shape) triples, keyed as the parser keys
+    them."""
     out = {}
-    for key, value in zip(parser.dense_keys, dense):
+    for key, value in zip(dense_keys, dense):
         out[key] = value
-    for key, (indices, values, dense_shape) in zip(parser.sparse_keys, sparse):
+    for key, (indices, values, dense_shape) in zip(sparse_keys, sparse):
         out[key] = SparseTensorValue(indices, values, dense_shape)
     return {k: out[k] for k in features}
 
@@ -167,7 +170,7 @@ def _deferred(parser, features, node, single):
     nodes = _inflow._parse_step(parser, node, single, dtypes, shapes)
     n = len(parser.dense_keys)
     sparse = [tuple(nodes[n + 3 * i:n + 3 * i + 3]) for i in range(len(parser.sparse_keys))]
-    return _assemble(parser, features, nodes[:n], sparse)
+    return _assemble(parser.dense_keys, parser.sparse_keys, features, nodes[:n], sparse)
 
 
 def _one_record(fn, serialized):
@@ -196,7 +199,7 @@ def parse_single_example(serialized, features, name=None, example_names=None):
     if isinstance(serialized, _inflow.Node):
         return _deferred(parser, features, serialized, True)
     dense, sparse = parser.parse_single(_one_record("parse_single_example", serialized))
-    return _assemble(parser, features, dense, sparse)
+    return _assemble(parser.dense_keys, parser.sparse_keys, features, dense, sparse)
 
 
 def parse_single_sequence_example(serialized, context_features=None,
@@ -224,14 +227,9 @@ def parse_single_sequence_example(serialized, context_features=None,
         _specs(context_features) if context_features else [],
         _specs(sequence_features) if sequence_features else [])
     parts = parser.parse_single(record)
-    out = []
-    for features, (dense_keys, sparse_keys, dense, sparse) in zip(
-            (context_features, sequence_features), parts):
-        values = dict(zip(dense_keys, dense))
-        for key, (indices, vals, dense_shape) in zip(sparse_keys, sparse):
-            values[key] = SparseTensorValue(indices, vals, dense_shape)
-        out.append({k: values[k] for k in features})
-    return tuple(out)
+    return tuple(_assemble(dense_keys, sparse_keys, features, dense, sparse)
+                 for features, (dense_keys, sparse_keys, dense, sparse) in zip(
+                     (context_features, sequence_features), parts))
 
 
 def parse_example(serialized, features, name=None, example_names=None):
@@ -253,7 +251,7 @@ def parse_example(serialized, features, name=None, example_names=None):
         raise ValueError(f"parse_example: serialized must be a vector, got shape "
                          f"{list(serialized.shape)}")
     dense, sparse = parser.parse_batch(list(serialized))
-    return _assemble(parser, features, dense, sparse)
+    return _assemble(parser.dense_keys, parser.sparse_keys, features, dense, sparse)
 
 
 def decode_raw(input_bytes=None, out_type=None, little_endian=True, fixed_length=None,
