@@ -243,28 +243,39 @@ def make_sequence_example(rng, context_specs, seq_specs):
     return se.SerializeToString()
 
 
+def rand_sequence_case(rng):
+    """A random case: (context specs, feature list specs, serialized
+    SequenceExample)."""
+    keys = rng.sample(KEYS, rng.randint(1, 4))
+    n_ctx = rng.randint(0, len(keys))
+    context = [rand_spec(rng, k, ["fixed", "var"]) for k in keys[:n_ctx]]
+    sequence = [rand_spec(rng, k, ["seq", "var"]) for k in keys[n_ctx:]]
+    for s in sequence:
+        s.pop("default", None)
+        if s["type"] == "seq":
+            s["allow_missing"] = rng.random() < 0.5
+    return context, sequence, make_sequence_example(rng, context, sequence)
+
+
+def tf_parse_sequence(context, sequence, record):
+    """TensorFlow's tf.io.parse_single_sequence_example of a case, as
+    tf_call gives it."""
+    def run():
+        c, s = tf.io.parse_single_sequence_example(
+            record, {x["key"]: tf_spec(x) for x in context} or None,
+            {x["key"]: tf_spec(x) for x in sequence} or None)
+        return {"context": tf_outputs(c, context), "sequence": tf_outputs(s, sequence)}
+    return tf_call(run)
+
+
 def test_parse_single_sequence_example_matches_tensorflow():
     rng = random.Random(3)
     cases, expected = [], []
     for _ in range(200):
-        keys = rng.sample(KEYS, rng.randint(1, 4))
-        n_ctx = rng.randint(0, len(keys))
-        context = [rand_spec(rng, k, ["fixed", "var"]) for k in keys[:n_ctx]]
-        sequence = [rand_spec(rng, k, ["seq", "var"]) for k in keys[n_ctx:]]
-        for s in sequence:
-            s.pop("default", None)
-            if s["type"] == "seq":
-                s["allow_missing"] = rng.random() < 0.5
-        record = make_sequence_example(rng, context, sequence)
+        context, sequence, record = rand_sequence_case(rng)
         cases.append({"mode": "sequence", "context": [driver_spec(s) for s in context],
                       "sequence": [driver_spec(s) for s in sequence], "serialized": [b64(record)]})
-
-        def run(context=context, sequence=sequence, record=record):
-            c, s = tf.io.parse_single_sequence_example(
-                record, {x["key"]: tf_spec(x) for x in context} or None,
-                {x["key"]: tf_spec(x) for x in sequence} or None)
-            return {"context": tf_outputs(c, context), "sequence": tf_outputs(s, sequence)}
-        expected.append(tf_call(run))
+        expected.append(tf_parse_sequence(context, sequence, record))
     check(cases, expected)
 
 
@@ -300,22 +311,8 @@ def test_python_parse_single_sequence_example_matches_tensorflow():
     rng = random.Random(5)
     oks = 0
     for i in range(200):
-        keys = rng.sample(KEYS, rng.randint(1, 4))
-        n_ctx = rng.randint(0, len(keys))
-        context = [rand_spec(rng, k, ["fixed", "var"]) for k in keys[:n_ctx]]
-        sequence = [rand_spec(rng, k, ["seq", "var"]) for k in keys[n_ctx:]]
-        for spec in sequence:
-            spec.pop("default", None)
-            if spec["type"] == "seq":
-                spec["allow_missing"] = rng.random() < 0.5
-        record = make_sequence_example(rng, context, sequence)
-
-        def run_tf(context=context, sequence=sequence, record=record):
-            c, q = tf.io.parse_single_sequence_example(
-                record, {x["key"]: tf_spec(x) for x in context} or None,
-                {x["key"]: tf_spec(x) for x in sequence} or None)
-            return {"context": tf_outputs(c, context), "sequence": tf_outputs(q, sequence)}
-        theirs = tf_call(run_tf)
+        context, sequence, record = rand_sequence_case(rng)
+        theirs = tf_parse_sequence(context, sequence, record)
         try:
             c, q = inflow.io.parse_single_sequence_example(
                 record, {x["key"]: ours_spec(x) for x in context} or None,
