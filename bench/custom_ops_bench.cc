@@ -72,6 +72,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -401,6 +402,27 @@ int main(int argc, char** argv) {
     if (runs("word2vec_numpy") && numpy_reason.empty()) {
       figures["word2vec_numpy"].push_back(Word2vecNumpy(corpus, &numpy_reason));
     }
+    // Progress: the round's pipeline ratios, op over plain (wall).
+    std::string line;
+    const auto last = [&](const char* form) {
+      const std::vector<double>& v = figures[form];
+      return v.size() == static_cast<size_t>(r) + 1 ? v.back() : -1.0;
+    };
+    for (const auto& [name, a, b] :
+         {std::tuple{"setoutput/plain", "pipeline_map_op",
+                     "pipeline_map_plain"},
+          std::tuple{"setoutput/same_step", "pipeline_map_op",
+                     "pipeline_map_plain_tensors"},
+          std::tuple{"allocate/plain", "pipeline_map_op_allocate",
+                     "pipeline_map_plain"},
+          std::tuple{"chunk/plain", "pipeline_map_op_chunk",
+                     "pipeline_map_plain"}}) {
+      if (last(a) > 0 && last(b) > 0) {
+        line += std::string(" ") + name + " " + Ratio(last(a), last(b));
+      }
+    }
+    std::fprintf(stderr, "bench_custom_ops: round %d/%d%s\n", r + 1, rounds,
+                 line.c_str());
   }
   fs::remove_all(dir);
 
