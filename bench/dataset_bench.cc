@@ -43,7 +43,8 @@
 // state after 5000 elements of TFRecord -> map(parse + decode) ->
 // shuffle(10000), inflow's Save() against tf.data's
 // tf.train.Checkpoint(iterator=it) files (the script's). --only=FORM runs
-// that form alone (its figures on stderr, no JSON line), for profiling;
+// that form alone (its figures on stderr, no JSON line; a FORM not listed
+// above exits with status 2), for profiling;
 // --only=stages times the batched form's stages one by one (Stages()).
 //
 // The last stdout line:
@@ -390,7 +391,13 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
                                     "dataset_rows",        "dataset_inline",
                                     "dataset_split",       "dataset_files",
                                     "queue_pipeline"};
-  if (!only.empty()) names = {only};
+  if (!only.empty()) {
+    if (std::find(names.begin(), names.end(), only) == names.end()) {
+      std::fprintf(stderr, "bench_dataset: no form '%s'\n", only.c_str());
+      return 2;
+    }
+    names = {only};
+  }
   std::map<std::string, std::vector<double>> rates, cpu;
   for (int r = 0; r < rounds; ++r) {
     for (size_t k = 0; k < names.size(); ++k) {
