@@ -24,11 +24,14 @@ forms, all in one run:
                         same __getitem__ (run in .venv-torch, Debian's
                         python3-torch, as a subprocess).
 
-transfer_us_per_mb: the hand-off of a batch from a worker process to the
-consumer, per MB: a Sequence whose __getitem__ returns a ready 400 KB
-float32 array, through inflow's enqueuer with one worker process; the
-consumer's wall time per batch (which includes its sum of the batch) over
-the batch's MB, the median of 5 runs of 2000 batches.
+The hand-off (handoff_figures()): a Sequence whose __getitem__ returns a
+ready 400 KB float32 array, through inflow's enqueuer with worker
+processes. transfer_us_per_mb: one worker, the consumer summing each batch:
+its wall time per batch over the batch's MB; handoff_us: the same with a
+consumer that reads one element of each batch, us per batch (the hand-off
+alone); consumer_sum_us: the consumer's sum of a batch by itself;
+start_ms: start(workers=2) to the first batch. Each the median of 5 runs
+(of 2000 batches for the first two).
 
 Each figure is the median over --rounds rounds (a different form first each
 round) of batches per second of wall time over --epochs epochs (the
@@ -37,7 +40,7 @@ goes to stderr; the last stdout line is
   {"bench": "sequence", "batches_per_s": {"plain": .., "inflow": ..,
    "keras": .., "torch": ..}, "ratio_vs_keras": .., "ratio_vs_torch": ..,
    "ratio_vs_plain": .., "processes_vs_limit": .., "transfer_us_per_mb": ..,
-   "forms": {...},
+   "handoff_us": .., "consumer_sum_us": .., "start_ms": .., "forms": {...},
    "rounds": n}
 where "inflow" is the best of inflow's forms. --smoke: 1 round over a
 tenth of an epoch (figures that mean nothing).
@@ -284,11 +287,25 @@ def torch_forms(args):
     return json.loads(proc.stdout.strip().splitlines()[-1]), None
 
 
-def transfer_us_per_mb():
-    """Wall time per MB of a ready batch handed from one worker process to
-    the consumer through inflow's enqueuer: the median of 5 runs of 2000
-    batches each (about 0.1 s: a shorter run is at the mercy of one
-    scheduling delay), within one epoch."""
+def handoff_figures():
+    """The hand-off of ready 400 KB batches from worker processes to the
+    consumer through inflow's enqueuer, each the median of 5 runs:
+
+      transfer_us_per_mb  one worker, 2000 batches (about 0.1 s: a shorter
+                          run is at the mercy of one scheduling delay)
+                          within one epoch, the consumer summing each
+                          batch: its wall time per batch over the batch's MB;
+      handoff_us          the same with a consumer that reads one element
+                          of each batch (the hand-off alone): wall us per
+                          batch;
+      consumer_sum_us     the consumer's sum of one 400 KB batch, alone (the
+                          part of transfer_us_per_mb that is the consumer's
+                          own work);
+      start_ms            start(workers=2) to the first batch: two worker
+                          processes forked from this one, the first
+                          __getitem__ and its hand-off.
+    """
+    import numpy as np
     import inflow.utils
     measured = 2000
     ready = Ready(n=measured + 100)
@@ -300,21 +317,47 @@ def transfer_us_per_mb():
         def __getitem__(self, i):
             return ready[i]
 
-    mb = ready.x.nbytes / 1e6
-    figures = []
-    for _ in range(5):
+    def wall_per_batch(take):
         enqueuer = inflow.utils.OrderedEnqueuer(Seq(), use_multiprocessing=True)
         enqueuer.start(workers=1, max_queue_size=10)
-        it = enqueuer.get()
-        for _ in range(20):  # warm: the worker's start, the first blocks
-            next(it)
+        try:
+            it = enqueuer.get()
+            for _ in range(20):  # warm: the worker's start, the first blocks
+                next(it)
+            t0 = time.perf_counter()
+            for _ in range(measured):
+                take(next(it))
+            return (time.perf_counter() - t0) / measured
+        finally:
+            enqueuer.stop()
+
+    def start_seconds():
+        enqueuer = inflow.utils.OrderedEnqueuer(Seq(), use_multiprocessing=True)
         t0 = time.perf_counter()
-        for _ in range(measured):
-            consume(next(it))
-        seconds = time.perf_counter() - t0
-        enqueuer.stop()
-        figures.append(seconds / measured * 1e6 / mb)
-    return statistics.median(figures)
+        enqueuer.start(workers=2, max_queue_size=10)
+        try:
+            next(enqueuer.get())
+            return time.perf_counter() - t0
+        finally:
+            enqueuer.stop()
+
+    mb = ready.x.nbytes / 1e6
+    summed, alone, starts = [], [], []
+    for _ in range(5):  # the two consumers alternated
+        summed.append(wall_per_batch(consume))
+        alone.append(wall_per_batch(lambda batch: float(batch[0, 0, 0])))
+        starts.append(start_seconds())
+    x = np.ones_like(ready.x)
+    sums = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(200):
+            consume(x)
+        sums.append((time.perf_counter() - t0) / 200)
+    return {"transfer_us_per_mb": round(statistics.median(summed) * 1e6 / mb, 1),
+            "handoff_us": round(statistics.median(alone) * 1e6, 1),
+            "consumer_sum_us": round(statistics.median(sums) * 1e6, 1),
+            "start_ms": round(statistics.median(starts) * 1e3, 1)}
 
 
 # --- main --------------------------------------------------------------------
@@ -367,7 +410,7 @@ def main():
             "ratio_vs_plain": ratio(sides["inflow"], sides["plain"]),
             "processes_vs_limit": ratio(figures["inflow_processes_2"],
                                         sides["plain_2_processes"]),
-            "transfer_us_per_mb": round(transfer_us_per_mb(), 1),
+            **handoff_figures(),
             "forms": figures, "rounds": args.rounds}
     if torch_reason:
         line["torch_reason"] = torch_reason

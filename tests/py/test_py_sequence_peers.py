@@ -35,3 +35,5 @@ def test_sequence_peers_smoke_prints_the_json_line():
     assert line["processes_vs_limit"] == round(
         line["forms"]["inflow_processes_2"] / sides["plain_2_processes"], 3)
     assert line["transfer_us_per_mb"] > 0
+    for key in ("handoff_us", "consumer_sum_us", "start_ms"):
+        assert line[key] > 0, (key, line)
