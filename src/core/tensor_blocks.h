@@ -9,6 +9,9 @@
 
 namespace inflow::internal {
 
+// The small blocks (up to 1 KiB) that the threads' caches passed to the
+// shared depot and no thread took back yet. 0 under AddressSanitizer.
+size_t SmallBlocksInDepot();
 // The medium blocks (above 1 KiB, below BlockCache::kMinBytes) that the
 // threads' caches passed to the shared depot and no thread took back yet.
 // 0 under AddressSanitizer, which sees every free instead.

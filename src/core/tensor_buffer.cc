@@ -48,24 +48,100 @@ size_t BlockBytes(size_t head, size_t payload) {
   return (bytes + kHugePage - 1) / kHugePage * kHugePage;
 }
 
+// Blocks passed between threads, per size class, kBatch at a time: a
+// pipeline makes per-element tensors on one thread (a map's) and frees
+// them on another (the batching one), where a per-thread cache alone
+// would fill on the freeing side and stay empty on the making side, and
+// glibc would take the making thread's arena lock for every free. At most
+// max_bytes are kept; one depot per block kind, for the life of the
+// process (threads outlive any static).
+template <size_t kClasses, size_t kBatch>
+class BlockDepot {
+ public:
+  struct Batch {
+    void* blocks[kBatch];
+  };
+
+  explicit BlockDepot(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // Keeps `batch` of blocks of `bytes` each in class c; false when full.
+  bool Put(size_t c, const Batch& batch, size_t bytes) INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (bytes_ + kBatch * bytes > max_bytes_) return false;
+    bytes_ += kBatch * bytes;
+    batches_[c].push_back(batch);
+    return true;
+  }
+  // The batch of class c put last; false when there is none.
+  bool Take(size_t c, Batch* batch, size_t bytes) INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    if (batches_[c].empty()) return false;
+    *batch = batches_[c].back();
+    batches_[c].pop_back();
+    bytes_ -= kBatch * bytes;
+    return true;
+  }
+  size_t Blocks() INFLOW_EXCLUDES(mu_) {
+    MutexLock l(&mu_);
+    size_t n = 0;
+    for (const auto& b : batches_) n += b.size() * kBatch;
+    return n;
+  }
+
+ private:
+  const size_t max_bytes_;
+  Mutex mu_;
+  std::vector<Batch> batches_[kClasses] INFLOW_GUARDED_BY(mu_);
+  size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
+};
+
+// Moves the kBatch oldest of the `count` blocks in `blocks` (the bottom)
+// to class c of `depot`, or frees them when it is full.
+template <typename Depot, size_t kBatch>
+void SpillOldest(Depot& depot, size_t c, void** blocks, size_t& count,
+                 size_t bytes) {
+  typename Depot::Batch batch;
+  std::copy_n(blocks, kBatch, batch.blocks);
+  std::copy(blocks + kBatch, blocks + count, blocks);
+  count -= kBatch;
+  if (!depot.Put(c, batch, bytes)) {
+    for (void* p : batch.blocks) std::free(p);
+  }
+}
+
 // Small blocks (a scalar's or a short row's: up to kSmallBlockMax bytes,
 // in classes of kTensorAlignment) are recycled through a cache of the
-// thread that frees them: aligned_alloc of a small block costs glibc a
-// memalign split, and a pipeline makes and drops such tensors per element.
-// Off under AddressSanitizer, which should see every free.
+// thread that frees them, and between threads through a depot: aligned_
+// alloc of a small block costs glibc a memalign split, and a pipeline
+// makes and drops such tensors per element (a record, a label). Off under
+// AddressSanitizer, which should see every free.
 constexpr bool kSmallCache = !internal::kAddressSanitizer;
 constexpr size_t kSmallBlockMax = 1024;
 constexpr size_t kSmallClasses = kSmallBlockMax / kTensorAlignment;
 constexpr size_t kSmallPerClass = 128;
+constexpr size_t kSmallBatch = kSmallPerClass / 2;
+constexpr size_t kSmallDepotBytes = size_t{4} << 20;
+
+using SmallDepot = BlockDepot<kSmallClasses, kSmallBatch>;
+SmallDepot& GlobalSmallDepot() {
+  static SmallDepot* depot = new SmallDepot(kSmallDepotBytes);
+  return *depot;
+}
 
 struct SmallBlocks {
   void* free[kSmallClasses][kSmallPerClass];
   size_t count[kSmallClasses] = {};
 };
 
-// The thread's cache; when the thread ends its blocks go back to malloc.
+size_t SmallClassBytes(size_t c) { return (c + 1) * kTensorAlignment; }
+
+// When the thread ends its blocks go to the depot (or back to malloc).
 void ReleaseSmallBlocks(SmallBlocks* b) {
   for (size_t c = 0; c < kSmallClasses; ++c) {
+    while (b->count[c] >= kSmallBatch) {
+      SpillOldest<SmallDepot, kSmallBatch>(GlobalSmallDepot(), c, b->free[c],
+                                           b->count[c], SmallClassBytes(c));
+    }
     for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
   }
   delete b;
@@ -80,7 +156,13 @@ void* TakeSmallBlock(size_t bytes) {
   SmallBlocks* b = ThreadSmallBlocks();
   if (b == nullptr) return nullptr;
   const size_t c = bytes / kTensorAlignment - 1;
-  return b->count[c] > 0 ? b->free[c][--b->count[c]] : nullptr;
+  if (b->count[c] == 0) {
+    SmallDepot::Batch batch;
+    if (!GlobalSmallDepot().Take(c, &batch, bytes)) return nullptr;
+    std::copy_n(batch.blocks, kSmallBatch, b->free[c]);
+    b->count[c] = kSmallBatch;
+  }
+  return b->free[c][--b->count[c]];
 }
 
 bool KeepSmallBlock(void* p, size_t bytes) {
@@ -88,18 +170,18 @@ bool KeepSmallBlock(void* p, size_t bytes) {
   SmallBlocks* b = ThreadSmallBlocks();
   if (b == nullptr) return false;
   const size_t c = bytes / kTensorAlignment - 1;
-  if (b->count[c] == kSmallPerClass) return false;
+  if (b->count[c] == kSmallPerClass) {
+    SpillOldest<SmallDepot, kSmallBatch>(GlobalSmallDepot(), c, b->free[c],
+                                         b->count[c], bytes);
+  }
   b->free[c][b->count[c]++] = p;
   return true;
 }
 
-// Medium blocks (above kSmallBlockMax, below BlockCache::kMinBytes) are
-// rounded up to one of four sizes per doubling and kept too, per thread
-// and, in batches, in one depot the threads share: a pipeline makes such
-// tensors (a decoded image, a parsed row) on one thread and frees them on
-// another, where a per-thread cache alone would fill on the freeing side
-// and stay empty on the making side, and glibc would take the making
-// thread's arena lock for every free. Off under AddressSanitizer.
+// Medium blocks (above kSmallBlockMax, below BlockCache::kMinBytes: a
+// decoded image, a parsed row) are rounded up to one of four sizes per
+// doubling and kept too, per thread and in a depot the threads share (see
+// BlockDepot). Off under AddressSanitizer.
 constexpr size_t kMediumClasses = 24;  // (1 KiB, 64 KiB]: 6 doublings
 constexpr size_t kMediumPerClass = 16;
 constexpr size_t kMediumBatch = kMediumPerClass / 2;
@@ -121,46 +203,11 @@ size_t MediumClass(size_t bytes, size_t* rounded) {
   return static_cast<size_t>(width - 11) * 4 + (k - 5);
 }
 
-struct MediumBatch {
-  void* blocks[kMediumBatch];
-};
-
-// The blocks the threads pass on, per class, kMediumBatch at a time.
-class MediumDepot {
- public:
-  static MediumDepot& Global() {
-    static MediumDepot* depot = new MediumDepot();  // threads outlive it
-    return *depot;
-  }
-  // Keeps `batch` of blocks of `bytes` each; false when full.
-  bool Put(size_t c, const MediumBatch& batch, size_t bytes)
-      INFLOW_EXCLUDES(mu_) {
-    MutexLock l(&mu_);
-    if (bytes_ + kMediumBatch * bytes > kMediumDepotBytes) return false;
-    bytes_ += kMediumBatch * bytes;
-    batches_[c].push_back(batch);
-    return true;
-  }
-  bool Take(size_t c, MediumBatch* batch, size_t bytes) INFLOW_EXCLUDES(mu_) {
-    MutexLock l(&mu_);
-    if (batches_[c].empty()) return false;
-    *batch = batches_[c].back();
-    batches_[c].pop_back();
-    bytes_ -= kMediumBatch * bytes;
-    return true;
-  }
-  size_t Blocks() INFLOW_EXCLUDES(mu_) {
-    MutexLock l(&mu_);
-    size_t n = 0;
-    for (const auto& b : batches_) n += b.size() * kMediumBatch;
-    return n;
-  }
-
- private:
-  Mutex mu_;
-  std::vector<MediumBatch> batches_[kMediumClasses] INFLOW_GUARDED_BY(mu_);
-  size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
-};
+using MediumDepot = BlockDepot<kMediumClasses, kMediumBatch>;
+MediumDepot& GlobalMediumDepot() {
+  static MediumDepot* depot = new MediumDepot(kMediumDepotBytes);
+  return *depot;
+}
 
 struct MediumBlocks {
   void* free[kMediumClasses][kMediumPerClass];
@@ -168,17 +215,12 @@ struct MediumBlocks {
   size_t bytes = 0;
 };
 
-// Moves the kMediumBatch blocks at the bottom of class c (the oldest) to
-// the depot, or frees them when it is full.
+// Moves the kMediumBatch oldest blocks of class c to the depot (or frees
+// them when it is full).
 void SpillMedium(MediumBlocks* b, size_t c, size_t bytes) {
-  MediumBatch batch;
-  std::copy_n(b->free[c], kMediumBatch, batch.blocks);
-  std::copy(b->free[c] + kMediumBatch, b->free[c] + b->count[c], b->free[c]);
-  b->count[c] -= kMediumBatch;
+  SpillOldest<MediumDepot, kMediumBatch>(GlobalMediumDepot(), c, b->free[c],
+                                         b->count[c], bytes);
   b->bytes -= kMediumBatch * bytes;
-  if (!MediumDepot::Global().Put(c, batch, bytes)) {
-    for (void* p : batch.blocks) std::free(p);
-  }
 }
 
 // When the thread ends its blocks go to the depot (or back to malloc).
@@ -200,8 +242,8 @@ void* TakeMediumBlock(size_t c, size_t bytes) {
   MediumBlocks* b = ThreadMediumBlocks();
   if (b == nullptr) return nullptr;
   if (b->count[c] == 0) {
-    MediumBatch batch;
-    if (!MediumDepot::Global().Take(c, &batch, bytes)) return nullptr;
+    MediumDepot::Batch batch;
+    if (!GlobalMediumDepot().Take(c, &batch, bytes)) return nullptr;
     std::copy_n(batch.blocks, kMediumBatch, b->free[c]);
     b->count[c] = kMediumBatch;
     b->bytes += kMediumBatch * bytes;
@@ -286,7 +328,8 @@ struct PayloadAllocator {
 
 namespace internal {
 
-size_t MediumBlocksInDepot() { return MediumDepot::Global().Blocks(); }
+size_t SmallBlocksInDepot() { return GlobalSmallDepot().Blocks(); }
+size_t MediumBlocksInDepot() { return GlobalMediumDepot().Blocks(); }
 
 }  // namespace internal
 

@@ -180,14 +180,16 @@ TEST(TensorBufferTest, ReleaseRunsOnTheThreadDroppingTheLastReference) {
   EXPECT_NE(released_on, std::this_thread::get_id());
 }
 
-// A medium tensor's block (a few KiB) freed on one thread is made again
-// on another: the freeing thread's cache passes it on through the shared
-// depot (at the latest when the thread ends), where the making thread
-// takes it, as a pipeline's map thread makes per-element tensors that its
-// batching thread frees. Off under AddressSanitizer.
-TEST(TensorBufferTest, MediumBlocksPassBetweenThreads) {
+// A tensor's block freed on one thread is made again on another: the
+// freeing thread's cache passes it on through the shared depot (at the
+// latest when the thread ends), where the making thread takes it, as a
+// pipeline's map thread makes per-element tensors that its batching
+// thread frees. `in_depot` counts the depot's blocks of that kind. Off
+// under AddressSanitizer. kTensors is a whole number of the caches'
+// batches (64 small blocks, 8 medium ones).
+void ExpectBlocksPassBetweenThreads(const TensorShape& shape,
+                                    size_t (*in_depot)()) {
   constexpr int kTensors = 64;
-  const TensorShape shape({3000});  // 3000 bytes of uint8
   std::set<const void*> freed;
   std::thread freeing([&] {
     std::vector<Tensor> made;
@@ -199,11 +201,11 @@ TEST(TensorBufferTest, MediumBlocksPassBetweenThreads) {
   freeing.join();
   ASSERT_EQ(freed.size(), size_t{kTensors});
   if (internal::kAddressSanitizer) {
-    EXPECT_EQ(internal::MediumBlocksInDepot(), 0u);
+    EXPECT_EQ(in_depot(), 0u);
     return;
   }
   // All of them (the depot may hold others, of earlier tests).
-  EXPECT_GE(internal::MediumBlocksInDepot(), size_t{kTensors});
+  EXPECT_GE(in_depot(), size_t{kTensors});
   std::vector<const void*> remade;
   std::thread making([&] {
     std::vector<Tensor> made;
@@ -218,6 +220,18 @@ TEST(TensorBufferTest, MediumBlocksPassBetweenThreads) {
   making.join();
   // The depot hands out the batches put last first: the freed ones.
   for (const void* p : remade) EXPECT_EQ(freed.count(p), 1u) << p;
+}
+
+// A few KiB (a decoded image).
+TEST(TensorBufferTest, MediumBlocksPassBetweenThreads) {
+  ExpectBlocksPassBetweenThreads(TensorShape({3000}),
+                                 internal::MediumBlocksInDepot);
+}
+
+// Under 1 KiB with its header (a record's string, a label).
+TEST(TensorBufferTest, SmallBlocksPassBetweenThreads) {
+  ExpectBlocksPassBetweenThreads(TensorShape({100}),
+                                 internal::SmallBlocksInDepot);
 }
 
 }  // namespace
