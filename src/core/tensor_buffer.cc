@@ -58,6 +58,7 @@ size_t BlockBytes(size_t head, size_t payload) {
 template <size_t kClasses, size_t kBatch>
 class BlockDepot {
  public:
+  static constexpr size_t kBatchSize = kBatch;
   struct Batch {
     void* blocks[kBatch];
   };
@@ -95,11 +96,13 @@ class BlockDepot {
   size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
 };
 
-// Moves the kBatch oldest of the `count` blocks in `blocks` (the bottom)
-// to class c of `depot`, or frees them when it is full.
-template <typename Depot, size_t kBatch>
+// Moves the depot's batch size of the oldest of the `count` blocks in
+// `blocks` (the bottom) to class c of `depot`, or frees them when it is
+// full.
+template <typename Depot>
 void SpillOldest(Depot& depot, size_t c, void** blocks, size_t& count,
                  size_t bytes) {
+  constexpr size_t kBatch = Depot::kBatchSize;
   typename Depot::Batch batch;
   std::copy_n(blocks, kBatch, batch.blocks);
   std::copy(blocks + kBatch, blocks + count, blocks);
@@ -139,8 +142,8 @@ size_t SmallClassBytes(size_t c) { return (c + 1) * kTensorAlignment; }
 void ReleaseSmallBlocks(SmallBlocks* b) {
   for (size_t c = 0; c < kSmallClasses; ++c) {
     while (b->count[c] >= kSmallBatch) {
-      SpillOldest<SmallDepot, kSmallBatch>(GlobalSmallDepot(), c, b->free[c],
-                                           b->count[c], SmallClassBytes(c));
+      SpillOldest(GlobalSmallDepot(), c, b->free[c], b->count[c],
+                  SmallClassBytes(c));
     }
     for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
   }
@@ -171,8 +174,7 @@ bool KeepSmallBlock(void* p, size_t bytes) {
   if (b == nullptr) return false;
   const size_t c = bytes / kTensorAlignment - 1;
   if (b->count[c] == kSmallPerClass) {
-    SpillOldest<SmallDepot, kSmallBatch>(GlobalSmallDepot(), c, b->free[c],
-                                         b->count[c], bytes);
+    SpillOldest(GlobalSmallDepot(), c, b->free[c], b->count[c], bytes);
   }
   b->free[c][b->count[c]++] = p;
   return true;
@@ -218,8 +220,7 @@ struct MediumBlocks {
 // Moves the kMediumBatch oldest blocks of class c to the depot (or frees
 // them when it is full).
 void SpillMedium(MediumBlocks* b, size_t c, size_t bytes) {
-  SpillOldest<MediumDepot, kMediumBatch>(GlobalMediumDepot(), c, b->free[c],
-                                         b->count[c], bytes);
+  SpillOldest(GlobalMediumDepot(), c, b->free[c], b->count[c], bytes);
   b->bytes -= kMediumBatch * bytes;
 }
 
