@@ -2,6 +2,8 @@
 
 #include "core/block_cache.h"
 
+#include "core/fork_safety.h"
+
 #if defined(__SANITIZE_ADDRESS__)
 #define INFLOW_BLOCK_CACHE_ASAN 1
 #elif defined(__has_feature)
@@ -39,7 +41,11 @@ void Unpoison(void* block, size_t bytes) {
 }  // namespace
 
 BlockCache& BlockCache::Global() {
-  static BlockCache* const cache = new BlockCache;
+  static BlockCache* const cache = [] {
+    auto* c = new BlockCache;
+    HoldAcrossFork(&c->mu_);
+    return c;
+  }();
   return *cache;
 }
 

@@ -15,6 +15,7 @@
 
 #include "inflow/core/mutex.h"
 
+#include "core/fork_safety.h"
 #include "core/sanitizer.h"
 #include "core/thread_cache.h"
 
@@ -37,7 +38,11 @@ struct Strings {
 class Depot {
  public:
   static Depot& Global() {
-    static Depot* depot = new Depot();  // never destroyed: threads outlive
+    static Depot* depot = [] {  // never destroyed: threads outlive it
+      auto* d = new Depot();
+      HoldAcrossFork(&d->mu_);
+      return d;
+    }();
     return *depot;
   }
   // Keeps `batch` if there is room; false leaves it to the caller.

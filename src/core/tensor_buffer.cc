@@ -25,6 +25,7 @@
 #include "inflow/core/tensor.h"
 
 #include "core/block_cache.h"
+#include "core/fork_safety.h"
 #include "core/sanitizer.h"
 #include "core/string_recycler.h"
 #include "core/tensor_blocks.h"
@@ -88,6 +89,8 @@ class BlockDepot {
     for (const auto& b : batches_) n += b.size() * kBatch;
     return n;
   }
+  // For a depot that lives as long as the process (core/fork_safety.h).
+  void HoldAcrossFork() { internal::HoldAcrossFork(&mu_); }
 
  private:
   const size_t max_bytes_;
@@ -127,7 +130,11 @@ constexpr size_t kSmallDepotBytes = size_t{4} << 20;
 
 using SmallDepot = BlockDepot<kSmallClasses, kSmallBatch>;
 SmallDepot& GlobalSmallDepot() {
-  static SmallDepot* depot = new SmallDepot(kSmallDepotBytes);
+  static SmallDepot* depot = [] {
+    auto* d = new SmallDepot(kSmallDepotBytes);
+    d->HoldAcrossFork();
+    return d;
+  }();
   return *depot;
 }
 
@@ -207,7 +214,11 @@ size_t MediumClass(size_t bytes, size_t* rounded) {
 
 using MediumDepot = BlockDepot<kMediumClasses, kMediumBatch>;
 MediumDepot& GlobalMediumDepot() {
-  static MediumDepot* depot = new MediumDepot(kMediumDepotBytes);
+  static MediumDepot* depot = [] {
+    auto* d = new MediumDepot(kMediumDepotBytes);
+    d->HoldAcrossFork();
+    return d;
+  }();
   return *depot;
 }
 

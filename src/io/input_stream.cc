@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "core/fork_safety.h"
 #include "io/mirrored_buffer.h"
 #include "io/zlib_source.h"
 
@@ -46,7 +47,11 @@ size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 class BufferPool {
  public:
   static BufferPool& Get() {
-    static BufferPool* const pool = new BufferPool;  // never destroyed
+    static BufferPool* const pool = [] {  // never destroyed
+      auto* p = new BufferPool;
+      HoldAcrossFork(&p->mu_);
+      return p;
+    }();
     return *pool;
   }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "core/fork_safety.h"
+
 namespace inflow {
 namespace {
 
@@ -28,7 +30,11 @@ ThreadStats::ThreadStats(uint64_t id, std::string name)
 
 ThreadRegistry& ThreadRegistry::Global() {
   // Never destroyed: threads may outlive static destruction order.
-  static ThreadRegistry* const registry = new ThreadRegistry();  // NOLINT
+  static ThreadRegistry* const registry = [] {
+    auto* r = new ThreadRegistry();  // NOLINT
+    internal::HoldAcrossFork(&r->mu_);
+    return r;
+  }();
   return *registry;
 }
 
