@@ -99,6 +99,18 @@ class BlockDepot {
   size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
 };
 
+// The process's depot of type Depot, kept for its life (threads outlive
+// any static) and held across fork() (core/fork_safety.h).
+template <typename Depot, size_t kMaxBytes>
+Depot& GlobalDepot() {
+  static Depot* const depot = [] {
+    auto* d = new Depot(kMaxBytes);
+    d->HoldAcrossFork();
+    return d;
+  }();
+  return *depot;
+}
+
 // Moves the depot's batch size of the oldest of the `count` blocks in
 // `blocks` (the bottom) to class c of `depot`, or frees them when it is
 // full.
@@ -130,12 +142,7 @@ constexpr size_t kSmallDepotBytes = size_t{4} << 20;
 
 using SmallDepot = BlockDepot<kSmallClasses, kSmallBatch>;
 SmallDepot& GlobalSmallDepot() {
-  static SmallDepot* depot = [] {
-    auto* d = new SmallDepot(kSmallDepotBytes);
-    d->HoldAcrossFork();
-    return d;
-  }();
-  return *depot;
+  return GlobalDepot<SmallDepot, kSmallDepotBytes>();
 }
 
 struct SmallBlocks {
@@ -214,12 +221,7 @@ size_t MediumClass(size_t bytes, size_t* rounded) {
 
 using MediumDepot = BlockDepot<kMediumClasses, kMediumBatch>;
 MediumDepot& GlobalMediumDepot() {
-  static MediumDepot* depot = [] {
-    auto* d = new MediumDepot(kMediumDepotBytes);
-    d->HoldAcrossFork();
-    return d;
-  }();
-  return *depot;
+  return GlobalDepot<MediumDepot, kMediumDepotBytes>();
 }
 
 struct MediumBlocks {
