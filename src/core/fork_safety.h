@@ -2,18 +2,20 @@
 //
 // The process-wide mutexes that a child of fork() may take: the tensor
 // allocator's depots and block cache, the string recycler's depot, the
-// thread registry, the readers' buffer pool. fork() copies only the
-// calling thread; a mutex that another thread held at that instant stays
-// locked in the child for ever, and the child's first allocation that
-// needs it hangs (Python's multiprocessing forks by default, and inflow's
-// enqueuers fork worker processes that may read and parse through inflow).
-// Each mutex registered here is taken by fork()'s prepare step, so that
-// fork waits until no other thread holds it, and released again in both
+// thread registry, the readers' buffer pool, the default metrics registry.
+// fork() copies only the calling thread; a mutex that another thread held at
+// that instant stays locked in the child for ever, and the child's first
+// allocation that needs it hangs (Python's multiprocessing forks by default,
+// and inflow's enqueuers fork worker processes that may read and parse through
+// inflow). Each mutex registered here is taken by fork()'s prepare step, so
+// that fork waits until no other thread holds it, and released again in both
 // the parent and the child (pthread_atfork).
 //
-// Only for leaf mutexes that live for the rest of the process: held
-// briefly, never while taking another registered mutex or waiting for
-// anything else.
+// For mutexes that live for the rest of the process and are held briefly,
+// never while waiting for anything else. A leaf mutex (the default) is
+// never held while another registered one is taken; an outer one may be
+// (the metrics registry, whose removals can free a queue and so take the
+// allocator's): fork takes every outer mutex before any leaf one.
 
 #ifndef INFLOW_SRC_CORE_FORK_SAFETY_H_
 #define INFLOW_SRC_CORE_FORK_SAFETY_H_
@@ -24,12 +26,15 @@
 
 namespace inflow::internal {
 
+enum class ForkLockOrder { kLeaf, kOuter };
+
 // Thread-safe; `mu` must not be held by the caller. At most 32 mutexes
 // (a 33rd aborts: registrations are for process-wide singletons).
-void HoldAcrossFork(Mutex* mu);
-void HoldAcrossFork(std::mutex* mu);
+void HoldAcrossFork(Mutex* mu, ForkLockOrder order = ForkLockOrder::kLeaf);
+void HoldAcrossFork(std::mutex* mu, ForkLockOrder order = ForkLockOrder::kLeaf);
 // Any lock: lock(mu) and unlock(mu) take and release it.
-void HoldAcrossFork(void* mu, void (*lock)(void*), void (*unlock)(void*));
+void HoldAcrossFork(void* mu, void (*lock)(void*), void (*unlock)(void*),
+                    ForkLockOrder order = ForkLockOrder::kLeaf);
 
 }  // namespace inflow::internal
 

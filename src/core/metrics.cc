@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/fork_safety.h"
+
 namespace inflow {
 namespace {
 
@@ -57,7 +59,13 @@ void MetricGroup::Reset() {
 MetricsRegistry::~MetricsRegistry() = default;
 
 MetricsRegistry& MetricsRegistry::Default() {
-  static MetricsRegistry* registry = new MetricsRegistry;
+  static MetricsRegistry* const registry = [] {
+    auto* r = new MetricsRegistry;
+    // Outer: a removal may drop the last reference to a queue, whose
+    // elements go back to the allocator under this lock.
+    internal::HoldAcrossFork(&r->mu_, internal::ForkLockOrder::kOuter);
+    return r;
+  }();
   return *registry;
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <string>
 #include <thread>
 #include <vector>
@@ -110,6 +111,74 @@ TEST(ForkSafetyTest, AChildFindsAMutexFreeThatAnotherThreadHeldAtFork) {
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the child found the lock taken";
   EXPECT_TRUE(HeldIsFree());  // in the parent again too
+}
+
+// An outer registered mutex may be held while a leaf one is taken (the
+// metrics registry's removals reach the allocator). A thread holds the
+// outer one when fork() begins and, once fork asks for it, takes the leaf
+// one before letting go of both: fork must take the outer one first, or
+// it would hold the leaf one the holder waits for while waiting for the
+// outer one. The holder gives up after 20 s (it needs microseconds).
+Signal* const nested = new Signal;
+Mutex* const outer = new Mutex;
+Mutex* const leaf = new Mutex;
+
+void AskAndLockOuter(void* m) INFLOW_NO_THREAD_SAFETY_ANALYSIS {
+  nested->Set(&Signal::asked);
+  static_cast<Mutex*>(m)->lock();
+}
+// Holds `outer` until fork asks for it, then takes `leaf` too; false when
+// `leaf` stayed taken for 20 s.
+bool HoldOuterThenLeaf(std::atomic<bool>* holding)
+    INFLOW_NO_THREAD_SAFETY_ANALYSIS {
+  outer->lock();
+  holding->store(true);
+  {
+    MutexLock l(&nested->mu);
+    while (!nested->asked && !nested->returned) nested->cv.Wait(&nested->mu);
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  bool took = false;
+  while (!(took = leaf->try_lock()) &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::yield();
+  }
+  if (took) leaf->unlock();
+  outer->unlock();
+  return took;
+}
+
+TEST(ForkSafetyTest, ForkTakesOuterMutexesBeforeLeafOnes) {
+  static const bool registered = [] {
+    // The leaf one first: registration order must not decide.
+    HoldAcrossFork(leaf);
+    HoldAcrossFork(outer, &AskAndLockOuter, &Unlock, ForkLockOrder::kOuter);
+    return pthread_atfork(
+               nullptr, [] { nested->Set(&Signal::returned); }, nullptr) == 0;
+  }();
+  ASSERT_TRUE(registered);
+  {
+    MutexLock l(&nested->mu);
+    nested->armed = true;
+    nested->asked = nested->returned = false;
+  }
+  std::atomic<bool> holding{false};
+  bool took_leaf = false;
+  std::thread holder([&] { took_leaf = HoldOuterThenLeaf(&holding); });
+  while (!holding.load()) std::this_thread::yield();
+  const pid_t pid = fork();
+  if (pid == 0) EndChild(0);
+  ASSERT_GT(pid, 0);
+  holder.join();
+  {
+    MutexLock l(&nested->mu);
+    nested->armed = false;
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(took_leaf) << "fork held the leaf mutex while it waited for "
+                            "the outer one";
 }
 
 // Children forked while another thread makes and drops tensors (taking
