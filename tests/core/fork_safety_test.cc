@@ -50,6 +50,17 @@ struct Signal {
     this->*flag = true;
     cv.SignalAll();
   }
+  // The handlers report to it between Arm and Disarm (other tests fork
+  // too).
+  void Arm() {
+    MutexLock l(&mu);
+    armed = true;
+    asked = returned = false;
+  }
+  void Disarm() {
+    MutexLock l(&mu);
+    armed = false;
+  }
 };
 Signal* const signal = new Signal;  // lives as long as the handlers
 Mutex* const held = new Mutex;
@@ -86,11 +97,7 @@ TEST(ForkSafetyTest, AChildFindsAMutexFreeThatAnotherThreadHeldAtFork) {
                nullptr, [] { signal->Set(&Signal::returned); }, nullptr) == 0;
   }();
   ASSERT_TRUE(registered);
-  {
-    MutexLock l(&signal->mu);
-    signal->armed = true;
-    signal->asked = signal->returned = false;
-  }
+  signal->Arm();
   std::atomic<bool> holding{false};
   std::thread holder(&Hold, &holding);
   while (!holding.load()) std::this_thread::yield();
@@ -104,8 +111,8 @@ TEST(ForkSafetyTest, AChildFindsAMutexFreeThatAnotherThreadHeldAtFork) {
   {
     MutexLock l(&signal->mu);
     EXPECT_TRUE(signal->asked) << "fork did not ask for the registered lock";
-    signal->armed = false;
   }
+  signal->Disarm();
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
@@ -158,11 +165,7 @@ TEST(ForkSafetyTest, ForkTakesOuterMutexesBeforeLeafOnes) {
                nullptr, [] { nested->Set(&Signal::returned); }, nullptr) == 0;
   }();
   ASSERT_TRUE(registered);
-  {
-    MutexLock l(&nested->mu);
-    nested->armed = true;
-    nested->asked = nested->returned = false;
-  }
+  nested->Arm();
   std::atomic<bool> holding{false};
   bool took_leaf = false;
   std::thread holder([&] { took_leaf = HoldOuterThenLeaf(&holding); });
@@ -171,10 +174,7 @@ TEST(ForkSafetyTest, ForkTakesOuterMutexesBeforeLeafOnes) {
   if (pid == 0) EndChild(0);
   ASSERT_GT(pid, 0);
   holder.join();
-  {
-    MutexLock l(&nested->mu);
-    nested->armed = false;
-  }
+  nested->Disarm();
   int status = 0;
   ASSERT_EQ(waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(took_leaf) << "fork held the leaf mutex while it waited for "
