@@ -41,11 +41,8 @@ void Unpoison(void* block, size_t bytes) {
 }  // namespace
 
 BlockCache& BlockCache::Global() {
-  static BlockCache* const cache = [] {
-    auto* c = new BlockCache;
-    HoldAcrossFork(&c->mu_);
-    return c;
-  }();
+  static BlockCache* const cache =
+      HeldAcrossFork(new BlockCache, &BlockCache::mu_);
   return *cache;
 }
 

@@ -36,6 +36,16 @@ void HoldAcrossFork(std::mutex* mu, ForkLockOrder order = ForkLockOrder::kLeaf);
 void HoldAcrossFork(void* mu, void (*lock)(void*), void (*unlock)(void*),
                     ForkLockOrder order = ForkLockOrder::kLeaf);
 
+// A process-wide object made with new, its mutex member `mu` held across
+// fork; returns the object:
+//   static Cache* const cache = HeldAcrossFork(new Cache, &Cache::mu_);
+template <typename T, typename M>
+T* HeldAcrossFork(T* object, M T::*mu,
+                  ForkLockOrder order = ForkLockOrder::kLeaf) {
+  HoldAcrossFork(&(object->*mu), order);
+  return object;
+}
+
 }  // namespace inflow::internal
 
 #endif  // INFLOW_SRC_CORE_FORK_SAFETY_H_

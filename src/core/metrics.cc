@@ -59,13 +59,11 @@ void MetricGroup::Reset() {
 MetricsRegistry::~MetricsRegistry() = default;
 
 MetricsRegistry& MetricsRegistry::Default() {
-  static MetricsRegistry* const registry = [] {
-    auto* r = new MetricsRegistry;
-    // Outer: a removal may drop the last reference to a queue, whose
-    // elements go back to the allocator under this lock.
-    internal::HoldAcrossFork(&r->mu_, internal::ForkLockOrder::kOuter);
-    return r;
-  }();
+  // Outer: a removal may drop the last reference to a queue, whose
+  // elements go back to the allocator under this lock.
+  static MetricsRegistry* const registry =
+      internal::HeldAcrossFork(new MetricsRegistry, &MetricsRegistry::mu_,
+                               internal::ForkLockOrder::kOuter);
   return *registry;
 }
 

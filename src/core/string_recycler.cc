@@ -38,11 +38,8 @@ struct Strings {
 class Depot {
  public:
   static Depot& Global() {
-    static Depot* depot = [] {  // never destroyed: threads outlive it
-      auto* d = new Depot();
-      HoldAcrossFork(&d->mu_);
-      return d;
-    }();
+    // Never destroyed: threads outlive it.
+    static Depot* const depot = HeldAcrossFork(new Depot(), &Depot::mu_);
     return *depot;
   }
   // Keeps `batch` if there is room; false leaves it to the caller.

@@ -54,78 +54,77 @@ size_t BlockBytes(size_t head, size_t payload) {
 // them on another (the batching one), where a per-thread cache alone
 // would fill on the freeing side and stay empty on the making side, and
 // glibc would take the making thread's arena lock for every free. At most
-// max_bytes are kept; one depot per block kind, for the life of the
-// process (threads outlive any static).
-template <size_t kClasses, size_t kBatch>
+// kMaxBytes are kept. A thread's cache of a class is an array `blocks` of
+// `count` blocks of `bytes` each, the oldest at the bottom.
+template <size_t kClasses, size_t kBatch, size_t kMaxBytes>
 class BlockDepot {
  public:
-  static constexpr size_t kBatchSize = kBatch;
-  struct Batch {
-    void* blocks[kBatch];
-  };
+  // The process's depot of this kind, kept for its life (threads outlive
+  // any static) and held across fork() (core/fork_safety.h).
+  static BlockDepot& Global() {
+    static BlockDepot* const depot =
+        internal::HeldAcrossFork(new BlockDepot, &BlockDepot::mu_);
+    return *depot;
+  }
 
-  explicit BlockDepot(size_t max_bytes) : max_bytes_(max_bytes) {}
-
-  // Keeps `batch` of blocks of `bytes` each in class c; false when full.
-  bool Put(size_t c, const Batch& batch, size_t bytes) INFLOW_EXCLUDES(mu_) {
-    MutexLock l(&mu_);
-    if (bytes_ + kBatch * bytes > max_bytes_) return false;
-    bytes_ += kBatch * bytes;
-    batches_[c].push_back(batch);
+  // Moves the kBatch oldest blocks of a cache of class c here, or frees
+  // them when the depot is full.
+  void Spill(size_t c, void** blocks, size_t& count, size_t bytes)
+      INFLOW_EXCLUDES(mu_) {
+    Batch batch;
+    std::copy_n(blocks, kBatch, batch.blocks);
+    std::copy(blocks + kBatch, blocks + count, blocks);
+    count -= kBatch;
+    {
+      MutexLock l(&mu_);
+      if (bytes_ + kBatch * bytes <= kMaxBytes) {
+        bytes_ += kBatch * bytes;
+        batches_[c].push_back(batch);
+        return;
+      }
+    }
+    for (void* p : batch.blocks) std::free(p);
+  }
+  // Fills an empty cache of class c with the batch put last; false when
+  // there is none.
+  bool Refill(size_t c, void** blocks, size_t& count, size_t bytes)
+      INFLOW_EXCLUDES(mu_) {
+    Batch batch;
+    {
+      MutexLock l(&mu_);
+      if (batches_[c].empty()) return false;
+      batch = batches_[c].back();
+      batches_[c].pop_back();
+      bytes_ -= kBatch * bytes;
+    }
+    std::copy_n(batch.blocks, kBatch, blocks);
+    count = kBatch;
     return true;
   }
-  // The batch of class c put last; false when there is none.
-  bool Take(size_t c, Batch* batch, size_t bytes) INFLOW_EXCLUDES(mu_) {
-    MutexLock l(&mu_);
-    if (batches_[c].empty()) return false;
-    *batch = batches_[c].back();
-    batches_[c].pop_back();
-    bytes_ -= kBatch * bytes;
-    return true;
+  // A cache of class c whose thread ends: its whole batches here (or
+  // freed when full), the rest freed.
+  void Release(size_t c, void** blocks, size_t& count, size_t bytes) {
+    while (count >= kBatch) Spill(c, blocks, count, bytes);
+    for (size_t i = 0; i < count; ++i) std::free(blocks[i]);
+    count = 0;
   }
+
   size_t Blocks() INFLOW_EXCLUDES(mu_) {
     MutexLock l(&mu_);
     size_t n = 0;
     for (const auto& b : batches_) n += b.size() * kBatch;
     return n;
   }
-  // For a depot that lives as long as the process (core/fork_safety.h).
-  void HoldAcrossFork() { internal::HoldAcrossFork(&mu_); }
 
  private:
-  const size_t max_bytes_;
+  struct Batch {
+    void* blocks[kBatch];
+  };
+
   Mutex mu_;
   std::vector<Batch> batches_[kClasses] INFLOW_GUARDED_BY(mu_);
   size_t bytes_ INFLOW_GUARDED_BY(mu_) = 0;
 };
-
-// The process's depot of type Depot, kept for its life (threads outlive
-// any static) and held across fork() (core/fork_safety.h).
-template <typename Depot, size_t kMaxBytes>
-Depot& GlobalDepot() {
-  static Depot* const depot = [] {
-    auto* d = new Depot(kMaxBytes);
-    d->HoldAcrossFork();
-    return d;
-  }();
-  return *depot;
-}
-
-// Moves the depot's batch size of the oldest of the `count` blocks in
-// `blocks` (the bottom) to class c of `depot`, or frees them when it is
-// full.
-template <typename Depot>
-void SpillOldest(Depot& depot, size_t c, void** blocks, size_t& count,
-                 size_t bytes) {
-  constexpr size_t kBatch = Depot::kBatchSize;
-  typename Depot::Batch batch;
-  std::copy_n(blocks, kBatch, batch.blocks);
-  std::copy(blocks + kBatch, blocks + count, blocks);
-  count -= kBatch;
-  if (!depot.Put(c, batch, bytes)) {
-    for (void* p : batch.blocks) std::free(p);
-  }
-}
 
 // Small blocks (a scalar's or a short row's: up to kSmallBlockMax bytes,
 // in classes of kTensorAlignment) are recycled through a cache of the
@@ -140,10 +139,7 @@ constexpr size_t kSmallPerClass = 128;
 constexpr size_t kSmallBatch = kSmallPerClass / 2;
 constexpr size_t kSmallDepotBytes = size_t{4} << 20;
 
-using SmallDepot = BlockDepot<kSmallClasses, kSmallBatch>;
-SmallDepot& GlobalSmallDepot() {
-  return GlobalDepot<SmallDepot, kSmallDepotBytes>();
-}
+using SmallDepot = BlockDepot<kSmallClasses, kSmallBatch, kSmallDepotBytes>;
 
 struct SmallBlocks {
   void* free[kSmallClasses][kSmallPerClass];
@@ -155,11 +151,8 @@ size_t SmallClassBytes(size_t c) { return (c + 1) * kTensorAlignment; }
 // When the thread ends its blocks go to the depot (or back to malloc).
 void ReleaseSmallBlocks(SmallBlocks* b) {
   for (size_t c = 0; c < kSmallClasses; ++c) {
-    while (b->count[c] >= kSmallBatch) {
-      SpillOldest(GlobalSmallDepot(), c, b->free[c], b->count[c],
-                  SmallClassBytes(c));
-    }
-    for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
+    SmallDepot::Global().Release(c, b->free[c], b->count[c],
+                                 SmallClassBytes(c));
   }
   delete b;
 }
@@ -173,11 +166,9 @@ void* TakeSmallBlock(size_t bytes) {
   SmallBlocks* b = ThreadSmallBlocks();
   if (b == nullptr) return nullptr;
   const size_t c = bytes / kTensorAlignment - 1;
-  if (b->count[c] == 0) {
-    SmallDepot::Batch batch;
-    if (!GlobalSmallDepot().Take(c, &batch, bytes)) return nullptr;
-    std::copy_n(batch.blocks, kSmallBatch, b->free[c]);
-    b->count[c] = kSmallBatch;
+  if (b->count[c] == 0 &&
+      !SmallDepot::Global().Refill(c, b->free[c], b->count[c], bytes)) {
+    return nullptr;
   }
   return b->free[c][--b->count[c]];
 }
@@ -188,7 +179,7 @@ bool KeepSmallBlock(void* p, size_t bytes) {
   if (b == nullptr) return false;
   const size_t c = bytes / kTensorAlignment - 1;
   if (b->count[c] == kSmallPerClass) {
-    SpillOldest(GlobalSmallDepot(), c, b->free[c], b->count[c], bytes);
+    SmallDepot::Global().Spill(c, b->free[c], b->count[c], bytes);
   }
   b->free[c][b->count[c]++] = p;
   return true;
@@ -219,10 +210,7 @@ size_t MediumClass(size_t bytes, size_t* rounded) {
   return static_cast<size_t>(width - 11) * 4 + (k - 5);
 }
 
-using MediumDepot = BlockDepot<kMediumClasses, kMediumBatch>;
-MediumDepot& GlobalMediumDepot() {
-  return GlobalDepot<MediumDepot, kMediumDepotBytes>();
-}
+using MediumDepot = BlockDepot<kMediumClasses, kMediumBatch, kMediumDepotBytes>;
 
 struct MediumBlocks {
   void* free[kMediumClasses][kMediumPerClass];
@@ -233,7 +221,7 @@ struct MediumBlocks {
 // Moves the kMediumBatch oldest blocks of class c to the depot (or frees
 // them when it is full).
 void SpillMedium(MediumBlocks* b, size_t c, size_t bytes) {
-  SpillOldest(GlobalMediumDepot(), c, b->free[c], b->count[c], bytes);
+  MediumDepot::Global().Spill(c, b->free[c], b->count[c], bytes);
   b->bytes -= kMediumBatch * bytes;
 }
 
@@ -242,8 +230,7 @@ void ReleaseMediumBlocks(MediumBlocks* b) {
   for (size_t c = 0; c < kMediumClasses; ++c) {
     // The class's size (MediumClass's inverse).
     const size_t rounded = (size_t{1} << (c / 4 + 8)) * (c % 4 + 5);
-    while (b->count[c] >= kMediumBatch) SpillMedium(b, c, rounded);
-    for (size_t i = 0; i < b->count[c]; ++i) std::free(b->free[c][i]);
+    MediumDepot::Global().Release(c, b->free[c], b->count[c], rounded);
   }
   delete b;
 }
@@ -256,10 +243,9 @@ void* TakeMediumBlock(size_t c, size_t bytes) {
   MediumBlocks* b = ThreadMediumBlocks();
   if (b == nullptr) return nullptr;
   if (b->count[c] == 0) {
-    MediumDepot::Batch batch;
-    if (!GlobalMediumDepot().Take(c, &batch, bytes)) return nullptr;
-    std::copy_n(batch.blocks, kMediumBatch, b->free[c]);
-    b->count[c] = kMediumBatch;
+    if (!MediumDepot::Global().Refill(c, b->free[c], b->count[c], bytes)) {
+      return nullptr;
+    }
     b->bytes += kMediumBatch * bytes;
   }
   b->bytes -= bytes;
@@ -342,8 +328,8 @@ struct PayloadAllocator {
 
 namespace internal {
 
-size_t SmallBlocksInDepot() { return GlobalSmallDepot().Blocks(); }
-size_t MediumBlocksInDepot() { return GlobalMediumDepot().Blocks(); }
+size_t SmallBlocksInDepot() { return SmallDepot::Global().Blocks(); }
+size_t MediumBlocksInDepot() { return MediumDepot::Global().Blocks(); }
 
 }  // namespace internal
 

@@ -47,11 +47,8 @@ size_t RoundUp(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
 class BufferPool {
  public:
   static BufferPool& Get() {
-    static BufferPool* const pool = [] {  // never destroyed
-      auto* p = new BufferPool;
-      HoldAcrossFork(&p->mu_);
-      return p;
-    }();
+    static BufferPool* const pool =  // never destroyed
+        HeldAcrossFork(new BufferPool, &BufferPool::mu_);
     return *pool;
   }
 

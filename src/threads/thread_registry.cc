@@ -30,11 +30,8 @@ ThreadStats::ThreadStats(uint64_t id, std::string name)
 
 ThreadRegistry& ThreadRegistry::Global() {
   // Never destroyed: threads may outlive static destruction order.
-  static ThreadRegistry* const registry = [] {
-    auto* r = new ThreadRegistry();  // NOLINT
-    internal::HoldAcrossFork(&r->mu_);
-    return r;
-  }();
+  static ThreadRegistry* const registry = internal::HeldAcrossFork(
+      new ThreadRegistry(), &ThreadRegistry::mu_);  // NOLINT
   return *registry;
 }
 
