@@ -435,9 +435,16 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
     cpu_med[n] = Median(cpu[n]);
   }
   if (!only.empty()) return 0;  // --only: the figures on stderr
-  const double inflow = std::max(
-      {med["dataset_per_example"], med["dataset_batched"], med["dataset_rows"],
-       med["dataset_inline"], med["dataset_split"], med["dataset_files"]});
+  // The best of the Dataset forms (every form but the queue Pipeline).
+  const auto best_dataset = [&](auto figure) {
+    double best = 0;
+    for (const std::string& n : names) {
+      if (n != "queue_pipeline") best = std::max(best, figure(n));
+    }
+    return best;
+  };
+  const double inflow =
+      best_dataset([&](const std::string& n) { return med[n]; });
   const size_t state_bytes = InflowStateBytes(paths, parser);
 
   std::string reason;
@@ -471,9 +478,7 @@ int Main(bool smoke, int rounds, int epochs, const std::string& only) {
   std::vector<double> per_round;
   for (int r = 0; r < rounds; ++r) {
     const double best =
-        std::max({rates["dataset_per_example"][r], rates["dataset_batched"][r],
-                  rates["dataset_rows"][r], rates["dataset_inline"][r],
-                  rates["dataset_split"][r], rates["dataset_files"][r]});
+        best_dataset([&](const std::string& n) { return rates[n][r]; });
     per_round.push_back(best / rates["queue_pipeline"][r]);
   }
   for (int r = 0; r < rounds; ++r) {
