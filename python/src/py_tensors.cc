@@ -15,6 +15,11 @@
 
 #include "inflow/core/result.h"
 
+// NumPy's C API, for NumericArray, in this file alone (its table is static
+// here). Built against NumPy 2's headers it runs on NumPy 1.x too.
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
 #include "py_dtypes.h"
 #include "py_interpreter.h"
 
@@ -27,7 +32,6 @@ using internal::BFloat16Type;
 using internal::IsNdarray;
 using internal::Numpy;
 using internal::StrOf;
-using internal::TypeStr;
 
 // _TensorView's type object, registered by InitTensors (leaked on
 // purpose, as the numpy objects).
@@ -38,85 +42,42 @@ struct TensorView {
   Tensor tensor;
 };
 
-// NumPy's __array_struct__ layout (numpy/ndarraytypes.h, stable since
-// NumPy 1.0), so that numpy.asarray(view) reads the tensor without parsing
-// a dict.
-struct ArrayInterface {
-  int two;
-  int nd;
-  char typekind;
-  int itemsize;
-  int flags;
-  Py_intptr_t* shape;
-  Py_intptr_t* strides;
-  void* data;
-  PyObject* descr;
-};
-constexpr int kNpyCContiguous = 0x0001;
-constexpr int kNpyAligned = 0x0100;
-constexpr int kNpyNotSwapped = 0x0200;
-constexpr int kNpyWriteable = 0x0400;
-
-char TypeKind(DType dtype) {
-  switch (dtype) {
-    case DType::kFloat16:
-    case DType::kFloat32:
-    case DType::kFloat64:
-      return 'f';
-    case DType::kInt8:
-    case DType::kInt16:
-    case DType::kInt32:
-    case DType::kInt64:
-      return 'i';
-    case DType::kBool:
-      return 'b';
-    case DType::kComplex64:
-    case DType::kComplex128:
-      return 'c';
-    default:
-      return 'u';  // unsigned, and bfloat16 as uint16
+// An array over the tensor's buffer, made through NumPy's C API with a
+// _TensorView as its base (the view keeps the buffer alive). The dtype is
+// DTypeToNumpy's (bfloat16 when ml_dtypes can be imported). numpy.asarray
+// on an __array_struct__ costs 4-5 us per array (it formats and parses a
+// type string); this costs well under one, which a batch of two arrays
+// pays on every next() (docs/PERFORMANCE.md, "Python peers").
+nb::object NumericArray(const Tensor& tensor) {
+  const int nd = tensor.rank();
+  // NumPy 1.x's limit (2.x allows 64).
+  constexpr int kMaxDims = 32;
+  if (nd > kMaxDims) {
+    throw nb::value_error(("a NumPy array has at most 32 dimensions; the "
+                           "tensor has " +
+                           std::to_string(nd))
+                              .c_str());
   }
-}
-
-// A capsule holding the array struct of `t` (its shape in the same
-// allocation), freed with the capsule.
-nb::object ArrayStruct(const Tensor& t) {
-  const int nd = t.rank();
-  void* mem = std::malloc(sizeof(ArrayInterface) + sizeof(Py_intptr_t) * nd);
-  if (mem == nullptr) throw std::bad_alloc();
-  auto* inter = static_cast<ArrayInterface*>(mem);
-  auto* shape = reinterpret_cast<Py_intptr_t*>(inter + 1);
-  for (int i = 0; i < nd; ++i) shape[i] = t.dim_size(i);
-  inter->two = 2;
-  inter->nd = nd;
-  inter->typekind = TypeKind(t.dtype());
-  inter->itemsize = static_cast<int>(DTypeSize(t.dtype()));
-  inter->flags = kNpyCContiguous | kNpyAligned | kNpyNotSwapped |
-                 (t.read_only() ? 0 : kNpyWriteable);
-  inter->shape = shape;
-  inter->strides = nullptr;
-  inter->data = const_cast<void*>(t.raw_data());
-  inter->descr = nullptr;
-  PyObject* capsule = PyCapsule_New(mem, nullptr, [](PyObject* c) {
-    std::free(PyCapsule_GetPointer(c, nullptr));
-  });
-  if (capsule == nullptr) {
-    std::free(mem);
+  npy_intp dims[kMaxDims];
+  for (int i = 0; i < nd; ++i) dims[i] = tensor.dim_size(i);
+  nb::object view = nb::handle(g_tensor_view_type)();
+  nb::inst_ptr<TensorView>(view)->tensor = tensor;
+  // PyArray_NewFromDescr steals the dtype's reference.
+  auto* descr = reinterpret_cast<PyArray_Descr*>(
+      DTypeToNumpy(tensor.dtype()).release().ptr());
+  const int flags = NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED |
+                    (tensor.read_only() ? 0 : NPY_ARRAY_WRITEABLE);
+  PyObject* arr = PyArray_NewFromDescr(
+      &PyArray_Type, descr, nd, dims, /*strides=*/nullptr,
+      const_cast<void*>(tensor.raw_data()), flags, /*obj=*/nullptr);
+  if (arr == nullptr) throw nb::python_error();
+  nb::object out = nb::steal(arr);
+  // Steals the view's reference, also when it fails.
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(arr),
+                            view.release().ptr()) != 0) {
     throw nb::python_error();
   }
-  return nb::steal(capsule);
-}
-
-nb::object NumericArray(const Tensor& tensor) {
-  nb::handle view_type(g_tensor_view_type);
-  nb::object view = view_type();
-  nb::inst_ptr<TensorView>(view)->tensor = tensor;
-  nb::object arr = nb::borrow(Numpy().asarray)(view);
-  if (tensor.dtype() == DType::kBFloat16) {
-    nb::handle bfloat16 = BFloat16Type(/*import=*/true);
-    if (bfloat16.is_valid()) arr = arr.attr("view")(bfloat16);
-  }
-  return arr;
+  return out;
 }
 
 nb::object StringArray(const Tensor& tensor) {
@@ -461,26 +422,12 @@ namespace internal {
 
 void InitTensors(nb::module_& m) {
   Numpy();
+  // NumPy's C API table (NumericArray).
+  if (_import_array() < 0) throw nb::python_error();
   nb::class_<TensorView>(m, "_TensorView",
                          "The inflow tensor a NumPy array views (the "
-                         "array's .base[0]); keeps the buffer alive.")
+                         "array's .base); keeps the buffer alive.")
       .def(nb::init<>())
-      .def_prop_ro("__array_interface__",
-                   [](const TensorView& v) {
-                     const Tensor& t = v.tensor;
-                     nb::dict d;
-                     nb::list dims;
-                     for (int64_t x : t.shape().dims()) dims.append(x);
-                     d["shape"] = nb::tuple(dims);
-                     d["typestr"] = TypeStr(t.dtype());
-                     d["data"] = nb::make_tuple(
-                         reinterpret_cast<uintptr_t>(t.raw_data()),
-                         t.read_only());
-                     d["version"] = 3;
-                     return d;
-                   })
-      .def_prop_ro("__array_struct__",
-                   [](const TensorView& v) { return ArrayStruct(v.tensor); })
       .def_prop_ro("address",
                    [](const TensorView& v) {
                      return reinterpret_cast<uintptr_t>(v.tensor.raw_data());
@@ -494,17 +441,8 @@ void InitTensors(nb::module_& m) {
       [](nb::handle arr) -> uintptr_t {
         nb::handle view_type(g_tensor_view_type);
         nb::object base = nb::borrow(arr);
-        // NumPy makes (view, capsule) the base of an array read through
-        // __array_struct__; views of that array chain to it.
-        for (;;) {
-          if (IsNdarray(base)) {
-            base = base.attr("base");
-          } else if (PyTuple_Check(base.ptr()) && nb::len(base) == 2) {
-            base = nb::borrow(base[0]);
-          } else {
-            break;
-          }
-        }
+        // A view of an array chains to it through .base.
+        while (IsNdarray(base)) base = base.attr("base");
         if (!base.type().is(view_type)) {
           throw nb::type_error("the array does not view an inflow tensor");
         }

@@ -44,7 +44,7 @@ def test_dequeue_many_views_inflows_batch_buffer():
     for i in range(4):
         q.enqueue([np.full([2], i, np.float32), np.int64(i)])
     x, y = q.dequeue_many(4)
-    assert isinstance(x.base[0], _inflow._TensorView)
+    assert isinstance(x.base, _inflow._TensorView)
     assert _inflow._buffer_address(x[1:]) == address(x)  # a view of it
     assert _inflow._buffer_address(x) == address(x)
     assert _inflow._buffer_address(y) == address(y)
@@ -206,3 +206,12 @@ assert b == ml_dtypes.bfloat16
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_tensor_of_more_dimensions_than_numpy_1_allows_is_a_clear_error():
+    # NumPy 2 makes arrays of up to 64 dimensions, NumPy 1 of up to 32:
+    # inflow hands out at most 32, whichever NumPy runs.
+    fine = np.zeros([1] * 32, np.float32)
+    assert _inflow._roundtrip(fine).shape == fine.shape
+    with pytest.raises(ValueError, match="at most 32 dimensions; the tensor has 33"):
+        _inflow._roundtrip(np.zeros([1] * 33, np.float32))
