@@ -22,6 +22,7 @@ import os
 import numpy as np
 
 from inflow import _inflow
+from inflow.errors import OutOfRangeError
 from inflow._ops import _native_pipeline_map, _op_step
 from inflow._steps import Node, constant, py_func, reshape, run
 from inflow._validate import check_int, check_optional_int, check_path
@@ -143,6 +144,7 @@ class Pipeline:
             bool(include_key), map_fn, map_spec, str(name), check_int(f, "nice", nice))
         self._names = list(self._pipeline.names)
         self._sparse = list(self._pipeline.sparse)
+        self._any_sparse = any(self._sparse)
         self._definition = _definition(
             files, features, num_epochs, shuffle, seed, reader, num_readers, batch_size,
             shuffle_batch, min_after_dequeue, capacity, allow_smaller_final_batch, r2f,
@@ -176,6 +178,7 @@ class Pipeline:
             check_path("Pipeline.from_definition", "path", path), str(name))
         self._names = list(self._pipeline.names)
         self._sparse = list(self._pipeline.sparse)
+        self._any_sparse = any(self._sparse)
         with open(path, encoding="utf-8") as f:
             self._definition = json.load(f)
         return self
@@ -230,11 +233,15 @@ class Pipeline:
         return self
 
     def __next__(self):
-        from inflow import errors
+        # Every batch of a loop comes through here: no import, no call but
+        # the C++ one (and _batch's grouping only for sparse features).
         try:
-            return self._batch(self._pipeline.next(None))
-        except errors.OutOfRangeError:
+            flat = self._pipeline.next(None)
+        except OutOfRangeError:
             raise StopIteration from None
+        if self._any_sparse:
+            return self._batch(flat)
+        return dict(zip(self._names, flat))
 
     def close(self):
         """Stops and joins every thread; raises the first error of any stage

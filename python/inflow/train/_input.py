@@ -33,6 +33,7 @@ import numpy as np
 
 from inflow import _graph
 from inflow import _inflow
+from inflow.errors import OutOfRangeError
 from inflow._validate import check_int, check_optional_int, check_path, check_strings
 from inflow._steps import Node, _as_node
 from inflow.io._parsing import SparseTensorValue
@@ -292,11 +293,10 @@ class BatchOutput:
 
     def batches(self, timeout=None):
         """Yields dequeue() until the end of input (OutOfRangeError)."""
-        from inflow import errors
         while True:
             try:
                 batch = self.dequeue(timeout)
-            except errors.OutOfRangeError:
+            except OutOfRangeError:
                 return
             yield batch
 
@@ -304,10 +304,9 @@ class BatchOutput:
         return self
 
     def __next__(self):
-        from inflow import errors
         try:
             return self.dequeue()
-        except errors.OutOfRangeError:
+        except OutOfRangeError:
             raise StopIteration from None
 
     @property
