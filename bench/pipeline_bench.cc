@@ -27,8 +27,8 @@
 // --nice=N: the inflow sides' readers add N to their niceness
 // (BatchOptions::nice; 0 by default); the JSON line says "nice": N.
 // --smoke: 4000 images, one epoch, one round (no figure means anything).
-// --profile=plain|pieces|pipeline:<threads>: one side, 20 epochs, with
-// its CPU time per sample (for perf record).
+// --profile=plain|pieces|pipeline:<threads>: one side, 20 epochs (or
+// --epochs=N), with its CPU time per sample (for perf record).
 // --stages: the inflow side's stages alone, ns per record
 // (pipeline_stages.h).
 
@@ -104,9 +104,10 @@ double CpuSeconds() {
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
 }
 
-// --profile=plain|inflow:<threads>: runs only that side, 20 epochs, for a
-// profiler (perf record bin/bench_pipeline --profile=inflow:2).
-int Profile(const std::string& what, int nice) {
+// --profile=plain|inflow:<threads>: runs only that side, `epochs` epochs
+// (20 unless --epochs=N), for a profiler (perf record
+// bin/bench_pipeline --profile=inflow:2).
+int Profile(const std::string& what, int nice, int epochs) {
   const size_t colon = what.find(':');
   const std::string side = what.substr(0, colon);
   const int threads =
@@ -119,16 +120,17 @@ int Profile(const std::string& what, int nice) {
   const double rate = Rate(
       [&] {
         if (side == "plain") {
-          r = RunPlainLoops(shards.paths(), 20, threads);
+          r = RunPlainLoops(shards.paths(), epochs, threads);
         } else if (side == "pieces") {
-          r = RunInflowPipeline(shards.paths(), 20, threads, nice);
+          r = RunInflowPipeline(shards.paths(), epochs, threads, nice);
         } else {
-          r = RunPipelineBuilder(shards.paths(), 20, threads, nice);
+          r = RunPipelineBuilder(shards.paths(), epochs, threads, nice);
         }
         return r;
       },
       &checksum);
-  const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 / (20.0 * shards.total());
+  const double cpu_ns = (CpuSeconds() - cpu0) * 1e9 /
+                        (epochs * static_cast<double>(shards.total()));
   std::printf(
       "%s, %d thread(s), nice %d: %.0f samples/s, %.0f ns of CPU per "
       "sample\n",
@@ -315,6 +317,8 @@ int main(int argc, char** argv) {
   // Takes the benchmark library's flags (e.g. --benchmark_color), which
   // the smoke check passes; this program registers no benchmarks.
   int nice = 0;
+  int epochs = 20;
+  bool epochs_given = false;
   std::string profile;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
@@ -324,12 +328,24 @@ int main(int argc, char** argv) {
       profile = arg.substr(10);
     } else if (arg.starts_with("--nice=")) {
       nice = std::stoi(std::string(arg.substr(7)));
+    } else if (arg.starts_with("--epochs=")) {
+      epochs = std::stoi(std::string(arg.substr(9)));
+      epochs_given = true;
+      if (epochs < 1) {
+        std::fprintf(stderr, "bench_pipeline: --epochs must be at least 1\n");
+        return 2;
+      }
     } else {
       argv[kept++] = argv[i];
     }
   }
   argc = kept;
-  if (!profile.empty()) return inflow::bench::Profile(profile, nice);
+  if (epochs_given && profile.empty()) {
+    std::fprintf(stderr,
+                 "bench_pipeline: --epochs applies to --profile only\n");
+    return 2;
+  }
+  if (!profile.empty()) return inflow::bench::Profile(profile, nice, epochs);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   return inflow::bench::Main(smoke, nice);

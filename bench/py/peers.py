@@ -38,10 +38,11 @@ The forms, all in one run:
 
 Python's and C++'s figures come from different minutes of a machine that
 may be shared, so each round also runs `bench_pipeline
---profile=pipeline:T --nice=N` (the C++ Pipeline alone, 20 epochs) beside
-the Python forms: "ratio_vs_cpp_same_rounds" is the best over (T, N) of
-the median per-round ratio of inflow's form with T readers and nice N to
-it.
+--profile=pipeline:T --nice=N --epochs=E` (the C++ Pipeline alone, as
+many epochs as the Python forms, so that the start weighs the same)
+beside the Python forms: "ratio_vs_cpp_same_rounds" is the best over
+(T, N) of the median per-round ratio of inflow's form with T readers and
+nice N to it.
 
 Each figure is the median over --rounds rounds (a different form first each
 round) of samples delivered in full batches per second of wall time, the
@@ -356,13 +357,13 @@ def example_proto_classes(out_dir):
 # --- C++ -------------------------------------------------------------------
 
 def cpp_profile_form(bench_bin, readers, nice):
-    """bench_pipeline --profile=pipeline:T --nice=N: the Pipeline side alone
-    from C++, 20 epochs, run in the rounds beside the Python forms (the
-    same load), for the paired ratio."""
+    """bench_pipeline --profile=pipeline:T --nice=N --epochs=E: the Pipeline
+    side alone from C++, as many epochs as the Python forms (the start
+    weighs the same), run in the rounds beside them (the same load), for
+    the paired ratio."""
     def run(epochs):
-        del epochs  # --profile runs 20
         proc = subprocess.run([str(bench_bin), f"--profile=pipeline:{readers}",
-                               f"--nice={nice}"],
+                               f"--nice={nice}", f"--epochs={epochs}"],
                               stdout=subprocess.PIPE, text=True, check=True)
         # "pipeline, T thread(s), nice N: R samples/s, ..."
         value = float(proc.stdout.split(":")[1].split("samples/s")[0])
@@ -370,8 +371,8 @@ def cpp_profile_form(bench_bin, readers, nice):
     return run
 
 
-def rate_of_profile(run):
-    value, checksum = run(0)
+def rate_of_profile(run, epochs):
+    value, checksum = run(epochs)
     return value, 0, checksum
 
 
@@ -450,7 +451,7 @@ def main():
         names = names[r % len(names):] + names[:r % len(names)]
         for name in names:
             if name.startswith("cpp_profile_"):
-                value, samples, checksum = rate_of_profile(forms[name])
+                value, samples, checksum = rate_of_profile(forms[name], args.epochs)
             else:
                 value, samples, checksum = rate(forms[name], epochs[name])
             rates[name].append(value)
