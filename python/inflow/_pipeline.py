@@ -227,21 +227,21 @@ class Pipeline:
     next = get_next
 
     def _batch(self, flat):
-        return dict(zip(self._names, _group_sparse(flat, self._sparse)))
+        # Every batch comes through here: the sparse grouping only when a
+        # feature is sparse.
+        if self._any_sparse:
+            flat = _group_sparse(flat, self._sparse)
+        return dict(zip(self._names, flat))
 
     def __iter__(self):
         return self
 
     def __next__(self):
-        # Every batch of a loop comes through here: no import, no call but
-        # the C++ one (and _batch's grouping only for sparse features).
         try:
             flat = self._pipeline.next(None)
         except OutOfRangeError:
             raise StopIteration from None
-        if self._any_sparse:
-            return self._batch(flat)
-        return dict(zip(self._names, flat))
+        return self._batch(flat)
 
     def close(self):
         """Stops and joins every thread; raises the first error of any stage
